@@ -1,0 +1,78 @@
+"""A stdio MCP server that serves the recorded example payloads, as a real tool server would.
+
+Run it with ``python -m hostshape.examples.mcp_server``. Tools:
+
+- one ``-> str`` tool per payload (``list_pull_requests``, ``read_readme``, ...): FastMCP sends the text as a
+  content block and again as ``structuredContent = {"result": text}``, as real FastMCP servers do;
+- ``fetch(name)`` the same for any payload file, ``fetch_plain(name)`` as content blocks only (no structured copy),
+  ``fetch_structured(name)`` the parsed JSON as structured content;
+- ``fail(message)`` raises, so the host receives an ``isError`` result; ``image()`` returns a PNG image block.
+
+Requires the ``mcp`` package (installed with any hostshape framework extra).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ImageContent
+
+from hostshape.examples import TOOLS, payload_text
+
+server = FastMCP("corpus")
+
+# The smallest valid PNG: one transparent pixel.
+_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+
+
+def _register_payload_tool(tool_name: str, file_name: str) -> None:
+    def tool() -> str:
+        return payload_text(file_name)
+
+    tool.__name__ = tool_name
+    tool.__doc__ = f"Returns the recorded payload {file_name}."
+    server.tool(name=tool_name)(tool)
+
+
+for _tool_name, _file_name in TOOLS.items():
+    _register_payload_tool(_tool_name, _file_name)
+
+
+@server.tool()
+def fetch(name: str) -> str:
+    """Returns one recorded payload by file name (structured copy as {"result": text})."""
+    return payload_text(name)
+
+
+@server.tool(structured_output=False)
+def fetch_plain(name: str) -> str:
+    """Returns one recorded payload by file name, as content blocks only."""
+    return payload_text(name)
+
+
+@server.tool()
+def fetch_structured(name: str) -> dict[str, Any]:
+    """Returns one recorded JSON payload parsed, as structured content ({"result": value} for lists)."""
+    value = json.loads(payload_text(name))
+    return value if isinstance(value, dict) else {"result": value}
+
+
+@server.tool()
+def fail(message: str = "upstream API returned 502") -> str:
+    """Always fails: the host receives an isError result."""
+    raise RuntimeError(message)
+
+
+@server.tool(structured_output=False)
+def image() -> ImageContent:
+    """Returns a one-pixel PNG image block."""
+    return ImageContent(type="image", data=base64.b64encode(_PNG).decode(), mimeType="image/png")
+
+
+if __name__ == "__main__":
+    server.run("stdio")

@@ -1,0 +1,185 @@
+"""What to shape and how: the budget, per-tool rules, the tokenizer, the spill store and the fault behaviour.
+
+A ``Policy`` is immutable; ``policy.replace(...)`` gives a changed copy. ``Policy.from_toml(path)`` reads the same
+fields from a TOML file (see the README for the format).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+OnFault = Literal["pass", "refuse"]
+
+DEFAULT_BUDGET = 4000
+DEFAULT_SPILL_MAX_BYTES = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A projection for the tools whose name (and server, if given) match these globs.
+
+    Give at most one of ``jmespath`` (an expression applied to the parsed result) or ``fields`` (dotted paths kept
+    from each record, renamed through ``rename``). A rule with neither only changes the budget. ``generic=False``
+    turns off the zero-configuration shrink for matching tools.
+    """
+
+    tool: str = "*"
+    server: str | None = None
+    jmespath: str | None = None
+    fields: tuple[str, ...] | None = None
+    rename: Mapping[str, str] = field(default_factory=dict)
+    budget: int | None = None
+    generic: bool = True
+
+    def __post_init__(self) -> None:
+        if self.jmespath is not None and self.fields is not None:
+            raise ValueError(f"rule for {self.tool!r}: give jmespath or fields, not both")
+        if self.fields is not None and not isinstance(self.fields, tuple):
+            object.__setattr__(self, "fields", tuple(self.fields))
+        if self.jmespath is not None:
+            import jmespath
+
+            jmespath.compile(self.jmespath)  # fail at configuration time, not at the first tool call
+
+    def matches(self, tool: str, server: str | None) -> bool:
+        """True when this rule applies to ``tool`` on ``server``."""
+        if not fnmatch.fnmatchcase(tool, self.tool):
+            return False
+        return self.server is None or (server is not None and fnmatch.fnmatchcase(server, self.server))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Everything the pipeline needs to turn one tool result into the text a model reads.
+
+    - ``budget``: hard cap in tokens of the exact final text, envelope included.
+    - ``encoding``: ``o200k_base`` (default) or ``cl100k_base``.
+    - ``safety_factor``: multiply counted tokens by this before comparing with the budget (1.3 for Claude models,
+      whose tokenizer runs about 30% above o200k on the same text).
+    - ``max_chars``: an extra cap in characters, for hosts that also limit length (Claude Code: 50,000).
+    - ``rules``: per-tool projections; the first matching rule wins.
+    - ``spill_dir`` / ``spill_max_bytes``: where full originals are saved when anything is cut (default: a private
+      folder under the user's cache directory) and the total size kept before the oldest are evicted.
+      ``spill=False`` turns saving off (the envelope then says the rest is not retrievable).
+    - ``on_fault``: when hostshape itself fails, ``"pass"`` leaves the host's result untouched (fail open),
+      ``"refuse"`` returns a short refusal with a remedy (fail closed). Either way the fault is logged.
+    - ``keep_binary``: keep base64 images and blobs instead of a labelled placeholder.
+    - ``retrieval_tool``: the name of the retrieval tool the host offers, for the envelope's hint; set by the
+      adapters' ``install`` helpers.
+    """
+
+    budget: int = DEFAULT_BUDGET
+    encoding: str = "o200k_base"
+    safety_factor: float = 1.0
+    max_chars: int | None = None
+    rules: tuple[Rule, ...] = ()
+    spill: bool = True
+    spill_dir: Path | None = None
+    spill_max_bytes: int = DEFAULT_SPILL_MAX_BYTES
+    on_fault: OnFault = "pass"
+    keep_binary: bool = False
+    retrieval_tool: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.budget, int) or self.budget < 1:
+            raise ValueError(f"budget must be a positive number of tokens, not {self.budget!r}")
+        if self.safety_factor < 1.0:
+            raise ValueError("safety_factor must be >= 1.0")
+        if self.on_fault not in ("pass", "refuse"):
+            raise ValueError(f"on_fault must be 'pass' or 'refuse', not {self.on_fault!r}")
+        if self.max_chars is not None and self.max_chars < 1:
+            raise ValueError("max_chars must be positive")
+        if not isinstance(self.rules, tuple):
+            object.__setattr__(self, "rules", tuple(self.rules))
+        if self.spill_dir is not None and not isinstance(self.spill_dir, Path):
+            object.__setattr__(self, "spill_dir", Path(self.spill_dir))
+        from hostshape.tokens import ENCODINGS
+
+        if self.encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {self.encoding!r}")
+
+    def replace(self, **changes: Any) -> Policy:
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+    def rule_for(self, tool: str | None, server: str | None = None) -> Rule | None:
+        """The first rule matching ``tool`` on ``server``, or None."""
+        if tool is None:
+            return None
+        return next((r for r in self.rules if r.matches(tool, server)), None)
+
+    def budget_for(self, tool: str | None, server: str | None = None) -> int:
+        """The token budget for one tool: its rule's budget when set, else the policy's."""
+        rule = self.rule_for(tool, server)
+        return rule.budget if rule is not None and rule.budget is not None else self.budget
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> Policy:
+        """Read a policy from a TOML file; unknown keys raise ValueError naming them."""
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        return cls.from_mapping(data)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Policy:
+        """Build a policy from plain data (the parsed TOML)."""
+        data = dict(data)
+        spill = data.pop("spill", None)
+        if isinstance(spill, Mapping):
+            spill = dict(spill)
+            data["spill"] = spill.pop("enabled", True)
+            if "dir" in spill:
+                data["spill_dir"] = Path(os.path.expanduser(spill.pop("dir")))
+            if "max_bytes" in spill:
+                data["spill_max_bytes"] = spill.pop("max_bytes")
+            if spill:
+                raise ValueError(f"unknown [spill] keys: {', '.join(sorted(spill))}")
+        elif spill is not None:
+            data["spill"] = bool(spill)
+        rules = tuple(_rule_from_mapping(r) for r in data.pop("rules", ()))
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown policy keys: {', '.join(sorted(unknown))}")
+        return cls(rules=rules, **data)
+
+
+def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
+    data = dict(data)
+    known = {f.name for f in dataclasses.fields(Rule)}
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"unknown rule keys: {', '.join(sorted(unknown))}")
+    if "fields" in data and data["fields"] is not None:
+        data["fields"] = tuple(data["fields"])
+    return Rule(**data)
+
+
+def split_tool_name(qualified: str) -> tuple[str | None, str]:
+    """Split a host's qualified MCP tool name into (server, tool).
+
+    ``mcp__github__list_pulls`` (Claude Code's form) gives ``("github", "list_pulls")``; a plain name gives
+    ``(None, name)``.
+    """
+    if qualified.startswith("mcp__"):
+        server, sep, tool = qualified[len("mcp__") :].partition("__")
+        if sep and tool:
+            return server, tool
+    return None, qualified
+
+
+def as_sequence(value: Sequence[str] | str) -> tuple[str, ...]:
+    """A tuple of strings from one string or a sequence of them."""
+    return (value,) if isinstance(value, str) else tuple(value)

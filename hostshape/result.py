@@ -1,0 +1,56 @@
+"""What the pipeline gives back: the exact text for the model, and how it got there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """The outcome of shaping one tool result.
+
+    - ``text``: the exact text the model should read; its token count is ``tokens`` and never exceeds the budget
+      when ``changed`` is true.
+    - ``changed``: False means "leave the host's own result as it is": it already fits, or hostshape failed and
+      the policy says fail open. Adapters then return nothing / the original.
+    - ``is_json``: the text is a JSON document (true whenever the input was JSON).
+    - ``bytes_before``: UTF-8 size of the unwrapped input; ``tokens`` counts ``text``.
+    - ``truncated``: something was cut to meet the budget (as opposed to removed by projection alone).
+    - ``strategy``: which path produced the text (``passthrough``, ``records``, ``index``, ``object``, ``text``,
+      ``refused``, ``error-result``...).
+    - ``handle`` / ``path``: where the full original was saved, when it was.
+    - ``is_error``: the tool reported an error; ``fault``: hostshape's own failure, when there was one.
+    """
+
+    text: str
+    changed: bool
+    is_json: bool
+    bytes_before: int
+    tokens: int
+    budget: int
+    truncated: bool
+    strategy: str
+    tool: str | None = None
+    server: str | None = None
+    handle: str | None = None
+    path: str | None = None
+    is_error: bool = False
+    fault: str | None = None
+    elapsed_ms: float = 0.0
+
+    def stats(self) -> dict[str, object]:
+        """The statistics as plain data (for logs, ``--stats`` and metadata the model does not see)."""
+        return {
+            "tool": self.tool,
+            "server": self.server,
+            "bytes_before": self.bytes_before,
+            "tokens_after": self.tokens,
+            "budget": self.budget,
+            "changed": self.changed,
+            "truncated": self.truncated,
+            "strategy": self.strategy,
+            "handle": self.handle,
+            "is_error": self.is_error,
+            "fault": self.fault,
+            "ms": round(self.elapsed_ms, 3),
+        }
