@@ -1,0 +1,352 @@
+"""hostshape for LangChain: an MCP tool interceptor, an agent middleware for other tools, and the way back.
+
+LangChain has no result-size limit of its own, so hostshape's budget is the only one: the interceptor fires on the
+raw ``CallToolResult`` inside ``langchain-mcp-adapters``, before the adapter converts it to a ``ToolMessage`` and
+before the model sees it (``tests/test_langchain_adapter.py::test_the_model_receives_the_shaped_result_within_budget``
+proves it with the real framework and a real stdio MCP server).
+
+Use::
+
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from hostshape import Policy
+    from hostshape.adapters.langchain import install, shape_middleware
+
+    interceptor, read_tool = install(Policy(budget=4000))        # shaping + the hostshape_read tool
+    client = MultiServerMCPClient(servers, tool_interceptors=[interceptor])
+    agent = create_agent(model, [*await client.get_tools(), read_tool, *my_tools],
+                         middleware=[shape_middleware(Policy(budget=4000))])   # only for non-MCP tools
+
+- ``ShapeInterceptor(policy)`` shapes every MCP result, routing rules by ``request.server_name`` and
+  ``request.name`` (the MCP tool name, unprefixed). Its ``structuredContent`` is dropped by default
+  (``structured_content="drop"``), or replaced by the shaped value (``"shape"``): either way the full payload no
+  longer rides into ``ToolMessage.artifact``, which LangGraph keeps in state and checkpoints.
+- ``shape_middleware(policy)`` shapes the ``ToolMessage`` of tools that do not come through the MCP adapter.
+  **Shape one tool with one of the two, not both**: a projection applied twice is not idempotent. The middleware
+  skips calls the interceptor already handled (the interceptor reports them through a context variable)
+  and the retrieval tool.
+- ``install(policy)`` gives the interceptor and the ``hostshape_read`` tool together, with
+  ``policy.retrieval_tool`` set so the envelope's hint names the tool and the handle.
+
+Errors (``isError``) keep their flag and, when they fit the budget, their content unchanged. Nothing here raises
+into the agent: a fault in hostshape is logged to ``hostshape.adapters.langchain`` and the original result passes
+through (``on_fault="pass"``) or is replaced by a short refusal naming the remedy (``on_fault="refuse"``).
+Failures of the host itself (a dead MCP transport) propagate exactly as they would without hostshape.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal
+
+from hostshape.adapters._require import require
+from hostshape.policy import Policy
+
+if TYPE_CHECKING:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import BaseTool
+    from langchain_mcp_adapters.interceptors import MCPToolCallRequest
+    from mcp.types import CallToolResult
+
+    from hostshape.result import Shaped
+
+__all__ = [
+    "FIRES",
+    "HOST",
+    "INTERCEPTION_POINT",
+    "ShapeInterceptor",
+    "StructuredContent",
+    "install",
+    "retrieval_tool",
+    "shape_middleware",
+]
+
+HOST = "LangChain"
+INTERCEPTION_POINT = "MultiServerMCPClient(tool_interceptors=[...]) on the raw CallToolResult"
+FIRES = "before the model (the host has no limit)"
+
+StructuredContent = Literal["drop", "shape"]
+
+_EXTRA = "langchain"
+_log = logging.getLogger("hostshape.adapters.langchain")
+
+# Set by the middleware around each tool call; the interceptor, which runs inside that call (in the same task or a
+# child with a copied context), records that it handled it, so the middleware does not shape the result again.
+_HANDLED_HERE: ContextVar[list[str] | None] = ContextVar("hostshape_langchain_handled", default=None)
+
+
+class ShapeInterceptor:
+    """An async ``langchain-mcp-adapters`` tool interceptor that shapes each MCP result to ``policy``.
+
+    Returns the ``CallToolResult`` unchanged when it fits (or on a fault with ``on_fault="pass"``), else a copy whose
+    only content block is the shaped text, with ``structuredContent`` dropped or shaped per ``structured_content``.
+    ``isError`` is kept. Exceptions from ``handler`` (the host's own failures) propagate; hostshape's never do.
+    """
+
+    def __init__(self, policy: Policy | None = None, *, structured_content: StructuredContent = "drop") -> None:
+        require(_EXTRA, "langchain_mcp_adapters", "mcp")
+        if structured_content not in ("drop", "shape"):
+            raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
+        self.policy = policy if policy is not None else Policy()
+        self.structured_content: StructuredContent = structured_content
+
+    async def __call__(
+        self,
+        request: MCPToolCallRequest,
+        handler: Callable[[MCPToolCallRequest], Awaitable[Any]],
+    ) -> Any:
+        result = await handler(request)
+        return self.shape_result(result, tool=request.name, server=request.server_name, args=request.args)
+
+    def shape_result(
+        self,
+        result: Any,
+        *,
+        tool: str,
+        server: str | None,
+        args: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Shape one handler result (``CallToolResult``; a ``ToolMessage`` from an inner interceptor too).
+
+        Anything else (a LangGraph ``Command``) passes through. Never raises.
+        """
+        try:
+            handled = _HANDLED_HERE.get()
+            if handled is not None:
+                handled.append(tool)
+            from langchain_core.messages import ToolMessage
+            from mcp.types import CallToolResult
+
+            if isinstance(result, ToolMessage):
+                return _shape_tool_message(result, self.policy, self.structured_content, tool, server, args)
+            if not isinstance(result, CallToolResult):
+                return result
+            shaped = _shape(result, self.policy, tool, server, args)
+            if not shaped.changed:
+                return result
+            return _replace_call_result(result, shaped, self.structured_content)
+        except Exception as exc:  # never raise into the agent
+            return _on_fault(result, exc, self.policy, tool, _refused_call_result)
+
+
+def shape_middleware(
+    policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+) -> AgentMiddleware:
+    """An agent middleware (``create_agent(..., middleware=[...])``) that shapes each tool's ``ToolMessage``.
+
+    For tools that do not come through the MCP interceptor. It skips calls ``ShapeInterceptor`` handled and the
+    retrieval tool; an artifact of the MCP form ``{"structured_content": ...}`` is dropped or shaped like the
+    interceptor's, other artifacts are kept. Never raises; tool exceptions propagate as without it.
+    """
+    require(_EXTRA, "langchain.agents.middleware")
+    if structured_content not in ("drop", "shape"):
+        raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
+    return _middleware_class()(policy if policy is not None else Policy(), structured_content)
+
+
+def retrieval_tool(policy: Policy | None = None) -> BaseTool:
+    """The ``hostshape_read`` LangChain tool: a budgeted page of a saved full result, by handle, query and cursor.
+
+    It reads with ``policy`` (give it the same policy as the interceptor, or use ``install``). Never raises: every
+    failure comes back as text telling the model what to do instead.
+    """
+    require(_EXTRA, "langchain_core.tools")
+    from langchain_core.tools import StructuredTool
+    from pydantic import BaseModel, Field
+
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+
+    read_policy = policy if policy is not None else Policy()
+
+    class ReadArgs(BaseModel):
+        handle: str = Field(description="the handle from a _hostshape envelope or [hostshape] line")
+        query: str = Field(default="", description="optional JMESPath expression narrowing the saved result")
+        cursor: str = Field(default="", description="the cursor of the previous page, to get the next one")
+
+    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
+        try:
+            return read(handle, query=query or None, cursor=cursor or None, policy=read_policy)
+        except Exception as exc:  # read() never raises by contract; this guards the agent anyway
+            _log.exception("hostshape_read failed for handle %r", handle)
+            return f"[hostshape] could not read {handle!r}: {type(exc).__name__}. Call the original tool again."
+
+    return StructuredTool.from_function(
+        func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, args_schema=ReadArgs
+    )
+
+
+def install(
+    policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+) -> tuple[ShapeInterceptor, BaseTool]:
+    """The interceptor and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
+
+    Pass the interceptor to ``MultiServerMCPClient(tool_interceptors=[...])`` and the tool to the agent.
+    """
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    return ShapeInterceptor(policy, structured_content=structured_content), retrieval_tool(policy)
+
+
+# --- glue ---------------------------------------------------------------------------------------------------------
+
+
+def _shape(raw: Any, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
+    from hostshape import shape
+
+    return shape(raw, policy=policy, tool=tool, server=server, args=dict(args) if args else None)
+
+
+def _structured_value(shaped: Shaped) -> dict[str, Any]:
+    """The shaped result as a structuredContent object: the JSON object itself, else ``{"result": value}``."""
+    if shaped.is_json:
+        import json
+
+        value = json.loads(shaped.text)
+        return value if isinstance(value, dict) else {"result": value}
+    return {"result": shaped.text}
+
+
+def _replace_call_result(result: CallToolResult, shaped: Shaped, structured: StructuredContent) -> CallToolResult:
+    from mcp.types import TextContent
+
+    # langchain_mcp_adapters/tools.py:268-283 (0.3.2): content blocks become the ToolMessage content and
+    # structuredContent becomes ToolMessage.artifact = {"structured_content": ...}, which graph state keeps.
+    keep = structured == "shape" and result.structuredContent is not None
+    return result.model_copy(
+        update={
+            "content": [TextContent(type="text", text=shaped.text)],
+            "structuredContent": _structured_value(shaped) if keep else None,
+        }
+    )
+
+
+def _refused_call_result(result: Any, text: str) -> Any:
+    from mcp.types import CallToolResult, TextContent
+
+    if isinstance(result, CallToolResult):
+        return result.model_copy(update={"content": [TextContent(type="text", text=text)], "structuredContent": None})
+    return result
+
+
+def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, refuse: Callable[[Any, str], Any]) -> Any:
+    _log.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
+    if policy.on_fault != "refuse":
+        return result
+    try:
+        return refuse(result, _refusal_text(tool, exc))
+    except Exception:  # the refusal itself failed: fail open rather than crash the agent
+        _log.exception("hostshape could not build a refusal for %s; passing the result through", tool)
+        return result
+
+
+def _refusal_text(tool: str | None, exc: Exception) -> str:
+    return (
+        f"[hostshape] the result of {tool or 'this tool'} was withheld: hostshape failed to shape it "
+        f"({type(exc).__name__}). Call the tool again with narrower arguments, or ask the user to set "
+        "on_fault='pass' to receive results unshaped."
+    )
+
+
+def _mcp_blocks(content: Any) -> list[Any]:
+    """A ToolMessage's content as MCP content block dicts (LangChain image blocks use other key names)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    blocks: list[Any] = []
+    for block in content:
+        if isinstance(block, str):
+            blocks.append({"type": "text", "text": block})
+        elif isinstance(block, Mapping) and block.get("type") == "text":
+            blocks.append({"type": "text", "text": block.get("text", "")})
+        elif isinstance(block, Mapping) and block.get("type") == "image" and "base64" in block:
+            blocks.append({"type": "image", "data": block["base64"], "mimeType": block.get("mime_type", "")})
+        else:
+            blocks.append(block)
+    return blocks
+
+
+def _shape_tool_message(
+    message: ToolMessage,
+    policy: Policy,
+    structured: StructuredContent,
+    tool: str,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+) -> ToolMessage:
+    raw = {"content": _mcp_blocks(message.content), "isError": message.status == "error"}
+    shaped = _shape(raw, policy, tool, server, args)
+    if not shaped.changed:
+        return message
+    content: Any = shaped.text if isinstance(message.content, str) else [{"type": "text", "text": shaped.text}]
+    update: dict[str, Any] = {"content": content}
+    artifact = message.artifact
+    if isinstance(artifact, Mapping) and set(artifact) == {"structured_content"}:  # an MCP artifact
+        update["artifact"] = {"structured_content": _structured_value(shaped)} if structured == "shape" else None
+    return message.model_copy(update=update)
+
+
+def _tool_name(request: Any) -> str | None:
+    try:
+        return str(request.tool_call["name"])
+    except Exception:
+        return None
+
+
+def _refused_tool_message(message: Any, text: str) -> Any:
+    from langchain_core.messages import ToolMessage
+
+    if isinstance(message, ToolMessage):
+        return message.model_copy(update={"content": text, "artifact": None})
+    return message
+
+
+@lru_cache(maxsize=1)
+def _middleware_class() -> type[AgentMiddleware]:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.messages import ToolMessage
+
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    class ShapeMiddleware(AgentMiddleware):
+        """Shapes each tool's ToolMessage content to the policy's budget (see ``shape_middleware``)."""
+
+        def __init__(self, policy: Policy, structured_content: StructuredContent) -> None:
+            super().__init__()
+            self.policy = policy
+            self.structured_content: StructuredContent = structured_content
+
+        def _after(self, request: Any, result: Any, handled: list[str]) -> Any:
+            try:
+                call = request.tool_call
+                if handled or call.get("name") == RETRIEVAL_TOOL:  # shaped by the interceptor, or already a page
+                    return result
+                if not isinstance(result, ToolMessage):  # a Command: the tool manages state itself
+                    return result
+                return _shape_tool_message(
+                    result, self.policy, self.structured_content, call.get("name", ""), None, call.get("args")
+                )
+            except Exception as exc:  # never raise into the agent
+                return _on_fault(result, exc, self.policy, _tool_name(request), _refused_tool_message)
+
+        def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+            handled: list[str] = []
+            token = _HANDLED_HERE.set(handled)
+            try:
+                result = handler(request)
+            finally:
+                _HANDLED_HERE.reset(token)
+            return self._after(request, result, handled)
+
+        async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+            handled: list[str] = []
+            token = _HANDLED_HERE.set(handled)
+            try:
+                result = await handler(request)
+            finally:
+                _HANDLED_HERE.reset(token)
+            return self._after(request, result, handled)
+
+    return ShapeMiddleware

@@ -1,0 +1,169 @@
+"""LangChain run for tests, the demo and the notebooks: ``create_agent`` with a scripted model, offline.
+
+Tools come from a real ``MultiServerMCPClient`` over the example stdio MCP server; the scripted chat model calls one
+tool, records every message list it is given, and finishes once no follow-up call is wanted. ``policy=None`` runs
+LangChain without hostshape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hostshape.adapters._require import require
+from hostshape.adapters.langchain import HOST, StructuredContent
+from hostshape.policy import Policy
+from hostshape.testing import HostRun, mcp_server_command
+
+FollowUp = Callable[[str], "tuple[str, dict[str, Any]] | None"]
+"""Given the text of the latest tool result, the next tool call ``(name, arguments)``, or None to finish."""
+
+SERVER = "corpus"
+
+# The example server logs one INFO line per request to stderr (FastMCP's default level, which its constructor
+# argument overrides over FASTMCP_LOG_LEVEL); disabling INFO before it starts keeps runs quiet.
+_QUIET_SERVER = (
+    "import logging, runpy; logging.disable(logging.INFO); "
+    "runpy.run_module('hostshape.examples.mcp_server', run_name='__main__')"
+)
+
+
+def tool_text(content: Any) -> str:
+    """The text a ToolMessage's content gives the model: the string, or its text blocks joined by newlines."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
+
+
+def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None = None, max_calls: int = 8) -> Any:
+    """A chat model that calls ``first``, then whatever ``follow_up`` asks for, then answers "done"."""
+    require("langchain", "langchain_core.language_models")
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    class ScriptedChatModel(BaseChatModel):
+        requests: list[list[BaseMessage]] = []
+        bound_tools: list[str] = []
+
+        @property
+        def _llm_type(self) -> str:
+            return "hostshape-scripted"
+
+        def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
+            self.bound_tools = [getattr(t, "name", str(t)) for t in tools]
+            return self
+
+        def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                      **kwargs: Any) -> ChatResult:
+            self.requests.append(list(messages))
+            calls = sum(1 for m in messages if isinstance(m, ToolMessage))
+            if calls == 0:
+                step: tuple[str, dict[str, Any]] | None = first
+            elif follow_up is None or calls >= max_calls:
+                step = None
+            else:
+                step = follow_up(tool_text(messages[-1].content))
+            if step is None:
+                message = AIMessage(content="done")
+            else:
+                name, args = step
+                message = AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{calls + 1}"}])
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+    return ScriptedChatModel(requests=[], bound_tools=[])
+
+
+async def run_agent(
+    tools: Sequence[Any],
+    tool: str,
+    *,
+    arguments: dict[str, Any] | None = None,
+    middleware: Sequence[Any] = (),
+    follow_up: FollowUp | None = None,
+) -> HostRun:
+    """One ``create_agent`` run over ``tools`` in which the scripted model calls ``tool`` first.
+
+    ``received`` is the first tool result's text; ``extra`` holds ``artifact`` and ``status`` of that ToolMessage,
+    ``tool_messages`` (all of them) and ``received_all`` (their texts).
+    """
+    require("langchain", "langchain.agents")
+    from langchain.agents import create_agent
+    from langchain_core.messages import ToolMessage
+
+    model = scripted_model((tool, dict(arguments or {})), follow_up)
+    agent = create_agent(model, list(tools), middleware=list(middleware))
+    await agent.ainvoke({"messages": [{"role": "user", "content": f"Call {tool}."}]})
+    last = model.requests[-1]
+    tool_messages = [m for m in last if isinstance(m, ToolMessage)]
+    first = tool_messages[0]
+    return HostRun(
+        host=HOST,
+        tool=tool,
+        received=tool_text(first.content),
+        requests=list(model.requests),
+        extra={
+            "artifact": first.artifact,
+            "status": first.status,
+            "tool_messages": tool_messages,
+            "received_all": [tool_text(m.content) for m in tool_messages],
+        },
+    )
+
+
+def mcp_connection() -> dict[str, Any]:
+    """The stdio connection to the example MCP server, in ``MultiServerMCPClient``'s form."""
+    command = mcp_server_command()
+    return {"transport": "stdio", "command": command[0], "args": ["-c", _QUIET_SERVER]}
+
+
+async def run(
+    tool: str,
+    *,
+    policy: Policy | None,
+    arguments: dict[str, Any] | None = None,
+    structured_content: StructuredContent = "drop",
+    retrieval: bool = False,
+    follow_up: FollowUp | None = None,
+    middleware: Sequence[Any] = (),
+    **options: Any,
+) -> HostRun:
+    """Run the agent once: the scripted model calls the MCP ``tool`` on the example server.
+
+    ``policy=None`` runs without hostshape. ``retrieval=True`` installs the interceptor and ``hostshape_read`` with
+    ``install(policy)``; ``follow_up`` scripts the calls after the first. ``extra`` also holds ``policy`` (as
+    installed) and ``bound_tools``.
+    """
+    require("langchain", "langchain_mcp_adapters.client", "langchain.agents")
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    from hostshape.adapters.langchain import ShapeInterceptor, install
+
+    if options:
+        raise TypeError(f"unknown options for the LangChain run: {', '.join(sorted(options))}")
+    interceptors: list[Any] = []
+    extra_tools: list[Any] = []
+    if policy is not None:
+        if retrieval:
+            interceptor, read_tool = install(policy, structured_content=structured_content)
+            extra_tools.append(read_tool)
+        else:
+            interceptor = ShapeInterceptor(policy, structured_content=structured_content)
+        interceptors.append(interceptor)
+        policy = interceptor.policy
+    client = MultiServerMCPClient({SERVER: mcp_connection()}, tool_interceptors=interceptors)
+    tools = await client.get_tools()
+    host_run = await run_agent(
+        [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
+    )
+    host_run.extra["policy"] = policy
+    return host_run
+
+
+__all__ = ["SERVER", "FollowUp", "mcp_connection", "run", "run_agent", "scripted_model", "tool_text"]
