@@ -1,0 +1,250 @@
+"""Pydantic AI adapter: a ``process_tool_call`` hook on ``pydantic_ai.mcp.MCPToolset``.
+
+Where it fires: Pydantic AI has no result-size limit of its own (usage limits only abort a run), so the hook fires
+before the model and hostshape's budget is the only budget; ``tests/test_pydantic_ai_adapter.py::
+test_the_model_receives_the_shaped_text_within_budget`` proves the model receives exactly the shaped text.
+
+Observed on pydantic-ai-slim 2.68.0 (site-packages/pydantic_ai):
+
+- ``MCPToolset.call_tool`` awaits ``process_tool_call(ctx, call_tool, name, tool_args)`` (mcp.py:1712-1715); only
+  ``MCPToolset`` accepts it, and it must be async. ``load_mcp_toolsets()`` builds ``MCPToolset(transport, id=name)``
+  without one and wraps it in ``.prefixed(name)`` (mcp.py:2396-2410); ``PrefixedToolset.call_tool`` strips the
+  prefix before delegating (toolsets/prefixed.py:35-41), so the hook sees the server's own tool name.
+- ``call_tool`` returns an already-converted value (mcp.py:2185-2226): structuredContent when every block is text,
+  ``{"result": X}`` unwrapped to X, a text block starting with ``[``/``{`` parsed, images as ``BinaryImage``.
+- A tool error (isError) is raised from ``call_tool`` as ``ModelRetry`` (mcp.py:1687-1697, 2139-2140); the hook lets
+  it propagate, so the model sees the same retry prompt as without hostshape.
+- A returned ``ToolReturn`` becomes ``ToolReturnPart(content=return_value, metadata=metadata)``
+  (_tool_execution.py:164-189); providers send ``ToolReturnPart.model_response_str()``, which is a ``str`` content
+  as is (messages.py:2565-2583; models/openai/_responses_model.py:3278, models/openai/_chat_model.py:1306). So the
+  hook returns ``ToolReturn(return_value=<shaped text>, metadata={"hostshape": stats})``: the model reads exactly
+  the shaped text and the statistics stay in the message history for the application.
+
+A value that already fits is returned untouched. A lone image or binary block (``BinaryContent``) is passed through:
+the model receives it natively, not as text, so there is no text to budget. Parallel tool calls run the hook
+concurrently; shaping runs in a worker thread so one large result does not stall the other calls' MCP traffic.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hostshape.adapters._require import require
+from hostshape.policy import Policy
+
+if TYPE_CHECKING:
+    from pydantic_ai import RunContext
+    from pydantic_ai.mcp import CallToolFunc, MCPToolset
+    from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
+
+HOST = "Pydantic AI"
+INTERCEPTION_POINT = "MCPToolset(process_tool_call=...)"
+FIRES = "before the model (the host has no limit)"
+
+METADATA_KEY = "hostshape"
+"""Key under which ``ToolReturnPart.metadata`` carries the shaping statistics (never sent to the model)."""
+
+_log = logging.getLogger("hostshape.adapters.pydantic_ai")
+
+_EXTRA = "pydantic-ai"
+_MODULES = ("pydantic_ai", "pydantic_ai.mcp")
+
+ProcessToolCall = Callable[["RunContext[Any]", "CallToolFunc", str, "dict[str, Any]"], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ShapingHook:
+    """An ``MCPToolset.process_tool_call`` that shapes every result of one toolset.
+
+    ``inner`` is a hook the toolset already had; it runs first (closest to the server) and hostshape shapes what it
+    returns. ``server`` is the toolset's id, used with the tool name to pick the policy's rule.
+    """
+
+    policy: Policy
+    server: str | None = None
+    inner: ProcessToolCall | None = None
+
+    async def __call__(
+        self, ctx: RunContext[Any], call_tool: CallToolFunc, name: str, tool_args: dict[str, Any]
+    ) -> Any:
+        # Outside the try: ModelRetry / ToolFailed / cancellation from the tool call propagate unchanged.
+        if self.inner is not None:
+            value = await self.inner(ctx, call_tool, name, tool_args)
+        else:
+            value = await call_tool(name, tool_args)
+        try:
+            import anyio.to_thread
+
+            return await anyio.to_thread.run_sync(self._shape, value, name, tool_args)
+        except Exception as exc:  # never raise into the run
+            return _on_fault(self.policy, value, name, exc)
+
+    def _shape(self, value: Any, tool: str, args: dict[str, Any]) -> Any:
+        from pydantic_ai.messages import BinaryContent, ToolReturn
+
+        from hostshape import shape
+
+        outer: ToolReturn[Any] | None = value if isinstance(value, ToolReturn) else None
+        content = outer.return_value if outer is not None else value
+        if content is None or isinstance(content, BinaryContent):
+            return value
+        res = shape(_core_input(content), policy=self.policy, tool=tool, server=self.server, args=args)
+        if not res.changed:
+            return value
+        if outer is None:
+            return ToolReturn(return_value=res.text, metadata={METADATA_KEY: res.stats()})
+        metadata = outer.metadata
+        if metadata is None:
+            metadata = {METADATA_KEY: res.stats()}
+        elif isinstance(metadata, dict):
+            metadata = {**metadata, METADATA_KEY: res.stats()}
+        return ToolReturn(
+            return_value=res.text, content=outer.content, metadata=metadata, tools=outer.tools
+        )
+
+
+def process_tool_call(policy: Policy | None = None, *, server: str | None = None) -> ShapingHook:
+    """An async ``process_tool_call`` for ``MCPToolset(..., process_tool_call=...)`` that shapes every result.
+
+    ``server`` names the MCP server for rule routing (``Rule(server=...)``); ``attach`` fills it from the toolset's
+    id. The hook never raises anything but what the tool call itself raised (``ModelRetry`` for tool errors).
+    """
+    require(_EXTRA, *_MODULES)
+    return ShapingHook(policy=policy if policy is not None else Policy(), server=server)
+
+
+def attach(targets: Any, *, policy: Policy | None = None) -> Any:
+    """Install the shaping hook on every ``MCPToolset`` inside ``targets``, in place, and return ``targets``.
+
+    ``targets`` is a toolset (wrappers such as ``PrefixedToolset``, ``FilteredToolset`` and ``CombinedToolset`` are
+    walked down to their MCP leaves), an ``MCP`` capability, or an iterable of those, e.g. ``load_mcp_toolsets()``.
+    A hook a toolset already has keeps running, inside hostshape's; attaching twice replaces the policy rather than
+    shaping twice. Non-MCP toolsets are left alone.
+    """
+    require(_EXTRA, *_MODULES)
+    chosen = policy if policy is not None else Policy()
+    for target in _as_list(targets):
+        for leaf in _mcp_leaves(target):
+            current = leaf.process_tool_call
+            inner = current.inner if isinstance(current, ShapingHook) else current
+            leaf.process_tool_call = ShapingHook(policy=chosen, server=leaf.id, inner=inner)
+    return targets
+
+
+def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
+    """A ``FunctionToolset`` holding the one retrieval tool, ``hostshape_read(handle, query="", cursor="")``.
+
+    It returns a budgeted page of a result hostshape saved when it cut it, narrowed by an optional JMESPath query,
+    with a cursor for the next page. It never raises: unknown handles and foreign cursors come back as text.
+    """
+    require(_EXTRA, "pydantic_ai", "pydantic_ai.toolsets")
+    from pydantic_ai import Tool
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+
+    chosen = policy if policy is not None else Policy()
+
+    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
+        try:
+            return read(handle, query=query or None, cursor=cursor or None, policy=chosen)
+        except Exception as exc:  # read() promises not to raise; keep the run alive if it does
+            _log.exception("hostshape_read failed for handle %r", handle)
+            return f"[hostshape] could not read {handle!r} ({type(exc).__name__}); call the original tool again."
+
+    tool = Tool(hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, takes_ctx=False)
+    return FunctionToolset([tool], id=RETRIEVAL_TOOL)
+
+
+def install(targets: Any = (), *, policy: Policy | None = None) -> list[AbstractToolset[Any]]:
+    """Shape every MCP result in ``targets`` and offer the retrieval tool, in one call.
+
+    Attaches the hook (see ``attach``) with ``policy.replace(retrieval_tool="hostshape_read")`` so each envelope's
+    hint names the tool, and returns the toolsets from ``targets`` plus the retrieval toolset, ready for
+    ``Agent(toolsets=...)``. ``MCP`` capabilities in ``targets`` are attached in place but not returned: keep
+    passing them as ``capabilities=``.
+    """
+    require(_EXTRA, *_MODULES)
+    from pydantic_ai.toolsets import AbstractToolset
+
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    chosen = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    items = _as_list(targets)
+    attach(items, policy=chosen)
+    toolsets: list[AbstractToolset[Any]] = [t for t in items if isinstance(t, AbstractToolset)]
+    toolsets.append(retrieval_toolset(chosen))
+    return toolsets
+
+
+def _as_list(targets: Any) -> list[Any]:
+    from pydantic_ai.toolsets import AbstractToolset
+
+    if isinstance(targets, AbstractToolset) or not isinstance(targets, Iterable):
+        return [targets]
+    return list(targets)
+
+
+def _mcp_leaves(target: Any) -> list[MCPToolset[Any]]:
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.toolsets import AbstractToolset
+
+    if not isinstance(target, AbstractToolset):
+        # An `MCP` capability keeps its MCPToolset in `.local` (capabilities/mcp.py:150-163, 313-333).
+        target = getattr(target, "local", None)
+        if not isinstance(target, AbstractToolset):
+            return []
+    leaves: list[MCPToolset[Any]] = []
+    # `apply` visits every leaf through wrappers and combinations (toolsets/abstract.py:298-300, wrapper.py:68-69).
+    target.apply(lambda leaf: leaves.append(leaf) if isinstance(leaf, MCPToolset) else None)
+    return leaves
+
+
+def _core_input(value: Any) -> Any:
+    """The converted value in a form the core reads: binaries inside a list become MCP content blocks."""
+    from pydantic_ai.messages import BinaryContent
+
+    if not isinstance(value, list) or not any(isinstance(item, BinaryContent) for item in value):
+        return value
+    return [_block(item) for item in value]
+
+
+def _block(item: Any) -> dict[str, Any]:
+    from pydantic_ai.messages import BinaryContent
+
+    if isinstance(item, BinaryContent):
+        kind = "image" if item.is_image else "audio" if item.is_audio else None
+        data = base64.b64encode(item.data).decode("ascii")
+        if kind is None:
+            return {"type": "resource", "resource": {"uri": "blob:", "mimeType": item.media_type, "blob": data}}
+        return {"type": kind, "data": data, "mimeType": item.media_type}
+    text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    return {"type": "text", "text": text}
+
+
+def _on_fault(policy: Policy, value: Any, tool: str, exc: Exception) -> Any:
+    _log.error("shaping %r failed in the Pydantic AI adapter: %r", tool, exc, exc_info=exc)
+    if policy.on_fault == "pass":
+        return value
+    return (
+        f"[hostshape] the result of {tool!r} was withheld: it could not be reduced to the "
+        f"{policy.budget}-token budget ({type(exc).__name__}). Call {tool!r} again with narrower arguments."
+    )
+
+
+__all__: Sequence[str] = (
+    "FIRES",
+    "HOST",
+    "INTERCEPTION_POINT",
+    "METADATA_KEY",
+    "ShapingHook",
+    "attach",
+    "install",
+    "process_tool_call",
+    "retrieval_toolset",
+)
