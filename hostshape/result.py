@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -14,10 +15,10 @@ class Shaped:
     - ``changed``: False means "leave the host's own result as it is": it already fits, or hostshape failed and
       the policy says fail open. Adapters then return nothing / the original.
     - ``is_json``: the text is a JSON document (true whenever the input was JSON).
-    - ``bytes_before``: UTF-8 size of the unwrapped input; ``tokens`` counts ``text``.
+    - ``bytes_before``: UTF-8 size of the unwrapped input; ``tokens`` counts ``text`` exactly.
     - ``truncated``: something was cut to meet the budget (as opposed to removed by projection alone).
     - ``strategy``: which path produced the text (``passthrough``, ``records``, ``index``, ``object``, ``text``,
-      ``refused``, ``error-result``...).
+      ``compact``, ``fault``, ``minimal``...).
     - ``handle`` / ``path``: where the full original was saved, when it was.
     - ``is_error``: the tool reported an error; ``fault``: hostshape's own failure, when there was one.
     """
@@ -26,7 +27,6 @@ class Shaped:
     changed: bool
     is_json: bool
     bytes_before: int
-    tokens: int
     budget: int
     truncated: bool
     strategy: str
@@ -37,6 +37,15 @@ class Shaped:
     is_error: bool = False
     fault: str | None = None
     elapsed_ms: float = 0.0
+    encoding: str = "o200k_base"
+
+    @cached_property
+    def tokens(self) -> int:
+        """Exact token count of ``text`` (counted on first access: a result that fits by its byte length is
+        never tokenized unless asked)."""
+        from hostshape.tokens import count_tokens
+
+        return count_tokens(self.text, self.encoding)
 
     def stats(self) -> dict[str, object]:
         """The statistics as plain data (for logs, ``--stats`` and metadata the model does not see)."""

@@ -1,0 +1,94 @@
+"""The envelope: in-band facts about what the model is reading, what was cut and how to get the rest.
+
+In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
+Keys are short and stable. "Nothing matched" (``"matched": false``) and "cut by the budget" (``"truncated":
+true``) are different states and read differently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+KEY = "_hostshape"
+TEXT_PREFIX = "[hostshape]"
+MAX_OMITTED_NAMES = 12
+
+
+@dataclass(frozen=True)
+class WayBack:
+    """How the model gets the rest: a retrieval tool and handle, or a file path, or nothing."""
+
+    handle: str | None = None
+    path: str | None = None
+    tool: str | None = None
+    reason: str | None = None
+
+    def hint(self, cursor: bool) -> str:
+        if self.handle and self.tool:
+            more = "handle and next" if cursor else "handle"
+            return f"call {self.tool} with {more}; add query (JMESPath) to pick records or fields"
+        if self.path:
+            return f"full result saved at {self.path}"
+        return f"full result not saved ({self.reason or 'spill is off'}); call the tool with narrower arguments"
+
+
+@dataclass
+class Facts:
+    """What shaping did to one result."""
+
+    truncated: bool = False
+    returned: int | None = None
+    total: int | None = None
+    listed: int | None = None
+    list_path: str | None = None
+    omitted: list[str] = field(default_factory=list)
+    matched: bool = True
+    next_offset: int | None = None
+    notes: list[str] = field(default_factory=list)
+    unit: str = "records"
+
+
+def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
+    """The envelope object for JSON output."""
+    env: dict[str, Any] = {"truncated": facts.truncated}
+    if not facts.matched:
+        env["matched"] = False
+    for key, value in (("returned", facts.returned), ("total", facts.total), ("listed", facts.listed),
+                       ("list", facts.list_path)):
+        if value is not None:
+            env[key] = value
+    if facts.omitted:
+        names = sorted(facts.omitted)
+        extra = len(names) - MAX_OMITTED_NAMES
+        env["omitted"] = names[:MAX_OMITTED_NAMES] + ([f"+{extra} more"] if extra > 0 else [])
+    if facts.notes:
+        env["notes"] = facts.notes
+    if way.handle:
+        env["handle"] = way.handle
+    if cursor:
+        env["next"] = cursor
+    env["hint"] = way.hint(cursor is not None)
+    return env
+
+
+def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str) -> str:
+    """The envelope as the last line of text output."""
+    parts = [TEXT_PREFIX, "truncated:" if facts.truncated else "shaped:", detail]
+    if facts.notes:
+        parts.append("(" + "; ".join(facts.notes) + ")")
+    if way.handle:
+        parts.append(f"handle={way.handle}")
+    if cursor:
+        parts.append(f"next={cursor}")
+    parts.append("- " + way.hint(cursor is not None))
+    return " ".join(parts)
+
+
+def tiny(is_json: bool, handle: str | None) -> list[str]:
+    """Ever shorter last-resort answers, for budgets too small for anything else."""
+    if is_json:
+        options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}'] if handle else []
+        return options + [f'{{"{KEY}":"truncated"}}', "{}"]
+    options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
+    return options + [f"{TEXT_PREFIX} truncated", "…"]

@@ -1,0 +1,310 @@
+"""Fit: the largest faithful view of a value or a text that, rendered with its envelope, fits the limit.
+
+Records: as many whole records as fit, the rest as a compact index of their identifiers (and titles where they
+fit); rows go before fields and verbose fields before identifiers. One record that alone exceeds the limit is
+shrunk, largest members first. Text is cleaned of noise and cut at a paragraph or line boundary. Every candidate is
+rendered in full and counted exactly; a last-resort minimal answer guarantees the cap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hostshape.budget import Limit
+from hostshape.envelope import KEY, Facts, WayBack, envelope, text_line, tiny
+from hostshape.records import find_records, primary_key, title_key, with_path
+from hostshape.render import dumps
+
+Cursor = Callable[[int], "str | None"]
+
+_DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
+_LONG_URL = re.compile(r"(https?://[^\s/)\]>\"']+)[^\s)\]>\"']{200,}")
+_BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The final text and the facts its envelope reports."""
+
+    text: str
+    facts: Facts
+    strategy: str
+
+
+def no_cursor(offset: int) -> str | None:
+    return None
+
+
+# -- records and objects ------------------------------------------------------------------------------------
+
+
+def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
+             index: bool = True, offset: int = 0) -> Fitted:
+    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut."""
+    found = find_records(value)
+    if found is None or not found[1]:
+        return fit_object(value, facts, limit, way)
+    path, records = found
+    return _RecordFit(value, path, records, facts, limit, way, cursor, index, offset).run()
+
+
+@dataclass
+class _RecordFit:
+    value: Any
+    path: tuple[str, ...]
+    records: list[Any]
+    facts: Facts
+    limit: Limit
+    way: WayBack
+    cursor: Cursor
+    index: bool
+    offset: int
+
+    def run(self) -> Fitted:
+        rest = self.records[self.offset :]
+        self.facts.total = len(self.records)
+        self.facts.list_path = ".".join(self.path) or None
+        full_costs = self._costs([dumps(r) for r in rest[: self.limit.tokens + 1]])
+        all_fit = len(full_costs) == len(rest) and sum(full_costs) <= self.limit.tokens
+        if all_fit:
+            attempt = self._attempt(rest, len(rest), None)
+            if attempt is not None:
+                return attempt
+        if self.index and isinstance(rest[0], dict):
+            for columns in self._index_columns(rest):
+                rows = [[r.get(c) if isinstance(r, dict) else r for c in columns] for r in rest]
+                row_costs = self._costs([dumps(row) for row in rows[: self.limit.tokens + 1]])
+                for k in self._candidates(full_costs, row_costs, len(rest)):
+                    attempt = self._attempt(rest, k, (columns, rows[k:]))
+                    if attempt is not None:
+                        return attempt
+        for k in range(min(len(full_costs), len(rest)), 0, -1):
+            if sum(full_costs[:k]) > self.limit.tokens:
+                continue
+            attempt = self._attempt(rest, k, None)
+            if attempt is not None:
+                return attempt
+        # Not even one whole record fits: shrink the first one to fit, with its envelope.
+        self.facts.truncated = True
+        self.facts.returned = 1
+        self.facts.next_offset = self.offset + 1 if len(rest) > 1 else None
+        self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
+        first = rest[0]
+        container = with_path(self.value, self.path, [first]) if self.path else first
+        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1)
+                          if len(rest) > 1 else None)
+
+    def _costs(self, texts: list[str]) -> list[int]:
+        costs, total = [], 0
+        for text in texts:
+            cost = (len(text) if self.limit.cheap_fit(text) and len(text) < 8 else self.limit.count(text)) + 1
+            costs.append(cost)
+            total += cost
+            if total > self.limit.tokens:
+                break
+        return costs
+
+    def _index_columns(self, rest: list[Any]) -> list[list[str]]:
+        key = primary_key(rest)
+        title = title_key(rest)
+        if key is None:
+            return []
+        wide = [key] + [c for c in (title, "state") if c and c != key and any(isinstance(r, dict) and c in r
+                                                                             for r in rest[:20])]
+        return [wide, [key]] if len(wide) > 1 else [[key]]
+
+    def _candidates(self, full: list[int], rows: list[int], n: int) -> list[int]:
+        """Numbers of whole records to try, largest first, whose estimated cost fits."""
+        if len(rows) < n and sum(rows) > self.limit.tokens:
+            # Not every row's cost was measured: the index alone cannot fit; list as many rows as fit.
+            return [0]
+        suffix = [0] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + (rows[i] if i < len(rows) else rows[-1])
+        prefix, out = 0, []
+        for k in range(0, min(len(full), n) + 1):
+            if prefix + suffix[k] <= self.limit.tokens:
+                out.append(k)
+            if k < len(full):
+                prefix += full[k]
+        return sorted(out, reverse=True)[:4] or [0]
+
+    def _attempt(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> Fitted | None:
+        rows = index[1] if index else []
+        while True:
+            self.facts.returned = k
+            self.facts.listed = len(rows) if index else None
+            self.facts.truncated = k < len(rest)
+            dropped = len(rest) - k - len(rows)
+            self.facts.next_offset = self.offset + k if k < len(rest) else None
+            cursor = self.cursor(self.offset + k) if k < len(rest) else None
+            shown = rest[:k]
+            body = with_path(self.value, self.path, shown) if self.path else {"items": shown}
+            out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
+            if dropped and index:
+                out[KEY]["dropped"] = dropped
+            out.update(body if isinstance(body, dict) else {"items": body})
+            if index and rows:
+                out["_index"] = {"fields": index[0], "rows": rows}
+            text = dumps(out)
+            if self.limit.fits(text):
+                return Fitted(text, self.facts, "index" if index else "records")
+            if not index or k > 0 or len(rows) <= 1:
+                return None
+            rows = rows[: max(1, len(rows) * 3 // 4)]  # index alone is too long: list fewer rows
+
+
+def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
+    """Fit one value by cutting its largest members first, until value and envelope fit."""
+    current = value
+    for _ in range(40):
+        env = envelope(facts, way, cursor)
+        out = {KEY: env, **current} if isinstance(current, dict) else {KEY: env, "value": current}
+        text = dumps(out)
+        if limit.fits(text):
+            return Fitted(text, facts, "object")
+        facts.truncated = True
+        size = len(text.encode("utf-8"))
+        tokens = limit.count(text) if len(text) <= limit.tokens * 16 else size
+        target = int(dumps_size(current) * min(limit.tokens / max(tokens, 1), 0.9) * 0.95) - 8
+        if target <= 0:
+            break
+        current = reduce(current, target)
+    return last_resort(True, way, limit, facts)
+
+
+def dumps_size(value: Any) -> int:
+    return len(dumps(value).encode("utf-8"))
+
+
+def reduce(value: Any, target: int) -> Any:
+    """``value`` cut so that its compact JSON takes about ``target`` bytes, largest members first."""
+    size = dumps_size(value)
+    if size <= target:
+        return value
+    if isinstance(value, str):
+        keep = max(0, min(len(value), target - 24))
+        return f"{value[:keep]}…[+{len(value) - keep:,} chars]"
+    if isinstance(value, list):
+        kept, used = [], 2
+        for item in value:
+            item_size = dumps_size(item) + 1
+            if used + item_size > target - 16:
+                break
+            kept.append(item)
+            used += item_size
+        if not kept and value:
+            kept = [reduce(value[0], target - 24)]
+        if len(kept) < len(value):
+            kept.append(f"…+{len(value) - len(kept)} more")
+        return kept
+    if isinstance(value, dict):
+        sizes = {k: dumps_size(v) for k, v in value.items()}
+        excess = size - target
+        out = dict(value)
+        for key in sorted(sizes, key=lambda k: -sizes[k]):
+            if excess <= 0:
+                break
+            member_target = sizes[key] - excess
+            if member_target < 16:
+                out[key] = "…"
+                excess -= sizes[key] - 3
+            else:
+                out[key] = reduce(value[key], member_target)
+                excess -= sizes[key] - dumps_size(out[key])
+        return out
+    return value
+
+
+# -- text ---------------------------------------------------------------------------------------------------
+
+
+def clean(text: str) -> str:
+    """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
+    text = _DATA_URI.sub("[data URI omitted]", text)
+    text = _LONG_URL.sub(lambda m: m.group(1) + "/…", text)
+    return _BLANK_RUNS.sub("\n\n", text)
+
+
+def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
+             *, offset: int = 0) -> Fitted:
+    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line."""
+    rest = text[offset:]
+    total_lines = text.count("\n") + 1
+    probe = text_line(facts, way, cursor(len(text)) if offset < len(text) else None, _detail(0, 1, 1, 1, 1, 1))
+    avail = limit.tokens - limit.count(probe) - 8
+    if limit.chars is not None:
+        avail_chars = limit.chars - len(probe) - 8
+    else:
+        avail_chars = len(rest)
+    end = _prefix_end(rest, avail, avail_chars, limit)
+    for _ in range(12):
+        if end <= 0:
+            break
+        body = rest[:end]
+        facts.truncated = end < len(rest) or offset > 0
+        next_cursor = cursor(offset + end) if offset + end < len(text) else None
+        facts.next_offset = offset + end if next_cursor else None
+        first = text.count("\n", 0, offset) + 1
+        last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
+        line = text_line(facts, way, next_cursor, _detail(first, last, total_lines, offset, offset + end, len(text)))
+        candidate = f"{body.rstrip()}\n{line}"
+        if limit.fits(candidate):
+            return Fitted(candidate, facts, "text")
+        end = _boundary(rest, int(end * 0.85))
+    return last_resort(False, way, limit, facts)
+
+
+def _detail(first: int, last: int, lines: int, start: int, end: int, chars: int) -> str:
+    return f"lines {first}-{last} of {lines:,} (chars {start:,}-{end:,} of {chars:,})"
+
+
+def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
+    """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
+    if avail <= 0 or avail_chars <= 0:
+        return 0
+    window = rest[: min(len(rest), avail * 8, avail_chars)]
+    enc_tokens = _encode(window, limit)
+    if len(enc_tokens) <= avail and len(window) == len(rest):
+        return len(rest)
+    if len(enc_tokens) <= avail:
+        cut = len(window)
+    else:
+        cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
+    return _boundary(rest, cut)
+
+
+def _boundary(rest: str, cut: int) -> int:
+    """A paragraph end near ``cut``, else a line end, else ``cut`` itself."""
+    if cut >= len(rest):
+        return len(rest)
+    for mark, reach in (("\n\n", 0.8), ("\n", 0.5)):
+        at = rest.rfind(mark, 0, cut)
+        if at >= cut * reach and at > 0:
+            return at + len(mark)
+    return cut
+
+
+def _encode(text: str, limit: Limit) -> list[int]:
+    from hostshape.tokens import encoding
+
+    return encoding(limit.encoding_name).encode_ordinary(text)
+
+
+def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
+    from hostshape.tokens import encoding
+
+    return encoding(limit.encoding_name).decode_bytes(tokens)
+
+
+def last_resort(is_json: bool, way: WayBack, limit: Limit, facts: Facts) -> Fitted:
+    """The shortest answers that still say something was cut; the last one fits any budget of 1 token."""
+    facts.truncated = True
+    options = tiny(is_json, way.handle)
+    for text in options:
+        if limit.fits(text):
+            return Fitted(text, facts, "minimal")
+    return Fitted(options[-1], facts, "minimal")

@@ -1,0 +1,265 @@
+"""``hostshape hook <host>``: hostshape as a command hook, for people who configure their agent in settings files.
+
+Claude Code runs a command hook once per tool call: it writes the hook input as JSON on the command's stdin and
+reads the hook output as JSON from its stdout. ``hostshape hook claude-code`` reads one PostToolUse (or
+PostToolUseFailure) input, shapes the MCP tool result with the Claude adapter
+(``hostshape.adapters.claude.shape_hook_input``, which also rescues results Claude Code saved to a file because
+they were over MAX_MCP_OUTPUT_TOKENS) and writes the hook output, or nothing when the result should be left as it
+is. It fires AFTER Claude Code's own size limit; tests/test_hook_command.py proves both the under-limit and the
+over-limit (rescue) case with the real CLI.
+
+Contract:
+
+- Exit status 0 whatever arrives on stdin (empty, not JSON, not a hook input, an unexpected event); such input
+  gets no output. Only a usage error or a policy file that cannot be read exits 1, which Claude Code treats as a
+  non-blocking hook error (the tool result goes through unchanged and the user sees the message). Never exit 2:
+  for PostToolUse that would send stderr to the model.
+- stdout carries nothing but one hook-output JSON object; diagnostics go to stderr (logger ``hostshape``).
+- Policy: ``--policy FILE``, else the first file found of ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (the current
+  directory when that variable is unset), ``$XDG_CONFIG_HOME/hostshape/policy.toml`` (``~/.config/...`` when
+  unset); else the default ``Policy()``. See ``policy_candidates``.
+- Start-up is the cost of a per-call hook, so imports are lazy and a result whose UTF-8 size is within the budget
+  is left alone without loading the tokenizer: every o200k token covers at least one byte, so ``bytes <= budget``
+  implies ``tokens <= budget``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hostshape.policy import Policy
+
+HOSTS = ("claude-code",)
+PROJECT_POLICY_FILE = ".hostshape.toml"
+USER_POLICY_FILE = Path("hostshape") / "policy.toml"
+
+# Hook input larger than this is not read (Claude Code hands over at most ~MAX_MCP_OUTPUT_TOKENS x 4 characters
+# of result inline; anything bigger it saves to a file and passes the path).
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+# Claude Code 2.1.332 (bundled with claude-agent-sdk 0.2.189) persists any tool result over 50,000 characters to a
+# file after the hook and shows the model a 2 KB preview (../shared/HOSTS.md); the fast path never skips a result
+# that long.
+CLAUDE_MAX_RESULT_CHARS = 50_000
+
+# Texts Claude Code puts in place of an over-limit result; the fast path must hand these to the adapter however
+# small they are. Observed in the bundled CLI 2.1.332: "Error: result (...) exceeds maximum allowed tokens. Output
+# has been saved to <path>." and, with ENABLE_MCP_LARGE_OUTPUT_FILES=false, "... token limit]\n\nThe tool output
+# was truncated. ...".
+_HOST_NOTICES = ("maximum allowed tokens", "tool output was truncated")
+
+USAGE = """usage: hostshape hook claude-code [--policy FILE]
+
+Reads one Claude Code PostToolUse / PostToolUseFailure hook input (JSON) on stdin and writes the hook output
+(JSON) on stdout, or nothing when the tool result is left as it is. Configure it in settings.json:
+
+  {"hooks": {"PostToolUse": [{"matcher": "mcp__.*",
+     "hooks": [{"type": "command", "command": "hostshape hook claude-code"}]}]}}
+
+Policy: --policy FILE, else $CLAUDE_PROJECT_DIR/.hostshape.toml (or ./.hostshape.toml), else
+$XDG_CONFIG_HOME/hostshape/policy.toml (or ~/.config/hostshape/policy.toml), else the defaults.
+"""
+
+
+class _UsageError(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None, stdin: IO[Any] | None = None, stdout: IO[Any] | None = None) -> int:
+    """Run one hook invocation: ``argv`` is ``[host, "--policy", FILE]`` (without ``hook``); returns the exit code.
+
+    Returns 0 for any stdin (writing hook JSON or nothing), 1 for a usage or policy-file error (message on stderr).
+    Never raises except KeyboardInterrupt/SystemExit from the interpreter.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    try:
+        host, policy_file = _parse_args(argv)
+    except _UsageError as exc:
+        if str(exc):
+            print(f"hostshape hook: {exc}", file=sys.stderr)
+        print(USAGE, file=sys.stderr, end="")
+        return 0 if not str(exc) else 1
+    try:
+        policy_path = Path(policy_file) if policy_file else find_policy_file()
+    except Exception as exc:  # an unreadable home directory, say: fall back to the defaults
+        _log().warning("policy lookup failed (%s); using the defaults", exc)
+        policy_path = None
+    try:
+        output = _respond(host, _read(stdin), policy_path)
+    except _PolicyError as exc:
+        print(f"hostshape hook: cannot use policy file {policy_path}: {exc}", file=sys.stderr)
+        return 1
+    except Exception:  # never let a fault reach the host: log it and leave the result as it is
+        _log().exception("%s: unexpected fault; tool result left unchanged", host)
+        return 0
+    if output is not None:
+        _write(stdout, output)
+    return 0
+
+
+def _parse_args(argv: Sequence[str]) -> tuple[str, str | None]:
+    # Hand-rolled rather than argparse: a per-call hook pays for every import, and argparse exits 2 on errors,
+    # which Claude Code treats as "blocking" and feeds to the model.
+    if not argv or argv[0] in ("-h", "--help"):
+        raise _UsageError("" if argv else "missing host")
+    host, rest = argv[0], list(argv[1:])
+    if host not in HOSTS:
+        raise _UsageError(f"unknown host {host!r}; supported: {', '.join(HOSTS)}")
+    policy_file: str | None = None
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--policy" and rest:
+            policy_file = rest.pop(0)
+        elif arg.startswith("--policy="):
+            policy_file = arg.partition("=")[2]
+        elif arg in ("-h", "--help"):
+            raise _UsageError("")
+        else:
+            raise _UsageError(f"unexpected argument {arg!r}")
+    return host, policy_file
+
+
+def policy_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The policy files looked for when ``--policy`` is not given, first found wins.
+
+    1. ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (Claude Code sets the variable for hooks), else
+       ``./.hostshape.toml`` in the current directory;
+    2. ``$XDG_CONFIG_HOME/hostshape/policy.toml``, else ``~/.config/hostshape/policy.toml``.
+    """
+    env = os.environ if environ is None else environ
+    project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    xdg = env.get("XDG_CONFIG_HOME")
+    user_config = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
+    return [Path(project) / PROJECT_POLICY_FILE, user_config / USER_POLICY_FILE]
+
+
+def find_policy_file(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The first of ``policy_candidates`` that is a file, or None (use the defaults)."""
+    return next((p for p in policy_candidates(environ) if p.is_file()), None)
+
+
+class _PolicyError(Exception):
+    pass
+
+
+def _load_policy(path: Path | None) -> Policy:
+    from hostshape.policy import Policy
+
+    if path is None:
+        return Policy()
+    try:
+        return Policy.from_toml(path)
+    except Exception as exc:  # OSError, TOMLDecodeError, ValueError for unknown keys or bad values
+        raise _PolicyError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _read(stdin: IO[Any]) -> Any:
+    """The parsed hook input, or None when stdin holds no JSON object."""
+    stream = getattr(stdin, "buffer", stdin)
+    raw = stream.read(MAX_INPUT_BYTES + 1)
+    if len(raw) > MAX_INPUT_BYTES:
+        _log().warning("hook input over %d bytes ignored", MAX_INPUT_BYTES)
+        return None
+    import json
+
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:  # includes UnicodeDecodeError
+        _log().warning("stdin is not JSON (%s); nothing to do", exc)
+        return None
+    if not isinstance(data, dict):
+        _log().warning("stdin is not a JSON object; nothing to do")
+        return None
+    return data
+
+
+def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -> dict[str, Any] | None:
+    """The hook output for ``data``, or None to leave the tool result as the host made it."""
+    if data is None:
+        return None
+    event = data.get("hook_event_name")
+    if event not in ("PostToolUse", "PostToolUseFailure"):
+        _log().info("event %r is not handled", event)
+        return None
+    tool_name = data.get("tool_name")
+    if not isinstance(tool_name, str) or not tool_name.startswith("mcp__"):
+        return None  # updatedMCPToolOutput only applies to MCP tools
+    policy = _load_policy(policy_path)
+    if event == "PostToolUse" and _obviously_fits(data.get("tool_response"), tool_name, policy):
+        return None
+    import contextlib
+
+    from hostshape.adapters.claude import shape_hook_input
+
+    _log()  # route the adapter's and the core's log records to stderr
+    with contextlib.redirect_stdout(sys.stderr):  # nothing the library prints may corrupt the hook output
+        output = shape_hook_input(data, policy)
+    return output if isinstance(output, dict) and output else None
+
+
+def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
+    """True when the result certainly fits the budget and no rule reshapes it: no tokenizer needed.
+
+    Sound because every o200k/cl100k token encodes at least one byte, so ``tokens <= utf8_bytes``; the bytes of
+    the JSON-quoted text are an upper bound on what the model reads. Anything that is not plain text (images,
+    resources, unknown shapes) and the host's own over-limit notices go to the adapter.
+    """
+    if isinstance(response, str):
+        texts = [response]
+    elif isinstance(response, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in response
+    ):
+        texts = [b["text"] for b in response]
+    else:
+        return False
+    from hostshape.policy import split_tool_name
+
+    server, tool = split_tool_name(tool_name)
+    rule = policy.rule_for(tool, server)
+    if rule is not None and (rule.jmespath is not None or rule.fields is not None):
+        return False  # a projection may apply to a result that fits; let the core decide
+    size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+    limit = policy.budget_for(tool, server) / policy.safety_factor
+    if policy.max_chars is not None:
+        limit = min(limit, policy.max_chars)
+    if size > min(limit, CLAUDE_MAX_RESULT_CHARS):
+        return False
+    return not any(notice in t for t in texts for notice in _HOST_NOTICES)
+
+
+def _write(stdout: IO[Any], output: dict[str, Any]) -> None:
+    import json
+
+    text = json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+    stream = getattr(stdout, "buffer", None)
+    if stream is not None:
+        stream.write(text.encode("utf-8"))
+        stream.flush()
+    else:
+        stdout.write(text)
+        stdout.flush()
+
+
+def _log() -> Any:
+    """The ``hostshape`` logger, writing to stderr when nothing else is configured (never to stdout)."""
+    import logging
+
+    logger = logging.getLogger("hostshape.hook")
+    root = logging.getLogger("hostshape")
+    if not root.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+        root.setLevel(os.environ.get("HOSTSHAPE_LOG_LEVEL", "WARNING").upper())
+    return logger
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Text to a JSON value, accepting what strict parsers refuse and saying why when it is not JSON at all."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+MAX_INT_DIGITS = 4000  # CPython refuses to convert more than 4,300 digits; longer integers stay text
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """``value`` when the text was JSON; otherwise ``error`` says why, and ``looks_json`` tells whether it
+    was meant to be JSON (starts with ``{`` or ``[``), so the answer can stay JSON."""
+
+    value: Any = None
+    ok: bool = False
+    looks_json: bool = False
+    error: str | None = None
+
+
+def looks_like_json(text: str) -> bool:
+    """True when the first non-blank character opens a JSON object or array."""
+    head = text[:64].lstrip("\ufeff \t\r\n")
+    return head[:1] in ("{", "[")
+
+
+def parse_json(text: str) -> Parsed:
+    """Parse ``text`` as one JSON document.
+
+    Tolerated: a leading byte-order mark, NaN/Infinity (kept as strings), integers too long for Python (kept as
+    strings of digits), duplicate keys (the last wins). Refused with a reason: anything else, including trailing
+    data and nesting deeper than the parsers allow.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return Parsed(orjson.loads(text), ok=True, looks_json=True)
+    except (orjson.JSONDecodeError, TypeError, RecursionError):
+        pass
+    try:
+        value = json.loads(text, parse_constant=str, parse_int=_parse_int)
+    except RecursionError:
+        return Parsed(looks_json=looks_like_json(text), error="nesting too deep to parse")
+    except (ValueError, TypeError) as exc:
+        return Parsed(looks_json=looks_like_json(text), error=_short(exc))
+    return Parsed(value, ok=True, looks_json=True)
+
+
+def _parse_int(digits: str) -> int | str:
+    return int(digits) if len(digits.lstrip("-")) <= MAX_INT_DIGITS else digits
+
+
+def _short(exc: Exception) -> str:
+    message = str(exc)
+    return message if len(message) <= 120 else message[:117] + "..."

@@ -1,0 +1,132 @@
+"""The pipeline: unwrap -> parse -> project -> fit -> render, for one tool result under one policy.
+
+``shape`` never raises. A result that already fits (and has no configured projection) is left as the host made
+it; anything else comes back as text that fits the budget exactly, with an envelope saying what was cut, and the
+full original saved to the spill store so it can be retrieved.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from hostshape import telemetry
+from hostshape.budget import Limit
+from hostshape.cursor import Position, encode
+from hostshape.envelope import Facts, WayBack
+from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
+from hostshape.policy import Policy
+from hostshape.project import project
+from hostshape.render import dumps
+from hostshape.result import Shaped
+from hostshape.spill import SpillError, store_for
+from hostshape.unwrap import Payload, unwrap
+
+log = logging.getLogger("hostshape")
+
+_DEFAULT = Policy()
+
+
+def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, server: str | None = None,
+          args: Mapping[str, Any] | None = None) -> Shaped:
+    """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back."""
+    policy = policy or _DEFAULT
+    started = time.perf_counter()
+    try:
+        result = _shape(raw, policy, tool, server, args, started)
+    except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+        result = _fault(raw, policy, tool, server, exc, started)
+    telemetry.record(result)
+    return result
+
+
+def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None,
+           started: float) -> Shaped:
+    budget = policy.budget_for(tool, server)
+    limit = Limit.of(policy, budget)
+    payload = unwrap(raw, keep_binary=policy.keep_binary)
+    rule = policy.rule_for(tool, server)
+    configured = rule is not None and (rule.jmespath is not None or rule.fields is not None)
+
+    def done(text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None,
+             way: WayBack | None = None) -> Shaped:
+        return Shaped(
+            text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
+            budget=budget, truncated=bool(fitted and fitted.facts.truncated), strategy=strategy, tool=tool,
+            server=server, handle=way.handle if way else None, path=way.path if way else None,
+            is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
+        )
+
+    if (not configured or payload.is_error or not payload.is_data) and not payload.notes and limit.fits(payload.text):
+        return done(payload.text, changed=False, strategy="passthrough")
+    if payload.is_data and not configured:
+        compact = dumps(payload.value)
+        if limit.fits(compact):
+            return done(compact, changed=True, strategy="compact")
+
+    way = _way_back(payload, policy, tool, args)
+    cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
+    facts = Facts(notes=list(payload.notes))
+    if payload.is_data and not payload.is_error:
+        projection = project(payload.value, rule, generic=rule.generic if rule is not None else True)
+        facts.omitted = sorted(projection.omitted)
+        facts.matched = projection.matched
+        fitted = fit_data(projection.value, facts, limit, way, cursor)
+    elif payload.looks_json and payload.parse_error:
+        facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
+        fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)
+    else:
+        if payload.is_error:
+            facts.notes.append("the tool reported an error")
+        fitted = fit_text(clean(payload.text), facts, limit, way, cursor)
+    if not limit.fits(fitted.text):  # the cap is absolute, whatever went wrong above
+        fitted = last_resort(payload.looks_json, way, limit, facts)
+    return done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted, way=way)
+
+
+def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
+    if not policy.spill:
+        return WayBack(reason="spill is off")
+    try:
+        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
+    except (SpillError, OSError) as exc:
+        log.warning("hostshape could not save the full result: %s", exc)
+        return WayBack(reason="the spill folder is not usable")
+    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+
+
+def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
+    if not (way.handle and way.tool):
+        return no_cursor
+    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    handle = way.handle
+    return lambda offset: encode(secret, Position(handle, query, offset))
+
+
+def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: Exception,
+           started: float) -> Shaped:
+    log.exception("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault)
+    fault = f"{type(exc).__name__}: {exc}"[:200]
+    budget = policy.budget
+    common = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
+                  elapsed_ms=(time.perf_counter() - started) * 1000)
+    if policy.on_fault == "pass":
+        text = raw if isinstance(raw, str) else _best_effort_text(raw)
+        return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
+                      truncated=False, strategy="fault", **common)  # type: ignore[arg-type]
+    limit = Limit.of(policy, budget)
+    refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: call "
+               "the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
+    text = refusal if limit.fits(refusal) else last_resort(False, WayBack(), limit, Facts()).text
+    return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
+                  **common)  # type: ignore[arg-type]
+
+
+def _best_effort_text(raw: Any) -> str:
+    try:
+        return unwrap(raw).text
+    except Exception:  # noqa: BLE001
+        return repr(raw)[:10000]

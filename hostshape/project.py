@@ -1,0 +1,165 @@
+"""Projection: keep the fields that matter, by a per-tool rule or by a zero-configuration structural shrink."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import jmespath
+
+from hostshape.policy import Rule
+from hostshape.records import entity_value, find_records, get_path, with_path
+
+PREVIEW_CHARS = 280
+NESTED_PREVIEW_CHARS = 80
+MAX_NESTED_ITEMS = 20
+MAX_DEPTH = 4
+
+_API_LINK = re.compile(r"^https?://api\.|/api/v\d|^https?://[^/]+/repos/")
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\r\n]{400,}$")
+_NOISE_KEYS = frozenset({"_links", "node_id", "gravatar_id", "avatar_url", "url"})
+
+
+@dataclass
+class Projection:
+    """The projected value and what projection removed (field names, for the envelope)."""
+
+    value: Any
+    omitted: set[str] = field(default_factory=set)
+    matched: bool = True
+    by: str = "none"
+
+
+def project(value: Any, rule: Rule | None, *, generic: bool) -> Projection:
+    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink."""
+    if rule is not None and rule.jmespath is not None:
+        result = jmespath.search(rule.jmespath, value)
+        return Projection(result, matched=result not in (None, [], {}), by="jmespath")
+    if rule is not None and rule.fields is not None:
+        return _project_fields(value, rule.fields, dict(rule.rename))
+    if generic:
+        return shrink(value)
+    return Projection(value)
+
+
+def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str]) -> Projection:
+    found = find_records(value)
+    omitted: set[str] = set()
+
+    def pick(record: Any) -> Any:
+        if not isinstance(record, dict):
+            return record
+        out: dict[str, Any] = {}
+        for dotted in fields:
+            got = _dotted(record, dotted)
+            if got is not _ABSENT:
+                out[rename.get(dotted, dotted)] = got
+        top = {f.split(".", 1)[0] for f in fields}
+        omitted.update(k for k in record if k not in top)
+        return out
+
+    if found is None:
+        projected = pick(value)
+        return Projection(projected, omitted, matched=bool(projected), by="fields")
+    path, records = found
+    picked = [pick(r) for r in records]
+    return Projection(with_path(value, path, picked), omitted, matched=any(picked), by="fields")
+
+
+_ABSENT = object()
+
+
+def _dotted(record: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(record, dict) or part not in record:
+            return _ABSENT
+        record = record[part]
+    return record
+
+
+def shrink(value: Any) -> Projection:
+    """Zero-configuration shrink of the record list (or of the whole value when there is none).
+
+    Drops link noise (API ``*_url`` links, ``_links``, ``node_id``, avatars), empty values, collapses nested
+    entities to their identifying value, and turns long free text into a preview that says how much was cut.
+    """
+    omitted: set[str] = set()
+    found = find_records(value)
+    if found is None:
+        return Projection(_shrink_value(value, 0, omitted, entity=False), omitted, by="generic")
+    path, records = found
+    shrunk = [_shrink_value(r, 0, omitted, entity=False) for r in records]
+    return Projection(_around(value, path, shrunk, omitted), omitted, by="generic")
+
+
+def _around(value: Any, path: tuple[str, ...], records: list[Any], omitted: set[str]) -> Any:
+    """``value`` shrunk as a container, with the shrunk record list put back at ``path``."""
+    if not path:
+        return records
+    out: dict[str, Any] = {}
+    for key, member in value.items():
+        if key == path[0]:
+            out[key] = _around(member, path[1:], records, omitted)
+        elif _is_noise(key, member):
+            omitted.add("*_url" if key.endswith("_url") else key)
+        elif not _is_empty(member):
+            out[key] = _shrink_value(member, 1, omitted, entity=True)
+    return out
+
+
+def _shrink_value(value: Any, depth: int, omitted: set[str], *, entity: bool) -> Any:
+    if isinstance(value, dict):
+        if entity:
+            ident = entity_value(value)
+            if ident is not None:
+                return ident
+        if depth >= MAX_DEPTH:
+            return "{…}"
+        out: dict[str, Any] = {}
+        for key, member in value.items():
+            if _is_noise(key, member):
+                if not _is_empty(member):
+                    omitted.add("*_url" if key.endswith("_url") else key)
+                continue
+            if _is_empty(member) or _is_rendering_of_sibling(key, value):
+                continue
+            out[key] = _shrink_value(member, depth + 1, omitted, entity=True)
+        return out
+    if isinstance(value, list):
+        items = [_shrink_value(v, depth + 1, omitted, entity=True) for v in value[:MAX_NESTED_ITEMS]]
+        if len(value) > MAX_NESTED_ITEMS:
+            items.append(f"…+{len(value) - MAX_NESTED_ITEMS} more")
+        return items
+    if isinstance(value, str):
+        return preview(value, PREVIEW_CHARS if depth <= 1 else NESTED_PREVIEW_CHARS)
+    return value
+
+
+def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
+    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text."""
+    base, _, suffix = key.rpartition("_")
+    return suffix in ("html", "text") and base in record
+
+
+def _is_noise(key: str, value: Any) -> bool:
+    if key in _NOISE_KEYS and key != "url":
+        return True
+    if key == "url" or (key.endswith("_url") and key != "html_url"):
+        return isinstance(value, str) or value is None
+    return False
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def preview(text: str, limit: int) -> str:
+    """``text`` when short; else its first ``limit`` characters (cut at a word) and how many were cut."""
+    if len(text) <= limit:
+        return text
+    if _BASE64.match(text[:1000]) and " " not in text[:1000]:
+        return f"[base64 omitted: {len(text):,} chars]"
+    cut = text.rfind(" ", 0, limit)
+    cut = cut if cut > limit // 2 else limit
+    return f"{text[:cut].rstrip()}…[+{len(text) - cut:,} chars]"

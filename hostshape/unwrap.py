@@ -1,0 +1,231 @@
+"""Whatever a host hands over, reduced to one payload: the text a model would read, or the data behind it.
+
+Accepted: str, bytes, dict, list, MCP ``CallToolResult`` objects and their dict dumps (text, image, audio,
+embedded resource and resource_link blocks; ``structuredContent``; ``isError``), lists of MCP content blocks,
+OpenAI ``function_call_output`` items and their ``input_text`` parts, FastMCP's ``{"result": X}`` wrapper (also
+when it arrives as a JSON string, as Claude Code hands it over), and any pydantic model with ``model_dump``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hostshape.parse import looks_like_json, parse_json
+from hostshape.render import dumps, safe_text
+
+_BLOCK_TYPES = frozenset(
+    {"text", "image", "audio", "resource", "resource_link", "input_text", "input_image", "input_file", "output_text"}
+)
+_MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass
+class Payload:
+    """One tool result, unwrapped.
+
+    ``value`` holds parsed JSON data when there is any (else MISSING); ``text`` is what the host would show the
+    model without hostshape (for data: its compact JSON). ``notes`` says what unwrapping replaced (binary blobs).
+    """
+
+    text: str
+    value: Any = MISSING
+    is_error: bool = False
+    notes: list[str] = field(default_factory=list)
+    parse_error: str | None = None
+    looks_json: bool = False
+
+    @property
+    def is_data(self) -> bool:
+        return self.value is not MISSING
+
+
+def unwrap(raw: Any, *, keep_binary: bool = False) -> Payload:
+    """Reduce ``raw`` to a Payload. Never raises for malformed input; unknown objects become their ``str``."""
+    return _Unwrapper(keep_binary).payload(raw)
+
+
+@dataclass
+class _Unwrapper:
+    keep_binary: bool
+
+    def payload(self, raw: Any) -> Payload:
+        if hasattr(raw, "model_dump") and callable(raw.model_dump):
+            raw = raw.model_dump(mode="json", exclude_none=True, by_alias=True)
+        if isinstance(raw, (bytes, bytearray, memoryview)):
+            return self._bytes(bytes(raw))
+        if isinstance(raw, str):
+            return self._text(raw)
+        if isinstance(raw, dict):
+            return self._dict(raw)
+        if isinstance(raw, (list, tuple)):
+            if raw and all(_is_block(b) for b in raw):
+                return self._blocks(list(raw), structured=MISSING, is_error=False)
+            return _data(list(raw))
+        if raw is None or isinstance(raw, (bool, int, float)):
+            return _data(raw)
+        return self._text(str(raw))
+
+    def _bytes(self, data: bytes) -> Payload:
+        mime = _sniff(data)
+        if mime is None:
+            try:
+                return self._text(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                if b"\x00" not in data[:4096]:
+                    payload = self._text(data.decode("utf-8", "replace"))
+                    payload.notes.append("invalid UTF-8 bytes replaced with U+FFFD")
+                    return payload
+        return Payload(text=_placeholder("binary", mime or "application/octet-stream", len(data)),
+                       notes=["binary content replaced by a placeholder"])
+
+    def _text(self, text: str) -> Payload:
+        text = safe_text(text)
+        if not looks_like_json(text) and not text[:64].lstrip().startswith('"'):
+            parsed = parse_json(text) if len(text) < 64 else None
+            if parsed is not None and parsed.ok:
+                return Payload(text=text, value=parsed.value, looks_json=True)
+            return Payload(text=text)
+        parsed = parse_json(text)
+        if not parsed.ok:
+            return Payload(text=text, parse_error=parsed.error, looks_json=parsed.looks_json)
+        inner = _result_wrapper(parsed.value)
+        if inner is not MISSING:
+            if isinstance(inner, str):
+                return self._text(inner)
+            return _data(inner)
+        if isinstance(parsed.value, list) and parsed.value and all(_is_block(b) for b in parsed.value):
+            return self._blocks(parsed.value, structured=MISSING, is_error=False)
+        return Payload(text=text, value=parsed.value, looks_json=True)
+
+    def _dict(self, raw: dict[str, Any]) -> Payload:
+        if raw.get("type") == "function_call_output" and "output" in raw:
+            return self.payload(raw["output"])
+        content = raw.get("content")
+        if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
+            return self._blocks(content, structured=raw.get("structuredContent", MISSING),
+                                is_error=bool(raw.get("isError")))
+        if set(raw) == {"structuredContent"}:
+            return self.payload(raw["structuredContent"])
+        inner = _result_wrapper(raw)
+        if inner is not MISSING:
+            return self._text(inner) if isinstance(inner, str) else self.payload(inner)
+        return _data(raw)
+
+    def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
+        texts: list[str] = []
+        notes: list[str] = []
+        for block in blocks:
+            if hasattr(block, "model_dump"):
+                block = block.model_dump(mode="json", exclude_none=True, by_alias=True)
+            texts.append(self._block_text(block, notes))
+        if structured is not MISSING and structured is not None:
+            mirrored = _mirror(structured, texts)
+            if mirrored is not MISSING and not is_error:
+                payload = self.payload(mirrored)
+                payload.notes.extend(notes)
+                return payload
+            if not any(texts):
+                payload = self.payload(structured)
+                payload.is_error = is_error
+                return payload
+        if not is_error and len(texts) > 1 and all(looks_like_json(t) for t in texts):
+            values = [parse_json(t) for t in texts]
+            if all(v.ok for v in values):
+                return Payload(text="\n".join(texts), value=[v.value for v in values], notes=notes, looks_json=True)
+        joined = "\n".join(t for t in texts if t)
+        if is_error:
+            return Payload(text=joined, is_error=True, notes=notes)
+        payload = self._text(joined)
+        payload.notes.extend(notes)
+        return payload
+
+    def _block_text(self, block: Any, notes: list[str]) -> str:
+        if not isinstance(block, dict):
+            return str(block)
+        kind = block.get("type")
+        if kind in ("text", "input_text", "output_text"):
+            return safe_text(str(block.get("text", "")))
+        if kind in ("image", "audio", "input_image"):
+            return self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", notes)
+        if kind == "resource":
+            resource = block.get("resource") or {}
+            if "text" in resource:
+                return safe_text(str(resource["text"]))
+            return self._binary_block(resource, "resource", resource.get("blob", ""), notes)
+        if kind == "resource_link":
+            name = block.get("name") or block.get("title") or ""
+            return f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " ")
+        return safe_text(dumps(block))
+
+    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, notes: list[str]) -> str:
+        if self.keep_binary:
+            return safe_text(dumps(block))
+        mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
+        size = _decoded_size(data)
+        uri = block.get("uri")
+        notes.append(f"{kind} content replaced by a placeholder")
+        label = _placeholder(kind, mime, size)
+        return f"{label[:-1]}, {uri}]" if uri else label
+
+
+def _data(value: Any) -> Payload:
+    return Payload(text=dumps(value), value=value, looks_json=True)
+
+
+def _is_block(item: Any) -> bool:
+    if hasattr(item, "model_dump") and hasattr(item, "type"):
+        return getattr(item, "type", None) in _BLOCK_TYPES
+    return isinstance(item, dict) and item.get("type") in _BLOCK_TYPES
+
+
+def _all_blocks(items: list[Any]) -> bool:
+    return bool(items) and all(_is_block(b) for b in items)
+
+
+def _result_wrapper(value: Any) -> Any:
+    """X for FastMCP's ``{"result": X}``, else MISSING."""
+    if isinstance(value, dict) and len(value) == 1 and "result" in value:
+        return value["result"]
+    return MISSING
+
+
+def _mirror(structured: Any, texts: list[str]) -> Any:
+    """The structured value when the text blocks say the same thing (one payload, not two), else MISSING."""
+    joined = "\n".join(texts)
+    inner = _result_wrapper(structured)
+    if isinstance(inner, str) and inner == joined:
+        return inner
+    candidate = inner if inner is not MISSING else structured
+    if not texts:
+        return candidate
+    parsed = [parse_json(t) for t in texts] if all(looks_like_json(t) for t in texts) else []
+    if parsed and all(p.ok for p in parsed):
+        values = [p.value for p in parsed]
+        if values == [candidate] or values == candidate or values == [structured]:
+            return candidate
+    return MISSING
+
+
+def _sniff(data: bytes) -> str | None:
+    for magic, mime in _MAGIC.items():
+        if data.startswith(magic):
+            return mime
+    return None
+
+
+def _decoded_size(data: Any) -> int:
+    """Approximate decoded size of base64 text (exact for unpadded input)."""
+    return len(data) * 3 // 4 if isinstance(data, str) else 0
+
+
+def _placeholder(kind: str, mime: str, size: int) -> str:
+    return f"[{kind} omitted: {mime}, {size:,} bytes]"
