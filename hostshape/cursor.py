@@ -44,7 +44,9 @@ def decode(secret: bytes, cursor: str, *, handle: str, query: str | None) -> Pos
         raise CursorError(f"this cursor belongs to handle {cursor_handle}, not {handle}: pass the cursor with its "
                           "own handle, or omit cursor to start this handle from the first page")
     if query and query != cursor_query:
-        shown = f"query {cursor_query!r}" if cursor_query else "no query"
-        raise CursorError(f"this cursor was made for {shown}: repeat that query with it, or omit cursor to start "
-                          "your new query from the first page")
+        if cursor_query is None:
+            raise CursorError("this cursor pages the result without a query: pass it without query, or omit "
+                              "cursor to start your query from its first page")
+        raise CursorError(f"this cursor was made for query {cursor_query!r}: repeat that query with it, or omit "
+                          "cursor to start your new query from its first page")
     return Position(cursor_handle, cursor_query, int(offset))

@@ -1,0 +1,85 @@
+"""The way back: read a budgeted page of a saved full result, optionally narrowed by a JMESPath query.
+
+Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor="")``, registered by its adapter.
+``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, and every
+answer (including errors) is a short, budgeted text that says what to do next. Pages of a record list hold whole
+records; following ``next`` from the first page to the last returns every record exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import jmespath
+from jmespath.exceptions import JMESPathError
+
+from hostshape.budget import Limit
+from hostshape.cursor import CursorError, Position, decode, encode
+from hostshape.envelope import Facts, WayBack
+from hostshape.fit import clean, fit_data, fit_text
+from hostshape.parse import parse_json
+from hostshape.policy import Policy
+from hostshape.project import shrink
+from hostshape.spill import store_for
+
+log = logging.getLogger("hostshape")
+
+RETRIEVAL_TOOL = "hostshape_read"
+RETRIEVAL_DESCRIPTION = (
+    "Read more of a tool result that hostshape shortened. Pass `handle` from the result's _hostshape envelope "
+    "(or its [hostshape] line) and `cursor` = its `next` value for the following page. Optionally pass `query`, "
+    "a JMESPath expression over the full original result, to pick records or fields, e.g. "
+    "\"[?number==`1033`]\" or \"[].{number: number, body: body}\" (for objects with a list inside, start from "
+    "its key, e.g. \"items[?state=='open'].title\"). Without a query, pages show records in the same compact form "
+    "as the first page; use a query to see fields it omitted."
+)
+
+
+def read(handle: str, query: str | None = None, cursor: str | None = None, *, policy: Policy | None = None) -> str:
+    """One page of the saved result ``handle``. Never raises: errors come back as text naming the remedy."""
+    policy = (policy or Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    query = query or None
+    try:
+        return _read(handle, query, cursor or None, policy)
+    except Exception as exc:  # noqa: BLE001 - the model gets a message, the host keeps running
+        log.exception("hostshape_read failed for %s", handle)
+        return f"[hostshape] could not read {handle!r} ({type(exc).__name__}); call the original tool again."
+
+
+def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
+    store = store_for(policy.spill_dir, policy.spill_max_bytes)
+    offset = 0
+    if cursor:
+        try:
+            position = decode(store.secret, cursor, handle=handle, query=query)
+        except CursorError as exc:
+            return f"[hostshape] {exc}"
+        query, offset = position.query, position.offset
+    loaded = store.load(handle)
+    if loaded is None:
+        return (f"[hostshape] no saved result for handle {handle!r}: it is unknown or was evicted. Call the "
+                "original tool again to get a fresh result and handle.")
+    text, is_json = loaded
+    limit = Limit.of(policy, policy.budget)
+    way = WayBack(handle=handle, tool=RETRIEVAL_TOOL)
+    secret = store.secret
+
+    def next_cursor(at: int) -> str:
+        return encode(secret, Position(handle, query, at))
+
+    facts = Facts()
+    if not is_json:
+        if query:
+            return "[hostshape] this saved result is text, not JSON: call again without query to page through it."
+        return fit_text(clean(text), facts, limit, way, next_cursor, offset=offset).text
+    value = parse_json(text).value
+    if query:
+        try:
+            value = jmespath.search(query, value)
+        except JMESPathError as exc:
+            return f"[hostshape] the query is not valid JMESPath ({exc}); fix it or call again without query."
+        facts.matched = value not in (None, [], {})
+    else:
+        projection = shrink(value)
+        value, facts.omitted = projection.value, sorted(projection.omitted)
+    return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset).text
