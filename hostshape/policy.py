@@ -115,10 +115,8 @@ class Policy:
         return dataclasses.replace(self, **changes)
 
     def rule_for(self, tool: str | None, server: str | None = None) -> Rule | None:
-        """The first rule matching ``tool`` on ``server``, or None."""
-        if tool is None:
-            return None
-        return next((r for r in self.rules if r.matches(tool, server)), None)
+        """The first rule matching ``tool`` on ``server`` (an unnamed tool matches only ``"*"``), or None."""
+        return next((r for r in self.rules if r.matches(tool or "", server)), None)
 
     def budget_for(self, tool: str | None, server: str | None = None) -> int:
         """The token budget for one tool: its rule's budget when set, else the policy's."""

@@ -1,0 +1,139 @@
+"""The core's promises, checked on every recorded payload at the budgets users pick most."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hostshape import Policy, Rule, shape
+from hostshape.examples import payload_names, payload_text
+from hostshape.records import find_records, primary_key
+from hostshape.tokens import count_tokens
+
+BUDGETS = (2000, 4000, 8000)
+JSON_FILES = [n for n in payload_names() if n.endswith(".json")]
+
+
+def _policy(tmp_path, budget: int, **kw) -> Policy:  # type: ignore[no-untyped-def]
+    return Policy(budget=budget, spill_dir=tmp_path / "spill", **kw)
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("name", payload_names())
+def test_every_output_fits_and_stays_json_and_is_deterministic(tmp_path, name: str, budget: int) -> None:
+    policy = _policy(tmp_path, budget)
+    first = shape(payload_text(name), policy=policy, tool=name)
+    second = shape(payload_text(name), policy=policy, tool=name)
+    assert count_tokens(first.text) <= budget
+    assert first.text == second.text
+    if name.endswith(".json"):
+        json.loads(first.text)
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+@pytest.mark.parametrize("name", JSON_FILES)
+def test_every_record_identifier_survives(tmp_path, name: str, budget: int) -> None:
+    original = json.loads(payload_text(name))
+    found = find_records(original)
+    if found is None:  # a single object (file contents): no records to keep
+        return
+    records = found[1]
+    key = primary_key(records)
+    text = shape(payload_text(name), policy=_policy(tmp_path, budget), tool=name).text
+    if key is None or len(records) < 2:
+        return
+    shown = json.loads(text)
+    index = shown.get("_index", {}) if isinstance(shown, dict) else {}
+    kept = {r.get(key) for r in _records_in(shown)} | {row[0] for row in index.get("rows", [])}
+    wanted = {r.get(key) for r in records}
+    recall = len(wanted & kept) / len(wanted)
+    assert recall >= (0.98 if budget >= 4000 else 0.5), (name, budget, recall)
+
+
+def _records_in(shown: dict | list) -> list[dict]:  # type: ignore[type-arg]
+    if isinstance(shown, list):
+        return shown
+    found = find_records({k: v for k, v in shown.items() if k not in ("_hostshape", "_index")})
+    return [r for r in (found[1] if found else []) if isinstance(r, dict)]
+
+
+def test_pull_requests_come_back_whole_with_zero_configuration(tmp_path) -> None:
+    raw = payload_text("gh_pulls_list.json")
+    assert count_tokens(raw) == 54552
+    result = shape(raw, policy=_policy(tmp_path, 4000), tool="list_pull_requests")
+    assert result.tokens < 4000
+    pulls = json.loads(result.text)["items"]
+    originals = json.loads(raw)
+    assert len(pulls) == len(originals) == 11
+    for shaped, original in zip(pulls, originals):
+        assert shaped["number"] == original["number"]
+        assert shaped["title"] == original["title"]
+        assert shaped["state"] == original["state"]
+        assert shaped["user"] == original["user"]["login"]
+        assert shaped["head"] == original["head"]["ref"]
+        assert shaped["base"] == original["base"]["ref"]
+
+
+def test_under_budget_results_pass_through_untouched(tmp_path) -> None:
+    raw = payload_text("octokit_issues_page1.json")
+    result = shape(raw, policy=_policy(tmp_path, 4000))
+    assert not result.changed
+    assert result.text == raw
+    assert result.handle is None
+
+
+def test_whole_records_first_then_an_index_of_every_other_record(tmp_path) -> None:
+    result = shape(payload_text("gh_issues_list.json"), policy=_policy(tmp_path, 4000), tool="list_issues")
+    shown = json.loads(result.text)
+    env = shown["_hostshape"]
+    assert env["truncated"] is True
+    assert env["returned"] + env["listed"] == env["total"] == 50
+    assert shown["_index"]["fields"][0] == "number"
+    assert result.truncated and result.handle and result.path
+
+
+def test_nothing_matched_reads_differently_from_cut_by_budget(tmp_path) -> None:
+    policy = _policy(tmp_path, 4000, rules=(Rule(tool="list_pull_requests", jmespath="[?state=='merged']"),))
+    result = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_pull_requests")
+    env = json.loads(result.text)["_hostshape"]
+    assert env["matched"] is False and env["truncated"] is False
+
+
+def test_a_jmespath_rule_projects_its_tool_only(tmp_path) -> None:
+    rule = Rule(tool="list_pull_*", jmespath="[].{number: number, author: user.login}")
+    policy = _policy(tmp_path, 4000, rules=(rule,))
+    result = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_pull_requests")
+    assert json.loads(result.text)["items"][0] == {"number": 1033, "author": "viktor-zinchenko"}
+    other = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_commits")
+    assert "author" not in json.loads(other.text)["items"][0]
+
+
+def test_a_field_rule_keeps_dotted_fields_with_renames(tmp_path) -> None:
+    rule = Rule(tool="*", fields=("number", "user.login"), rename={"user.login": "author"})
+    result = shape(payload_text("gh_pulls_list.json"), policy=_policy(tmp_path, 4000, rules=(rule,)))
+    shown = json.loads(result.text)
+    assert shown["items"][0] == {"number": 1033, "author": "viktor-zinchenko"}
+    assert "body" in shown["_hostshape"]["omitted"]
+
+
+def test_prose_is_cut_at_a_line_and_says_where(tmp_path) -> None:
+    result = shape(payload_text("awesome_python_README.md"), policy=_policy(tmp_path, 2000))
+    body, _, last = result.text.rpartition("\n")
+    assert last.startswith("[hostshape] truncated: lines 1-")
+    assert payload_text("awesome_python_README.md").startswith(body.rstrip()[:1000])
+
+
+def test_a_safety_factor_leaves_room_for_larger_tokenizers(tmp_path) -> None:
+    result = shape(payload_text("gh_issues_list.json"), policy=_policy(tmp_path, 4000, safety_factor=1.3))
+    assert result.tokens * 1.3 <= 4000
+
+
+def test_cl100k_is_selectable(tmp_path) -> None:
+    result = shape(payload_text("gh_issues_list.json"), policy=_policy(tmp_path, 3000, encoding="cl100k_base"))
+    assert count_tokens(result.text, "cl100k_base") <= 3000
+
+
+def test_a_character_cap_holds_as_well_as_the_token_budget(tmp_path) -> None:
+    result = shape(payload_text("gh_search_issues.json"), policy=_policy(tmp_path, 20000, max_chars=10000))
+    assert len(result.text) <= 10000 and result.tokens <= 20000
