@@ -42,16 +42,16 @@ USER_POLICY_FILE = Path("hostshape") / "policy.toml"
 # of result inline; anything bigger it saves to a file and passes the path).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
-# Claude Code 2.1.332 (bundled with claude-agent-sdk 0.2.189) persists any tool result over 50,000 characters to a
-# file after the hook and shows the model a 2 KB preview (../shared/HOSTS.md); the fast path never skips a result
-# that long.
-CLAUDE_MAX_RESULT_CHARS = 50_000
+# The fast path never skips a result the Claude adapter would still reshape for length: Claude Code 2.1.332
+# persists any tool result over 50,000 characters after the hook and shows the model a 2 KB preview
+# (../shared/HOSTS.md), so the adapter caps its output at hostshape.adapters.claude.HOST_MAX_CHARS (49,000).
+FAST_PATH_MAX_CHARS = 49_000
 
-# Texts Claude Code puts in place of an over-limit result; the fast path must hand these to the adapter however
-# small they are. Observed in the bundled CLI 2.1.332: "Error: result (...) exceeds maximum allowed tokens. Output
-# has been saved to <path>." and, with ENABLE_MCP_LARGE_OUTPUT_FILES=false, "... token limit]\n\nThe tool output
-# was truncated. ...".
-_HOST_NOTICES = ("maximum allowed tokens", "tool output was truncated")
+# Texts Claude Code puts in place of an over-limit result, seen in the bundled CLI 2.1.332: "Error: result (...)
+# exceeds maximum allowed tokens. Output has been saved to <path>." (or "Failed to save output to file"), and with
+# ENABLE_MCP_LARGE_OUTPUT_FILES=false "[OUTPUT TRUNCATED - exceeded N token limit] ... The tool output was
+# truncated." The fast path hands these to the adapter however small they are.
+_HOST_NOTICES = ("maximum allowed tokens", "OUTPUT TRUNCATED", "tool output was truncated", "persist byte limit")
 
 USAGE = """usage: hostshape hook claude-code [--policy FILE]
 
@@ -192,7 +192,8 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
     if not isinstance(tool_name, str) or not tool_name.startswith("mcp__"):
         return None  # updatedMCPToolOutput only applies to MCP tools
     policy = _load_policy(policy_path)
-    if event == "PostToolUse" and _obviously_fits(data.get("tool_response"), tool_name, policy):
+    # PostToolUse carries the result in tool_response; PostToolUseFailure the error text in error.
+    if _obviously_fits(data.get("tool_response" if event == "PostToolUse" else "error"), tool_name, policy):
         return None
     import contextlib
 
@@ -229,7 +230,7 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     limit = policy.budget_for(tool, server) / policy.safety_factor
     if policy.max_chars is not None:
         limit = min(limit, policy.max_chars)
-    if size > min(limit, CLAUDE_MAX_RESULT_CHARS):
+    if size > min(limit, FAST_PATH_MAX_CHARS):
         return False
     return not any(notice in t for t in texts for notice in _HOST_NOTICES)
 

@@ -1,0 +1,271 @@
+"""``hostshape hook claude-code``: the command hook, with the real bundled Claude Code CLI, offline.
+
+Host tests configure the hook as a COMMAND in a settings file (not an SDK callback), run the bundled CLI through
+``claude_agent_sdk.query`` against the scripted loopback Messages API, and assert on the tool_result the loopback
+model actually received, counted with o200k. Unit tests run ``python -m hostshape.hook`` as a subprocess, as Claude
+Code does, for the promises about stdin, stdout and the exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hostshape.hook as hook
+from hostshape.examples import payload_text
+from hostshape.tokens import count_tokens
+
+REPO_ROOT = Path(hook.__file__).resolve().parents[1]
+PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
+HOST_NOTICE = "exceeds maximum allowed tokens"
+BUDGET = 4000
+
+
+def hook_env(**extra: str) -> dict[str, str]:
+    """The environment a hook command runs in: hostshape importable as the package in this checkout."""
+    path = os.pathsep.join(p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, **extra}
+
+
+def hook_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hostshape.hook", "claude-code", *args]
+
+
+def run_hook(stdin: bytes | str, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    full_env = {**os.environ, **hook_env(**env)}
+    return subprocess.run(hook_command(*args), input=data, capture_output=True, cwd=cwd, env=full_env, timeout=60)
+
+
+def write_policy(path: Path, spill_dir: Path, budget: int = BUDGET) -> Path:
+    path.write_text(f'budget = {budget}\n[spill]\ndir = "{spill_dir.as_posix()}"\n', encoding="utf-8")
+    return path
+
+
+def post_tool_use(tool_response: Any, tool: str = "mcp__corpus__list_issues_small", **extra: Any) -> str:
+    return json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": "/nonexistent/s.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "PostToolUse",
+            "tool_name": tool,
+            "tool_input": {},
+            "tool_response": tool_response,
+            "tool_use_id": "toolu_1",
+            **extra,
+        }
+    )
+
+
+# -- stdin, stdout, exit status -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"",
+        b"not json",
+        b'{"hook_event_name": "PostToolUse", "tool_name": "mcp__corpus__x", "tool_respo',
+        b"[1, 2, 3]",
+        b"\xff\xfe\x00garbage",
+        b'{"hook_event_name": "PostToolUse"}',
+        b'{"hook_event_name": "PreToolUse", "tool_name": "mcp__corpus__x", "tool_input": {}}',
+        post_tool_use("x" * 100_000, tool="Bash").encode(),
+    ],
+    ids=["empty", "not-json", "cut-json", "array", "not-utf8", "no-tool", "other-event", "not-mcp"],
+)
+def test_malformed_or_foreign_input_gets_no_output_and_exit_0(stdin: bytes, tmp_path: Path) -> None:
+    proc = run_hook(stdin, cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b""
+
+
+def test_result_within_budget_exits_without_loading_the_tokenizer(tmp_path: Path) -> None:
+    probe = (
+        "import io, sys\n"
+        "from hostshape.hook import main\n"
+        f"code = main(['claude-code'], stdin=io.BytesIO({post_tool_use('small result ' * 50)!r}.encode()),"
+        " stdout=sys.stdout)\n"
+        "import hostshape.tokens as t\n"
+        "print(code, 'hostshape.adapters.claude' in sys.modules, t._load.cache_info().currsize, file=sys.stderr)\n"
+    )
+    env = {**os.environ, **hook_env(XDG_CONFIG_HOME=str(tmp_path))}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, cwd=tmp_path, env=env, timeout=60)
+    assert proc.stdout == b""
+    assert proc.stderr.decode().split()[-3:] == ["0", "False", "0"], proc.stderr
+
+
+def test_overflow_notice_is_never_skipped_however_small() -> None:
+    from hostshape.policy import Policy
+
+    notice = "Error: result (209,154 characters) exceeds maximum allowed tokens. Output has been saved to /x.txt."
+    assert not hook._obviously_fits(notice, "mcp__corpus__x", Policy())
+    assert hook._obviously_fits("a short answer", "mcp__corpus__x", Policy())
+    assert not hook._obviously_fits([{"type": "image", "data": "AAAA", "mimeType": "image/png"}], "mcp__c__x", Policy())
+
+
+def test_a_configured_projection_is_never_skipped() -> None:
+    from hostshape.policy import Policy, Rule
+
+    policy = Policy(rules=(Rule(tool="x", fields=("id",)),))
+    assert not hook._obviously_fits('[{"id": 1, "body": "b"}]', "mcp__corpus__x", policy)
+
+
+def test_result_over_budget_is_shaped_and_one_that_fits_is_left_alone(tmp_path: Path) -> None:
+    # octokit_issues_page1.json: 9,101 bytes, 2,741 tokens. Over 4,000 bytes, so the tokenizer decides: it fits
+    # 4,000 tokens (no output), not 1,000 (shaped output within 1,000 tokens).
+    stdin = post_tool_use(json.dumps({"result": payload_text("octokit_issues_page1.json")}))
+    fits = write_policy(tmp_path / "fits.toml", tmp_path / "spill", budget=4000)
+    proc = run_hook(stdin, "--policy", str(fits), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert (proc.returncode, proc.stdout) == (0, b""), proc.stderr
+    tight = write_policy(tmp_path / "tight.toml", tmp_path / "spill", budget=1000)
+    proc = run_hook(stdin, "--policy", str(tight), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUse"
+    assert is_shaped(out["updatedMCPToolOutput"])
+    assert count_tokens(out["updatedMCPToolOutput"]) <= 1000
+
+
+def test_bad_policy_file_exits_1_without_output(tmp_path: Path) -> None:
+    bad = tmp_path / "policy.toml"
+    bad.write_text("budget = 'lots'\nmystery = 1\n", encoding="utf-8")
+    proc = run_hook(post_tool_use("x" * 10_000), "--policy", str(bad), cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    assert str(bad) in proc.stderr.decode()
+
+
+def test_usage_errors_never_exit_2(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hostshape.hook", "vscode"], capture_output=True, cwd=tmp_path,
+        env={**os.environ, **hook_env()}, timeout=60,
+    )
+    assert proc.returncode == 1 and proc.stdout == b"" and b"usage" in proc.stderr
+
+
+def test_a_fault_in_the_adapter_leaves_the_result_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import io
+
+    import hostshape.adapters.claude as adapter
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(adapter, "shape_hook_input", boom)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert hook.main(["claude-code"], stdin=io.StringIO(post_tool_use("x" * 20_000)), stdout=out) == 0
+    assert out.getvalue() == ""
+
+
+def test_nothing_but_hook_json_reaches_stdout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import io
+
+    import hostshape.adapters.claude as adapter
+
+    def noisy(input_data: Any, policy: Any) -> dict[str, Any]:
+        print("a stray print inside the library")
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": "shaped"}}
+
+    monkeypatch.setattr(adapter, "shape_hook_input", noisy)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert hook.main(["claude-code"], stdin=io.StringIO(post_tool_use("x" * 20_000)), stdout=out) == 0
+    assert json.loads(out.getvalue())["hookSpecificOutput"]["updatedMCPToolOutput"] == "shaped"
+
+
+def test_policy_lookup_order(tmp_path: Path) -> None:
+    project, xdg = tmp_path / "project", tmp_path / "xdg"
+    env = {"CLAUDE_PROJECT_DIR": str(project), "XDG_CONFIG_HOME": str(xdg)}
+    assert hook.policy_candidates(env) == [project / ".hostshape.toml", xdg / "hostshape" / "policy.toml"]
+    assert hook.find_policy_file(env) is None
+    (xdg / "hostshape").mkdir(parents=True)
+    write_policy(xdg / "hostshape" / "policy.toml", tmp_path)
+    assert hook.find_policy_file(env) == xdg / "hostshape" / "policy.toml"
+    project.mkdir()
+    write_policy(project / ".hostshape.toml", tmp_path)
+    assert hook.find_policy_file(env) == project / ".hostshape.toml"
+    assert hook.policy_candidates({"XDG_CONFIG_HOME": "relative"})[1] == Path.home() / ".config/hostshape/policy.toml"
+
+
+# -- the real CLI, with the hook in a settings file ----------------------------------------------------------------
+async def run_claude_code(tool: str, root: Path, hook_args: tuple[str, ...] = ()) -> dict[str, Any]:
+    """One offline CLI run where the scripted model calls ``tool``; the only hook is the command in settings.json."""
+    pytest.importorskip("claude_agent_sdk")
+    from claude_agent_sdk import ClaudeAgentOptions, query
+
+    from hostshape.testing import mcp_server_command
+    from hostshape.testing.anthropic_server import AnthropicServer, ToolUse
+    from hostshape.testing.claude import SERVER, offline_env
+
+    config_dir, cwd = root / "config", root / "cwd"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    command = shlex.join(hook_command(*hook_args))
+    matcher = [{"matcher": "mcp__.*", "hooks": [{"type": "command", "command": command, "timeout": 60}]}]
+    settings = root / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PostToolUse": matcher, "PostToolUseFailure": matcher}}), "utf-8")
+    stderr: list[str] = []
+    with AnthropicServer([ToolUse(f"mcp__{SERVER}__{tool}", {})]) as server:
+        mcp = mcp_server_command()
+        options = ClaudeAgentOptions(
+            env={**offline_env(server.base_url, config_dir), **hook_env(XDG_CONFIG_HOME=str(root / "xdg"))},
+            cwd=str(cwd),
+            setting_sources=[],
+            settings=str(settings),
+            mcp_servers={SERVER: {"type": "stdio", "command": mcp[0], "args": mcp[1:]}},
+            allowed_tools=[f"mcp__{SERVER}"],
+            max_turns=3,
+            stderr=stderr.append,
+        )
+        async for _ in query(prompt="Use the tool.", options=options):
+            pass
+        results = server.tool_results()
+    saved = sorted(config_dir.glob("projects/*/*/tool-results/*"))
+    return {"received": results[0] if results else "", "saved": saved, "stderr": stderr}
+
+
+def is_shaped(text: str) -> bool:
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return "[hostshape]" in text
+    return isinstance(doc, dict) and next(iter(doc), None) == "_hostshape"
+
+
+@pytest.mark.host
+async def test_result_under_the_host_limit_is_shaped(tmp_path: Path) -> None:
+    # get_pull_request_files: 16,833 o200k tokens, under Claude Code's 25,000 but over the 4,000 budget. The policy
+    # comes from .hostshape.toml in the project directory (Claude Code sets CLAUDE_PROJECT_DIR for hooks).
+    (tmp_path / "cwd").mkdir()
+    write_policy(tmp_path / "cwd" / ".hostshape.toml", tmp_path / "spill")
+    run = await run_claude_code("get_pull_request_files", tmp_path)
+    received = run["received"]
+    assert received and received != payload_text("gh_pull_files_patches.json")
+    assert is_shaped(received), received[:300]
+    assert count_tokens(received) <= BUDGET
+    assert list((tmp_path / "spill").iterdir()), "the full original was spilled where the project policy says"
+
+
+@pytest.mark.host
+async def test_result_over_the_host_limit_is_rescued_from_the_saved_file(tmp_path: Path) -> None:
+    # list_pull_requests: 54,552 tokens, over the default MAX_MCP_OUTPUT_TOKENS of 25,000: Claude Code saves it to a
+    # file and hands the hook only a notice; the hook reads the file and the model gets the shaped full result.
+    policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
+    run = await run_claude_code("list_pull_requests", tmp_path, ("--policy", str(policy)))
+    received = run["received"]
+    assert run["saved"], "Claude Code saved the over-limit result to its tool-results folder"
+    assert HOST_NOTICE not in received
+    assert is_shaped(received), received[:300]
+    assert count_tokens(received) <= BUDGET
+    missing = [n for n in PR_NUMBERS if str(n) not in received]
+    assert not missing, f"PR numbers missing from the shaped result: {missing}"
