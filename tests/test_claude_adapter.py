@@ -1,0 +1,336 @@
+"""The Claude Agent SDK adapter with the real bundled Claude Code CLI, offline.
+
+Host tests drive ``claude_agent_sdk.query`` against a scripted loopback Messages API and the example stdio MCP
+server; every assertion is about the tool_result the loopback model actually received, counted with o200k. Unit
+tests cover the saved-file checks of the overflow rescue and the framework-neutral hook function.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("claude_agent_sdk")
+
+from hostshape import Policy  # noqa: E402
+from hostshape.adapters import claude as adapter  # noqa: E402
+from hostshape.examples import payload_text  # noqa: E402
+from hostshape.testing.anthropic_server import AnthropicServer, Text, ToolUse  # noqa: E402
+from hostshape.testing.claude import run  # noqa: E402
+from hostshape.tokens import count_tokens  # noqa: E402
+
+PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
+ISSUE_NUMBERS = [i["number"] for i in json.loads(payload_text("octokit_issues_page1.json"))]
+HOST_NOTICE = "exceeds maximum allowed tokens"
+
+
+@pytest.fixture
+def policy(tmp_path: Path) -> Policy:
+    return Policy(budget=4000, spill_dir=tmp_path / "spill")
+
+
+def is_shaped(text: str) -> bool:
+    """The text carries hostshape's envelope (JSON first key, or a [hostshape] line)."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return "[hostshape]" in text
+    return isinstance(doc, dict) and next(iter(doc), None) == "_hostshape"
+
+
+def envelope_of(text: str) -> dict[str, str]:
+    """handle / next cursor from a JSON envelope or a text envelope line."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        line = next(ln for ln in reversed(text.splitlines()) if ln.startswith("[hostshape]"))
+        return {k: v for k, v in re.findall(r"\b(handle|next)=(\S+)", line)}
+    env = doc["_hostshape"]
+    return {k: env[k] for k in ("handle", "next") if k in env}
+
+
+# -- the real CLI ---------------------------------------------------------------------------------------------------
+@pytest.mark.host
+async def test_under_limit_result_is_replaced(tmp_path: Path) -> None:
+    policy = Policy(budget=1000, spill_dir=tmp_path / "spill")
+    without = await run("list_issues_small", policy=None)
+    assert count_tokens(without.received) > 2000  # under the host's 25,000 limit: Claude Code passes it whole
+
+    shaped = await run("list_issues_small", policy=policy)
+    assert shaped.extra["hook_inputs"][0]["tool_response"] == without.extra["hook_inputs"][0]["tool_response"]
+    assert shaped.received != without.received
+    assert is_shaped(shaped.received)
+    assert count_tokens(shaped.received) <= 1000
+    for number in ISSUE_NUMBERS:
+        assert str(number) in shaped.received
+
+
+@pytest.mark.host
+async def test_overflow_is_rescued_from_the_saved_file(policy: Policy) -> None:
+    result = await run("list_pull_requests", policy=policy)
+    hook_saw = result.extra["hook_inputs"][0]["tool_response"]
+    assert isinstance(hook_saw, str) and HOST_NOTICE in hook_saw  # the limit ran before the hook
+    assert HOST_NOTICE not in result.received
+    assert is_shaped(result.received)
+    assert count_tokens(result.received) <= 4000
+    assert len(result.received) < 50_000
+    for number in PR_NUMBERS:
+        assert str(number) in result.received
+
+
+@pytest.mark.host
+async def test_without_hostshape_the_model_gets_the_overflow_notice() -> None:
+    result = await run("list_pull_requests", policy=None)
+    assert HOST_NOTICE in result.received
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("tool", ["fetch", "fetch_structured"])
+async def test_str_and_structured_tools_are_shaped(tool: str, policy: Policy) -> None:
+    result = await run(tool, policy=policy.replace(budget=2000), arguments={"name": "gh_pull_files_patches.json"})
+    hook_saw = result.extra["hook_inputs"][0]["tool_response"]
+    assert isinstance(hook_saw, str) and hook_saw.startswith('{"result":')  # FastMCP wrapper / structuredContent
+    assert is_shaped(result.received)
+    assert count_tokens(result.received) <= 2000
+    for record in json.loads(payload_text("gh_pull_files_patches.json")):
+        assert record["filename"] in result.received
+
+
+@pytest.mark.host
+async def test_host_truncation_is_stated(policy: Policy) -> None:
+    env = {"ENABLE_MCP_LARGE_OUTPUT_FILES": "false"}
+    result = await run("list_pull_requests", policy=policy, env=env)
+    assert "[OUTPUT TRUNCATED" in result.extra["hook_inputs"][0]["tool_response"]
+    assert result.received.startswith("[hostshape] Claude Code truncated this tool result")
+    assert "cannot be retrieved" in result.received
+    assert count_tokens(result.received) <= 4000
+    assert len(result.received) < 50_000
+
+
+@pytest.mark.host
+async def test_tool_error_passes_through_and_the_run_completes(policy: Policy) -> None:
+    result = await run("fail", policy=policy)
+    assert result.received == "Error executing tool fail: upstream API returned 502"
+    assert result.extra["tool_result_blocks"][0].get("is_error") is True
+    assert result.extra["hook_inputs"][0]["hook_event_name"] == "PostToolUseFailure"
+    assert type(result.extra["messages"][-1]).__name__ == "ResultMessage"
+    assert not result.extra["messages"][-1].is_error
+
+
+def _boom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("injected fault")
+
+
+@pytest.mark.host
+async def test_core_fault_leaves_the_result_and_the_run_completes(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("hostshape.pipeline.project", _boom)
+    with caplog.at_level(logging.WARNING, logger="hostshape"):
+        result = await run("list_issues_small", policy=policy.replace(budget=1000))  # over budget: project() runs
+    assert result.received == result.extra["hook_inputs"][0]["tool_response"]  # the host's own result
+    assert not is_shaped(result.received)
+    assert not result.extra["messages"][-1].is_error
+    assert any(r.exc_info and "injected fault" in str(r.exc_info[1]) for r in caplog.records)
+
+
+@pytest.mark.host
+async def test_core_fault_refuses_with_a_remedy_when_the_policy_says_so(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hostshape.pipeline.project", _boom)
+    result = await run("list_issues_small", policy=policy.replace(budget=1000, on_fault="refuse"))
+    assert result.received != result.extra["hook_inputs"][0]["tool_response"]
+    assert "withheld" in result.received and "on_fault='pass'" in result.received  # names the remedy
+    assert count_tokens(result.received) <= 1000
+    assert not result.extra["messages"][-1].is_error
+
+
+def page_numbers(text: str) -> list[int]:
+    """PR numbers of the records on one shaped page (not of the envelope's index of the rest)."""
+    doc = json.loads(text)
+    return [record["number"] for record in doc["items"]]
+
+
+@pytest.mark.host
+async def test_retrieval_round_trip_reads_the_next_page(tmp_path: Path) -> None:
+    policy = Policy(budget=1200, spill_dir=tmp_path / "spill")
+
+    def read_next(server: AnthropicServer) -> ToolUse:
+        found = envelope_of(server.tool_results()[0])
+        return ToolUse("mcp__hostshape__hostshape_read", {"handle": found["handle"], "cursor": found["next"]})
+
+    def foreign_cursor(server: AnthropicServer) -> ToolUse:
+        found = envelope_of(server.tool_results()[0])
+        args = {"handle": found["handle"], "cursor": found["next"], "query": "[].number"}
+        return ToolUse("mcp__hostshape__hostshape_read", args)
+
+    result = await run("list_pull_requests", policy=policy, script=[read_next, foreign_cursor])
+    first, page, rejected = result.extra["tool_results"]
+    assert "mcp__hostshape__hostshape_read" in first  # the envelope's hint names the tool the model can call
+    assert count_tokens(page) <= 1200
+    assert page_numbers(page) and not set(page_numbers(page)) & set(page_numbers(first))
+    assert rejected.startswith("[hostshape]") and "without query" in rejected  # the remedy
+    assert count_tokens(rejected) <= 1200
+
+
+@pytest.mark.host
+async def test_walking_every_page_returns_every_record_once(tmp_path: Path) -> None:
+    policy = Policy(budget=1200, spill_dir=tmp_path / "spill")
+
+    def follow(server: AnthropicServer) -> ToolUse | Text:
+        found = envelope_of(server.last_tool_result() or "")
+        if "next" not in found:
+            return Text("read it all")
+        return ToolUse("mcp__hostshape__hostshape_read", {"handle": found["handle"], "cursor": found["next"]})
+
+    result = await run("list_pull_requests", policy=policy, script=[follow] * 20)
+    pages = result.extra["tool_results"]
+    assert len(pages) > 2
+    assert all(count_tokens(p) <= 1200 for p in pages)
+    seen = [n for p in pages for n in page_numbers(p)]
+    assert sorted(seen) == sorted(PR_NUMBERS)
+
+
+# -- the saved-file rescue's checks -----------------------------------------------------------------------------------
+@pytest.fixture
+def session(tmp_path: Path) -> tuple[str, Path]:
+    """A transcript path and its session's tool-results folder, laid out as Claude Code 2.1.332 does."""
+    project = tmp_path / "config" / "projects" / "-tmp-cwd"
+    folder = project / "abc-session" / "tool-results"
+    folder.mkdir(parents=True)
+    transcript = project / "abc-session.jsonl"
+    transcript.write_text("")
+    return str(transcript), folder
+
+
+def test_rescue_reads_a_file_in_the_sessions_tool_results(session: tuple[str, Path]) -> None:
+    transcript, folder = session
+    saved = folder / "mcp-corpus-list-1.txt"
+    saved.write_text('{"result":"hello"}')
+    assert adapter.read_saved_result(str(saved), transcript) == '{"result":"hello"}'
+
+
+def test_rescue_does_not_read_outside_the_folder(session: tuple[str, Path], tmp_path: Path) -> None:
+    transcript, folder = session
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    assert adapter.read_saved_result(str(outside), transcript) is None
+    assert adapter.read_saved_result(str(folder / ".." / ".." / ".." / ".." / ".." / "secret.txt"), transcript) is None
+    assert adapter.read_saved_result("secret.txt", transcript) is None  # relative
+    assert adapter.read_saved_result(str(folder / "x.txt"), str(tmp_path / "other.jsonl")) is None  # other session
+    assert adapter.read_saved_result(str(folder / "x.txt"), "") is None
+
+
+def test_rescue_does_not_follow_symlinks(session: tuple[str, Path], tmp_path: Path) -> None:
+    transcript, folder = session
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    link = folder / "link.txt"
+    link.symlink_to(outside)
+    assert adapter.read_saved_result(str(link), transcript) is None
+    # a symlinked directory in place of a parent does not lead out either
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.txt").write_text("secret")
+    (folder / "sub").symlink_to(elsewhere)
+    assert adapter.read_saved_result(str(folder / "sub" / "x.txt"), transcript) is None
+
+
+def test_rescue_does_not_read_a_huge_file_or_a_non_file(session: tuple[str, Path]) -> None:
+    transcript, folder = session
+    big = folder / "big.txt"
+    big.write_bytes(b"x" * 2048)
+    assert adapter.read_saved_result(str(big), transcript, max_bytes=1024) is None
+    assert adapter.read_saved_result(str(big), transcript, max_bytes=4096) == "x" * 2048
+    (folder / "dir.txt").mkdir()
+    assert adapter.read_saved_result(str(folder / "dir.txt"), transcript) is None
+    fifo = folder / "fifo.txt"
+    os.mkfifo(fifo)
+    assert adapter.read_saved_result(str(fifo), transcript) is None  # returns at once, never blocks
+
+
+def test_an_unreadable_notice_is_left_as_the_host_made_it(policy: Policy, tmp_path: Path) -> None:
+    outside = tmp_path / "payload.txt"
+    outside.write_text(payload_text("gh_pulls_list.json"))
+    notice = (f"Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to "
+              f"{outside}.\nFormat: Plain text\n")
+    hook_input = _post_tool_use(notice, transcript=str(tmp_path / "s.jsonl"))
+    assert adapter.shape_hook_input(hook_input, policy) is None
+
+
+# -- the framework-neutral hook function ------------------------------------------------------------------------------
+def _post_tool_use(response: Any, *, tool: str = "mcp__corpus__list_pull_requests", transcript: str = "/x/s.jsonl"
+                   ) -> dict[str, Any]:
+    return {
+        "hook_event_name": "PostToolUse",
+        "session_id": "s",
+        "transcript_path": transcript,
+        "cwd": "/tmp",
+        "tool_name": tool,
+        "tool_input": {},
+        "tool_response": response,
+        "tool_use_id": "toolu_1",
+        "mcp_server": {"name": tool.split("__")[1] if tool.startswith("mcp__") else "", "source": "dynamic"},
+    }
+
+
+def test_hook_output_is_updated_mcp_tool_output_within_budget_and_host_chars(policy: Policy) -> None:
+    big = policy.replace(budget=60_000)  # a budget above the host's 50,000-character limit
+    raw = json.dumps({"result": payload_text("gh_pulls_list.json")}, separators=(",", ":"))
+    for p in (policy, big):
+        out = adapter.shape_hook_input(_post_tool_use(raw), p)
+        assert out is not None
+        text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+        assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+        assert text and len(text) <= adapter.HOST_MAX_CHARS
+        assert count_tokens(text) <= p.budget
+
+
+def test_hook_handles_content_block_lists(policy: Policy) -> None:
+    blocks = [{"type": "text", "text": payload_text("gh_pulls_list.json")}]
+    out = adapter.shape_hook_input(_post_tool_use(blocks), policy)
+    assert out is not None
+    assert count_tokens(out["hookSpecificOutput"]["updatedMCPToolOutput"]) <= 4000
+
+
+def test_hook_leaves_small_results_other_tools_and_other_events(policy: Policy) -> None:
+    assert adapter.shape_hook_input(_post_tool_use('{"result":"small"}'), policy) is None
+    assert adapter.shape_hook_input(_post_tool_use("x" * 100_000, tool="Bash"), policy) is None
+    retrieval = _post_tool_use("x" * 100_000, tool="mcp__hostshape__hostshape_read")
+    assert adapter.shape_hook_input(retrieval, policy) is None
+    assert adapter.shape_hook_input({"hook_event_name": "Stop"}, policy) is None
+
+
+def test_hook_never_raises_on_garbage(policy: Policy) -> None:
+    for junk in ({}, {"tool_response": object(), "tool_name": "mcp__a__b"}, {"tool_name": 3, "tool_response": 1},
+                 _post_tool_use(None), _post_tool_use({"content": "not a list"})):
+        adapter.shape_hook_input(junk, policy)  # no exception
+
+
+def test_failure_adds_context_only_when_the_error_is_over_budget(policy: Policy) -> None:
+    failure = {"hook_event_name": "PostToolUseFailure", "tool_name": "mcp__corpus__fail", "tool_input": {},
+               "error": "Error executing tool fail: upstream API returned 502", "is_interrupt": False}
+    assert adapter.shape_hook_input(failure, policy) is None
+    out = adapter.shape_hook_input(failure, policy.replace(budget=5))
+    assert out is not None
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    assert "additionalContext" in out["hookSpecificOutput"]
+
+
+def test_host_truncated_fastmcp_prefix_is_read_as_text(policy: Policy) -> None:
+    full = json.dumps({"result": payload_text("gh_pulls_list.json")}, separators=(",", ":"))
+    raw = full[:100_000] + ("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated. "
+                            "If this MCP server provides pagination or filtering tools, use them.")
+    out = adapter.shape_hook_input(_post_tool_use(raw), policy)
+    assert out is not None
+    text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert text.startswith("[hostshape] Claude Code truncated")
+    assert "OUTPUT TRUNCATED" not in text
+    assert count_tokens(text) <= 4000
