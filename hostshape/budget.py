@@ -11,6 +11,11 @@ from hostshape.tokens import encoding
 
 # The longest token of o200k_base and cl100k_base covers 128 bytes (checked in tests/test_tokens.py).
 MAX_TOKEN_CHARS = 128
+# Texts longer than this many characters per budget token are counted in chunks first. A chunk cut mid-word can
+# count a few tokens more than the same span inside the whole text: hence the margin per chunk (rejecting a text
+# that would just have fitted only means it gets shaped, and the shaped text fits too).
+PROBE_CHARS_PER_TOKEN = 4
+PROBE_MARGIN = 4
 
 
 @dataclass(frozen=True)
@@ -43,4 +48,17 @@ class Limit:
             return True
         if len(text) > self.tokens * MAX_TOKEN_CHARS:
             return False  # cannot fit, and tokenizing megabytes to learn that is the cost to avoid
+        if len(text) <= self.tokens * PROBE_CHARS_PER_TOKEN:
+            return self.count(text) <= self.tokens
+        return self._fits_by_chunks(text)
+
+    def _fits_by_chunks(self, text: str) -> bool:
+        """Count a long text chunk by chunk and stop as soon as it is certainly over: rejecting a long input
+        costs about one budget's worth of tokenizing, not the whole input."""
+        step = max(256, self.tokens * PROBE_CHARS_PER_TOKEN // 2)
+        total = 0
+        for chunk_number, start in enumerate(range(0, len(text), step), 1):
+            total += self.count(text[start : start + step])
+            if total > self.tokens + PROBE_MARGIN * chunk_number:
+                return False
         return self.count(text) <= self.tokens

@@ -53,6 +53,9 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
 
 @dataclass
 class _RecordFit:
+    """Choose how many whole records to show (and which to index) from exact per-piece token counts, then
+    render once and verify; a failed verification (tokens merging across joins) retries with one record fewer."""
+
     value: Any
     path: tuple[str, ...]
     records: list[Any]
@@ -67,94 +70,121 @@ class _RecordFit:
         rest = self.records[self.offset :]
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
-        full_costs = self._costs([dumps(r) for r in rest[: self.limit.tokens + 1]])
-        all_fit = len(full_costs) == len(rest) and sum(full_costs) <= self.limit.tokens
-        if all_fit:
-            attempt = self._attempt(rest, len(rest), None)
-            if attempt is not None:
-                return attempt
-        if self.index and isinstance(rest[0], dict):
-            for columns in self._index_columns(rest):
-                rows = [[r.get(c) if isinstance(r, dict) else r for c in columns] for r in rest]
-                row_costs = self._costs([dumps(row) for row in rows[: self.limit.tokens + 1]])
-                for k in self._candidates(full_costs, row_costs, len(rest)):
-                    attempt = self._attempt(rest, k, (columns, rows[k:]))
-                    if attempt is not None:
-                        return attempt
-        for k in range(min(len(full_costs), len(rest)), 0, -1):
-            if sum(full_costs[:k]) > self.limit.tokens:
-                continue
-            attempt = self._attempt(rest, k, None)
-            if attempt is not None:
-                return attempt
-        # Not even one whole record fits: shrink the first one to fit, with its envelope.
-        self.facts.truncated = True
-        self.facts.returned = 1
-        self.facts.next_offset = self.offset + 1 if len(rest) > 1 else None
-        self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
-        first = rest[0]
-        container = with_path(self.value, self.path, [first]) if self.path else first
-        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1)
-                          if len(rest) > 1 else None)
+        budget = self.limit.tokens - self._overhead(rest)
+        full = self._costs([dumps(r) for r in rest], budget)
+        plans = self._plans(rest, full, budget)
+        for k, index in plans:
+            while k > 0 or index is not None:
+                attempt = self._attempt(rest, k, index)
+                if attempt is not None:
+                    return attempt
+                if k > 0:
+                    k -= 1
+                    index = (index[0], [rows_of(r, index[0]) for r in rest[k:]]) if index else None
+                elif index is not None and len(index[1]) > 1:
+                    index = (index[0], index[1][: len(index[1]) * 3 // 4])
+                else:
+                    break
+        return self._shrunk_first(rest)
 
-    def _costs(self, texts: list[str]) -> list[int]:
+    def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
+        """(whole records, index) layouts to try, best first; each is costed only when reached."""
+        if len(full) == len(rest) and sum(full) <= budget:
+            yield len(rest), None
+            return
+        if self.index and isinstance(rest[0], dict):
+            for columns in _index_columns(rest):
+                rows = [rows_of(r, columns) for r in rest]
+                row_costs = self._costs([dumps(row) for row in rows], budget - _INDEX_HEADER)
+                if len(row_costs) == len(rows):
+                    k = _most_records(full, row_costs, budget - _INDEX_HEADER)
+                    yield k, (columns, rows[k:])
+                else:
+                    yield 0, (columns, rows[: max(1, len(row_costs) - 1)])
+        yield _most_records(full, [0] * len(rest), budget), None
+
+    def _overhead(self, rest: list[Any]) -> int:
+        """Tokens of everything but the records: envelope (with its longest values) and container."""
+        self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
+        self.facts.next_offset = self.offset
+        text = self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
+        return self.limit.count(text) + 2
+
+    def _costs(self, texts: list[str], budget: int) -> list[int]:
+        """Exact tokens (plus a separator) of each text, stopping once their sum exceeds ``budget``."""
         costs, total = [], 0
         for text in texts:
-            cost = (len(text) if self.limit.cheap_fit(text) and len(text) < 8 else self.limit.count(text)) + 1
+            cost = self.limit.count(text) + 1
             costs.append(cost)
             total += cost
-            if total > self.limit.tokens:
+            if total > budget:
                 break
         return costs
 
-    def _index_columns(self, rest: list[Any]) -> list[list[str]]:
-        key = primary_key(rest)
-        title = title_key(rest)
-        if key is None:
-            return []
-        wide = [key] + [c for c in (title, "state") if c and c != key and any(isinstance(r, dict) and c in r
-                                                                             for r in rest[:20])]
-        return [wide, [key]] if len(wide) > 1 else [[key]]
-
-    def _candidates(self, full: list[int], rows: list[int], n: int) -> list[int]:
-        """Numbers of whole records to try, largest first, whose estimated cost fits."""
-        if len(rows) < n and sum(rows) > self.limit.tokens:
-            # Not every row's cost was measured: the index alone cannot fit; list as many rows as fit.
-            return [0]
-        suffix = [0] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            suffix[i] = suffix[i + 1] + (rows[i] if i < len(rows) else rows[-1])
-        prefix, out = 0, []
-        for k in range(0, min(len(full), n) + 1):
-            if prefix + suffix[k] <= self.limit.tokens:
-                out.append(k)
-            if k < len(full):
-                prefix += full[k]
-        return sorted(out, reverse=True)[:4] or [0]
+    def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
+                dropped: int = 0) -> str:
+        out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
+        if dropped and index is not None:
+            out[KEY]["dropped"] = dropped
+        out.update(with_path(self.value, self.path, shown) if self.path else {"items": shown})
+        if index is not None and index[1]:
+            out["_index"] = {"fields": index[0], "rows": index[1]}
+        return dumps(out)
 
     def _attempt(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> Fitted | None:
         rows = index[1] if index else []
-        while True:
-            self.facts.returned = k
-            self.facts.listed = len(rows) if index else None
-            self.facts.truncated = k < len(rest)
-            dropped = len(rest) - k - len(rows)
-            self.facts.next_offset = self.offset + k if k < len(rest) else None
-            cursor = self.cursor(self.offset + k) if k < len(rest) else None
-            shown = rest[:k]
-            body = with_path(self.value, self.path, shown) if self.path else {"items": shown}
-            out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
-            if dropped and index:
-                out[KEY]["dropped"] = dropped
-            out.update(body if isinstance(body, dict) else {"items": body})
-            if index and rows:
-                out["_index"] = {"fields": index[0], "rows": rows}
-            text = dumps(out)
-            if self.limit.fits(text):
-                return Fitted(text, self.facts, "index" if index else "records")
-            if not index or k > 0 or len(rows) <= 1:
-                return None
-            rows = rows[: max(1, len(rows) * 3 // 4)]  # index alone is too long: list fewer rows
+        more = k < len(rest)
+        self.facts.returned = k
+        self.facts.listed = len(rows) if index else None
+        self.facts.truncated = more
+        self.facts.next_offset = self.offset + k if more else None
+        text = self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
+                            dropped=len(rest) - k - len(rows))
+        if self.limit.fits(text):
+            return Fitted(text, self.facts, "index" if index else "records")
+        return None
+
+    def _shrunk_first(self, rest: list[Any]) -> Fitted:
+        """Not even one whole record fits: shrink the first one to fit, with its envelope."""
+        self.facts.truncated = True
+        self.facts.returned = 1
+        self.facts.listed = None
+        more = len(rest) > 1
+        self.facts.next_offset = self.offset + 1 if more else None
+        self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
+        container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
+        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+
+
+_INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
+
+
+def rows_of(record: Any, columns: list[str]) -> list[Any]:
+    return [record.get(c) if isinstance(record, dict) else record for c in columns]
+
+
+def _index_columns(rest: list[Any]) -> list[list[str]]:
+    """Index layouts to try: identifier with title and state, then the identifier alone."""
+    key = primary_key(rest)
+    if key is None:
+        return []
+    extra = [c for c in (title_key(rest), "state") if c and c != key and any(isinstance(r, dict) and c in r
+                                                                            for r in rest[:20])]
+    return [[key, *extra], [key]] if extra else [[key]]
+
+
+def _most_records(full: list[int], rows: list[int], budget: int) -> int:
+    """The largest k such that k whole records plus index rows for the rest fit ``budget``."""
+    n = len(rows)
+    suffix = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + rows[i]
+    best, prefix = 0, 0
+    for k in range(1, min(len(full), n) + 1):
+        prefix += full[k - 1]
+        if prefix + suffix[k] <= budget:
+            best = k
+    return best
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:

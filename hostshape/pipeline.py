@@ -63,7 +63,7 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
         return done(payload.text, changed=False, strategy="passthrough")
     if payload.is_data and not configured:
         compact = dumps(payload.value)
-        if limit.fits(compact):
+        if len(compact) < len(payload.text) * 0.9 and limit.fits(compact):
             return done(compact, changed=True, strategy="compact")
 
     way = _way_back(payload, policy, tool, args)

@@ -41,8 +41,8 @@ class Shaped:
 
     @cached_property
     def tokens(self) -> int:
-        """Exact token count of ``text`` (counted on first access: a result that fits by its byte length is
-        never tokenized unless asked)."""
+        """Exact token count of ``text`` in ``encoding`` (counted on first access: a result that fits by its byte
+        length is never tokenized unless asked)."""
         from hostshape.tokens import count_tokens
 
         return count_tokens(self.text, self.encoding)
