@@ -109,6 +109,9 @@ async def test_host_truncation_is_stated(policy: Policy) -> None:
     assert "[OUTPUT TRUNCATED" in result.extra["hook_inputs"][0]["tool_response"]
     assert result.received.startswith("[hostshape] Claude Code truncated this tool result")
     assert "cannot be retrieved" in result.received
+    assert "records it delivered whole are below" in result.received
+    body = json.loads(result.received.split("\n", 1)[1])  # the records that arrived whole, shaped
+    assert [r["number"] for r in body["items"]] == PR_NUMBERS[: len(body["items"])]
     assert count_tokens(result.received) <= 4000
     assert len(result.received) < 50_000
 
@@ -334,3 +337,46 @@ def test_host_truncated_fastmcp_prefix_is_read_as_text(policy: Policy) -> None:
     assert text.startswith("[hostshape] Claude Code truncated")
     assert "OUTPUT TRUNCATED" not in text
     assert count_tokens(text) <= 4000
+
+
+def test_host_truncated_result_fits_even_a_tiny_budget(policy: Policy) -> None:
+    raw = "x " * 50_000 + "\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated."
+    for budget in (40, 120, 4000):
+        out = adapter.shape_hook_input(_post_tool_use(raw), policy.replace(budget=budget))
+        assert out is not None
+        text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+        assert text and count_tokens(text) <= budget
+
+
+def test_rescue_of_a_result_that_fits_hands_over_the_original(policy: Policy, session: tuple[str, Path]) -> None:
+    transcript, folder = session
+    saved = folder / "mcp-corpus-read-1.txt"
+    saved.write_text(json.dumps({"result": "a small original"}))
+    notice = (f"Error: result (30 characters) exceeds maximum allowed tokens. Output has been saved to {saved}.\n"
+              "Format: JSON with schema: {result: string}\n")
+    out = adapter.shape_hook_input(_post_tool_use(notice, transcript=transcript), policy)
+    assert out is not None
+    assert out["hookSpecificOutput"]["updatedMCPToolOutput"] == "a small original"
+
+
+def test_rescue_of_a_partly_saved_result_says_so(policy: Policy, session: tuple[str, Path]) -> None:
+    transcript, folder = session
+    saved = folder / "mcp-corpus-list-2.txt"
+    saved.write_text(payload_text("gh_pulls_list.json")[:150_000])
+    notice = (f"Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to {saved}.\n"
+              "Format: Plain text\nNote: the output exceeded the persist byte limit; the saved file contains only "
+              "the first 150 KB of it and may end mid-structure.\n")
+    out = adapter.shape_hook_input(_post_tool_use(notice, transcript=transcript), policy)
+    assert out is not None
+    text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert text.startswith("[hostshape] Claude Code saved only the first part")
+    assert count_tokens(text) <= 4000
+
+
+def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hostshape.adapters.claude._shaped_text", _boom)
+    for budget in (8, 4000):
+        out = adapter.shape_hook_input(_post_tool_use("x"), policy.replace(budget=budget, on_fault="refuse"))
+        assert out is not None
+        assert count_tokens(out["hookSpecificOutput"]["updatedMCPToolOutput"]) <= budget
+    assert adapter.shape_hook_input(_post_tool_use("x"), policy) is None  # on_fault="pass": leave it

@@ -160,8 +160,16 @@ def shape_hook_input(
     """
     try:
         event = input_data.get("hook_event_name")
-        if event == "PostToolUseFailure":
+    except Exception:  # not a mapping
+        logger.warning("hostshape ignored a Claude Code hook input that is not an object")
+        return None
+    if event == "PostToolUseFailure":
+        try:
             return _failure_output(input_data, policy)
+        except Exception:  # a hint is optional: on any fault, add nothing
+            logger.exception("hostshape failed on a PostToolUseFailure input")
+            return None
+    try:
         if event not in ("PostToolUse", None) or "tool_response" not in input_data:
             return None
         names = _tool_names(input_data)
@@ -256,47 +264,75 @@ def _rescue(
         logger.info("left Claude Code's overflow notice: saved file %r is not readable here", saved.group("path"))
         return None
     if _PARTIAL_SAVE in notice:  # the host saved only a prefix; say so like truncation mode
-        note = ("[hostshape] Claude Code saved only the first part of this result (persist byte limit); "
-                "what follows is shaped from that part.")
-        return _with_note(content, note, policy, kwargs)
+        notes = ("[hostshape] Claude Code saved only the first part of this result (its persist byte limit); "
+                 "what follows is shaped from that part, the rest was not kept.",
+                 "[hostshape] Claude Code kept only the first part of this result.")
+        return _with_note(content, notes, policy, kwargs)
     from hostshape import shape
 
     res = shape(content, policy=_host_policy(policy), **kwargs)
-    if res.fault is not None and not res.changed:
-        return None  # fail open: the host's notice stays
-    return _accept(res, policy, fallback=content)
+    # Even a result that fits must replace the notice: unchanged here means "the full original, unwrapped".
+    return _accept(res, policy, fits_is_replacement=True)
 
 
 def _host_truncated(raw: str, truncated: re.Match[str], policy: Policy, kwargs: dict[str, Any]) -> str | None:
     """Shape what Claude Code kept of a result it truncated, and say that it did."""
     limit = truncated.group("limit")
     kept = _unwrap_partial_result(raw[: truncated.start()])
-    note = (
+    records = _complete_records(kept)
+    what = f"; the {len(records):,} records it delivered whole are below" if records else ""
+    notes = (
         f"[hostshape] Claude Code truncated this tool result to its first {len(kept):,} characters before hostshape "
-        f"saw it (over its {limit}-token limit, with ENABLE_MCP_LARGE_OUTPUT_FILES=false); the rest was never "
-        "delivered and cannot be retrieved. Ask the tool for a narrower or paginated result, or enable large-output "
-        "files so hostshape can shape the full result."
+        f"saw it (over its {limit}-token limit, with ENABLE_MCP_LARGE_OUTPUT_FILES=false){what}. The rest was never "
+        "delivered and cannot be retrieved: ask the tool for a narrower or paginated result, or enable large-output "
+        "files so hostshape can shape the full result.",
+        "[hostshape] Claude Code truncated this result before hostshape saw it; the rest cannot be retrieved.",
     )
-    return _with_note(kept, note, policy, kwargs)
+    return _with_note(records if records else kept, notes, policy, kwargs)
 
 
-def _with_note(content: str, note: str, policy: Policy, kwargs: dict[str, Any]) -> str | None:
-    """``note`` on its own first line, then ``content`` shaped into what the budget leaves."""
+def _complete_records(text: str) -> list[Any] | None:
+    """The whole elements at the start of a cut JSON array (``[{...},{...},{..``), or None if it is not one."""
+    import json
+
+    if not text.lstrip().startswith("["):
+        return None
+    decoder = json.JSONDecoder()
+    pos, records = text.index("[") + 1, []
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        records.append(value)
+    return records or None
+
+
+def _with_note(content: Any, notes: tuple[str, ...], policy: Policy, kwargs: dict[str, Any]) -> str | None:
+    """The first of ``notes`` that leaves room, on its own first line, then ``content`` shaped into the rest.
+
+    With a budget too small for any note, ``content`` is shaped alone (the budget is the harder promise).
+    """
     from hostshape import shape
     from hostshape.tokens import count_tokens
 
     budget = policy.budget_for(kwargs.get("tool"), kwargs.get("server"))
-    note_tokens = math.ceil((count_tokens(note + "\n", policy.encoding)) * policy.safety_factor) + 1
-    if note_tokens >= budget:
-        return note[: max(1, HOST_MAX_CHARS)]
-    res = shape(content, policy=_host_policy(policy, reserve_tokens=note_tokens, reserve_chars=len(note) + 1),
-                **kwargs)
-    if res.fault is not None and not res.changed:
-        return None
-    body = res.text if res.changed else content
-    if not res.changed and (len(body) + len(note) + 1 > HOST_MAX_CHARS):
-        return None  # pragma: no cover - the core said it fits, which it must not here
-    return f"{note}\n{body}" if body else note
+    for note in notes:
+        # +1: the newline between note and body may merge differently with the body's first token.
+        reserve = math.ceil(count_tokens(note + "\n", policy.encoding) * policy.safety_factor) + 1
+        if reserve <= budget // 2:
+            break
+    else:
+        note, reserve = "", 0
+    res = shape(content, policy=_host_policy(policy, reserve_tokens=reserve, reserve_chars=len(note) + 1), **kwargs)
+    body = _accept(res, policy, fits_is_replacement=True)
+    if body is None or not note:
+        return body
+    return f"{note}\n{body}"
 
 
 def _unwrap_partial_result(prefix: str) -> str:
@@ -318,9 +354,18 @@ def _unwrap_partial_result(prefix: str) -> str:
     return prefix
 
 
-def _accept(res: Any, policy: Policy, fallback: str | None = None) -> str | None:
-    """The text to hand the host from a Shaped result, checked against the host's limits."""
-    text = res.text if res.changed else (fallback if res.fault is None else None)
+def _accept(res: Any, policy: Policy, *, fits_is_replacement: bool = False) -> str | None:
+    """The text to hand the host from a Shaped result, checked against the host's limits.
+
+    ``res.changed`` False means "keep the host's result" (it fits, or a fault with on_fault="pass"); where the
+    host's result is only a notice (``fits_is_replacement``) a result that fits is handed over as it is.
+    """
+    if res.changed:
+        text = res.text
+    elif res.fault is None and fits_is_replacement:
+        text = res.text
+    else:
+        return None
     if not text:
         return None
     if len(text) > HOST_MAX_CHARS:
@@ -331,13 +376,25 @@ def _accept(res: Any, policy: Policy, fallback: str | None = None) -> str | None
 
 
 def _refusal(policy: Policy, exc: BaseException) -> str | None:
-    """None (fail open) or a short refusal naming the remedy (fail closed), per ``policy.on_fault``."""
+    """None (fail open) or a short refusal naming the remedy (fail closed), per ``policy.on_fault``.
+
+    The refusal is the longest of three wordings that fits the smallest budget in the policy.
+    """
     if policy.on_fault != "refuse":
         return None
-    return (
+    from hostshape.tokens import count_tokens
+
+    wordings = (
         f"[hostshape] This tool result was withheld: hostshape failed to shape it ({type(exc).__name__}). "
-        "Retry the call with narrower arguments, or set on_fault='pass' to let unshaped results through."
+        "Retry the call with narrower arguments, or set on_fault='pass' to let unshaped results through.",
+        "[hostshape] result withheld (hostshape failed); retry with narrower arguments.",
+        "[hostshape] withheld",
     )
+    budget = min([policy.budget, *(r.budget for r in policy.rules if r.budget is not None)])
+    for text in wordings:
+        if count_tokens(text, policy.encoding) * policy.safety_factor <= budget:
+            return text
+    return wordings[-1]
 
 
 def _failure_output(input_data: Mapping[str, Any], policy: Policy) -> dict[str, Any] | None:
@@ -387,7 +444,12 @@ def hostshape_hooks(
         return out or {}
 
     async def post_tool_use_failure(input_data: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
-        return shape_hook_input(input_data, policy) or {}
+        try:
+            out = await anyio.to_thread.run_sync(lambda: shape_hook_input(input_data, policy))
+        except Exception:
+            logger.exception("hostshape PostToolUseFailure hook failed")
+            out = None
+        return out or {}
 
     return {
         "PostToolUse": [HookMatcher(matcher=matcher, hooks=[post_tool_use])],
