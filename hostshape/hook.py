@@ -8,12 +8,16 @@ they were over MAX_MCP_OUTPUT_TOKENS) and writes the hook output, or nothing whe
 is. It fires AFTER Claude Code's own size limit; tests/test_hook_command.py proves both the under-limit and the
 over-limit (rescue) case with the real CLI.
 
+``hostshape hook codex`` does the same for OpenAI's Codex CLI (checked with 0.171.0), which has no size limit of
+its own before the hook; because Codex rejects ``updatedMCPToolOutput``, the shaped text goes back as a PostToolUse
+block whose reason replaces the result (see ``_codex``).
+
 Contract:
 
 - Exit status 0 whatever arrives on stdin (empty, not JSON, not a hook input, an unexpected event); such input
-  gets no output. Only a usage error or a policy file that cannot be read exits 1, which Claude Code treats as a
+  gets no output. Only a usage error or a policy file that cannot be read exits 1, which both hosts treat as a
   non-blocking hook error (the tool result goes through unchanged and the user sees the message). Never exit 2:
-  for PostToolUse that would send stderr to the model.
+  for PostToolUse both hosts would send stderr to the model.
 - stdout carries nothing but one hook-output JSON object; diagnostics go to stderr (logger ``hostshape``).
 - Policy: ``--policy FILE``, else the first file found of ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (the current
   directory when that variable is unset), ``$XDG_CONFIG_HOME/hostshape/policy.toml`` (``~/.config/...`` when
@@ -34,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hostshape.policy import Policy
 
-HOSTS = ("claude-code",)
+HOSTS = ("claude-code", "codex")
 PROJECT_POLICY_FILE = ".hostshape.toml"
 USER_POLICY_FILE = Path("hostshape") / "policy.toml"
 
@@ -53,13 +57,21 @@ FAST_PATH_MAX_CHARS = 49_000
 # truncated." The fast path hands these to the adapter however small they are.
 _HOST_NOTICES = ("maximum allowed tokens", "OUTPUT TRUNCATED", "tool output was truncated", "persist byte limit")
 
-USAGE = """usage: hostshape hook claude-code [--policy FILE]
+USAGE = """usage: hostshape hook {claude-code,codex} [--policy FILE]
 
-Reads one Claude Code PostToolUse / PostToolUseFailure hook input (JSON) on stdin and writes the hook output
-(JSON) on stdout, or nothing when the tool result is left as it is. Configure it in settings.json:
+Reads one PostToolUse (Claude Code also: PostToolUseFailure) hook input (JSON) on stdin and writes the hook
+output (JSON) on stdout, or nothing when the tool result is left as it is. Claude Code, in settings.json:
 
   {"hooks": {"PostToolUse": [{"matcher": "mcp__.*",
      "hooks": [{"type": "command", "command": "hostshape hook claude-code"}]}]}}
+
+Codex, in config.toml:
+
+  [[hooks.PostToolUse]]
+  matcher = "mcp__.*"
+  [[hooks.PostToolUse.hooks]]
+  type = "command"
+  command = "hostshape hook codex"
 
 Policy: --policy FILE, else $CLAUDE_PROJECT_DIR/.hostshape.toml (or ./.hostshape.toml), else
 $XDG_CONFIG_HOME/hostshape/policy.toml (or ~/.config/hostshape/policy.toml), else the defaults.
@@ -185,39 +197,70 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
     if data is None:
         return None
     event = data.get("hook_event_name")
-    if event not in ("PostToolUse", "PostToolUseFailure"):
-        _log().info("event %r is not handled", event)
+    handled = ("PostToolUse", "PostToolUseFailure") if host == "claude-code" else ("PostToolUse",)
+    if event not in handled:
+        _log().info("event %r is not handled for %s", event, host)
         return None
     tool_name = data.get("tool_name")
     if not isinstance(tool_name, str) or not tool_name.startswith("mcp__"):
-        return None  # updatedMCPToolOutput only applies to MCP tools
+        return None  # only MCP tool results are reshaped
     policy = _load_policy(policy_path)
     # PostToolUse carries the result in tool_response; PostToolUseFailure the error text in error.
     if _obviously_fits(data.get("tool_response" if event == "PostToolUse" else "error"), tool_name, policy):
         return None
     import contextlib
 
-    from hostshape.adapters.claude import shape_hook_input
-
     _log()  # route the adapter's and the core's log records to stderr
     with contextlib.redirect_stdout(sys.stderr):  # nothing the library prints may corrupt the hook output
-        output = shape_hook_input(data, policy)
+        output = _claude_code(data, policy) if host == "claude-code" else _codex(data, tool_name, policy)
     return output if isinstance(output, dict) and output else None
+
+
+def _claude_code(data: dict[str, Any], policy: Policy) -> dict[str, Any] | None:
+    from hostshape.adapters.claude import shape_hook_input
+
+    return shape_hook_input(data, policy)
+
+
+def _codex(data: dict[str, Any], tool_name: str, policy: Policy) -> dict[str, Any] | None:
+    """Codex: the shaped text as a PostToolUse ``decision: "block"`` whose ``reason`` replaces the result.
+
+    Codex 0.171.0 parses ``updatedMCPToolOutput`` but rejects it at run time ("PostToolUse hook returned unsupported
+    updatedMCPToolOutput", codex-rs/hooks/src/engine/output_parser.rs; the hook is marked Failed and the original
+    result goes to the model). A PostToolUse block "rejects the result, not the already-completed tool execution":
+    Codex sends ``reason`` to the model as the function_call_output in place of the result and the turn goes on
+    (observed with a loopback Responses API; tests/test_hook_command.py::test_codex_result_is_shaped). Codex hands
+    the hook the whole CallToolResult (content, structuredContent, isError) and has no size limit of its own before
+    the hook, so there is nothing to rescue.
+    """
+    from hostshape import shape
+    from hostshape.policy import split_tool_name
+
+    server, tool = split_tool_name(tool_name)
+    args = data.get("tool_input")
+    res = shape(data.get("tool_response"), policy=policy, tool=tool, server=server,
+                args=args if isinstance(args, dict) else None)
+    if not res.changed or not res.text.strip():  # Codex rejects a block without a non-empty reason
+        return None
+    return {"decision": "block", "reason": res.text}
 
 
 def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     """True when the result certainly fits the budget and no rule reshapes it: no tokenizer needed.
 
-    Sound because every o200k/cl100k token encodes at least one byte, so ``tokens <= utf8_bytes``; the bytes of
-    the JSON-quoted text are an upper bound on what the model reads. Anything that is not plain text (images,
-    resources, unknown shapes) and the host's own over-limit notices go to the adapter.
+    Sound because every o200k/cl100k token encodes at least one byte, so ``tokens <= utf8_bytes``, and the bytes
+    measured are an upper bound on what the model reads: the text itself (Claude Code: a string or text blocks), or
+    the whole CallToolResult serialised (Codex: text blocks plus structuredContent). Anything that is not plain text
+    (images, resources, unknown shapes) and the host's own over-limit notices go to the adapter.
     """
     if isinstance(response, str):
         texts = [response]
-    elif isinstance(response, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in response
-    ):
+    elif _all_text_blocks(response):
         texts = [b["text"] for b in response]
+    elif isinstance(response, dict) and _all_text_blocks(response.get("content")):
+        import json
+
+        texts = [json.dumps(response, ensure_ascii=False)]
     else:
         return False
     from hostshape.policy import split_tool_name
@@ -233,6 +276,12 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     if size > min(limit, FAST_PATH_MAX_CHARS):
         return False
     return not any(notice in t for t in texts for notice in _HOST_NOTICES)
+
+
+def _all_text_blocks(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in value
+    )
 
 
 def _write(stdout: IO[Any], output: dict[str, Any]) -> None:

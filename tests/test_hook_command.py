@@ -20,6 +20,7 @@ import pytest
 
 import hostshape.hook as hook
 from hostshape.examples import payload_text
+from hostshape.testing import mcp_server_command
 from hostshape.tokens import count_tokens
 
 REPO_ROOT = Path(hook.__file__).resolve().parents[1]
@@ -203,7 +204,6 @@ async def run_claude_code(tool: str, root: Path, hook_args: tuple[str, ...] = ()
     pytest.importorskip("claude_agent_sdk")
     from claude_agent_sdk import ClaudeAgentOptions, query
 
-    from hostshape.testing import mcp_server_command
     from hostshape.testing.anthropic_server import AnthropicServer, ToolUse
     from hostshape.testing.claude import SERVER, offline_env
 
@@ -269,3 +269,171 @@ async def test_result_over_the_host_limit_is_rescued_from_the_saved_file(tmp_pat
     assert count_tokens(received) <= BUDGET
     missing = [n for n in PR_NUMBERS if str(n) not in received]
     assert not missing, f"PR numbers missing from the shaped result: {missing}"
+
+
+# -- Codex ----------------------------------------------------------------------------------------------------------
+# OpenAI's Codex CLI is an npm package, not a Python dependency: these tests run when HOSTSHAPE_CODEX_BIN names its
+# binary (or `codex` is on PATH), e.g. after `npm install --prefix /tmp/codex @openai/codex@0.171.0`.
+def codex_binary() -> str | None:
+    import shutil
+
+    return os.environ.get("HOSTSHAPE_CODEX_BIN") or shutil.which("codex")
+
+
+def codex_input(tool_response: Any, tool: str = "mcp__corpus__list_pull_requests") -> str:
+    return json.dumps(
+        {
+            "session_id": "s", "turn_id": "t", "transcript_path": None, "cwd": "/tmp", "model": "m",
+            "permission_mode": "bypassPermissions", "hook_event_name": "PostToolUse", "tool_name": tool,
+            "tool_input": {}, "tool_response": tool_response, "tool_use_id": "call_1",
+        }
+    )
+
+
+def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path) -> None:
+    text = payload_text("gh_pulls_list.json")
+    big = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
+    policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)], input=codex_input(big).encode(),
+        capture_output=True, cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) == {"decision", "reason"} and out["decision"] == "block"
+    assert is_shaped(out["reason"]) and count_tokens(out["reason"]) <= BUDGET
+    small = {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"result": "ok"}, "isError": False}
+    proc = subprocess.run(
+        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)], input=codex_input(small).encode(),
+        capture_output=True, cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+    )
+    assert (proc.returncode, proc.stdout) == (0, b"")
+
+
+class ResponsesServer:
+    """A loopback OpenAI Responses API (streaming) that scripts Codex 0.171.0's model for one MCP tool call.
+
+    Codex defers MCP tools behind its client-side ``tool_search`` tool, so the script is: a ``tool_search_call``
+    for the tool, then a ``function_call`` in the namespace it returned (``mcp__<server>``), then a final message.
+    ``outputs`` records every ``function_call_output`` the model received.
+    """
+
+    def __init__(self, tool: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.namespace, _, self.tool = tool.rpartition("__")
+        self.outputs: list[str] = []
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                server.requests.append(body)
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                for event in server.events(body):
+                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> ResponsesServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def events(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        items = [i for i in body.get("input", []) if isinstance(i, dict)]
+        outputs = [i for i in items if i.get("type") == "function_call_output"]
+        n = len(self.requests)
+        if outputs:
+            output = outputs[-1].get("output")
+            self.outputs.append(output if isinstance(output, str) else json.dumps(output))
+            item: dict[str, Any] = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
+                                    "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+        elif any(i.get("type") == "tool_search_output" for i in items):
+            item = {"type": "function_call", "id": f"fc_{n}", "call_id": "call_1", "namespace": self.namespace,
+                    "name": self.tool, "arguments": "{}", "status": "completed"}
+        else:
+            item = {"type": "tool_search_call", "id": f"ts_{n}", "call_id": "ts_1", "execution": "client",
+                    "status": "completed", "arguments": {"query": self.tool}}
+        response = {"id": f"resp_{n}", "object": "response", "status": "completed", "output": [item],
+                    "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+                              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}
+        return [
+            {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
+            {"type": "response.output_item.added", "output_index": 0, "item": item},
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.completed", "response": response},
+        ]
+
+
+def run_codex(tool: str, root: Path, hook_args: tuple[str, ...] | None) -> str:
+    """One offline ``codex exec`` run; ``hook_args`` None runs Codex without the hook. Returns what the model got."""
+    binary = codex_binary()
+    if binary is None:
+        pytest.skip("Codex CLI not installed (set HOSTSHAPE_CODEX_BIN)")
+    home, cwd = root / "codex-home", root / "cwd"
+    home.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    mcp = mcp_server_command()
+    with ResponsesServer(f"mcp__corpus__{tool}") as server:
+        config = [
+            'model = "gpt-5.5"', 'model_provider = "loopback"', 'approval_policy = "never"',
+            'sandbox_mode = "danger-full-access"', "check_for_update_on_startup = false", "",
+            "[model_providers.loopback]", 'name = "loopback"', f'base_url = "{server.base_url}"',
+            'wire_api = "responses"', 'env_key = "HOSTSHAPE_LOOPBACK_KEY"', "supports_websockets = false",
+            "request_max_retries = 0", "stream_max_retries = 0", "",
+            "[mcp_servers.corpus]", f"command = {json.dumps(mcp[0])}", f"args = {json.dumps(mcp[1:])}",
+            'default_tools_approval_mode = "approve"', "required = true", "startup_timeout_sec = 60",
+        ]
+        if hook_args is not None:
+            command = shlex.join([sys.executable, "-m", "hostshape.hook", "codex", *hook_args])
+            config += ["", "[[hooks.PostToolUse]]", 'matcher = "mcp__.*"', "[[hooks.PostToolUse.hooks]]",
+                       'type = "command"', f"command = {json.dumps(command)}", "timeout = 60"]
+        (home / "config.toml").write_text("\n".join(config) + "\n", encoding="utf-8")
+        env = {**os.environ, **hook_env(XDG_CONFIG_HOME=str(root / "xdg")), "CODEX_HOME": str(home),
+               "HOSTSHAPE_LOOPBACK_KEY": "dummy"}
+        proc = subprocess.run(
+            [binary, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "Use the tool."],
+            cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=90,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+        assert server.outputs, proc.stderr.decode()[-2000:]
+        return server.outputs[0]
+
+
+@pytest.mark.host
+def test_codex_result_is_shaped(tmp_path: Path) -> None:
+    # list_pull_requests, 54,552 tokens. Codex hands the hook the whole CallToolResult; without the hook it cuts the
+    # middle out of the output itself. With it the model gets the shaped result as the block reason.
+    policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
+    received = run_codex("list_pull_requests", tmp_path, ("--policy", str(policy)))
+    assert is_shaped(received), received[:300]
+    assert count_tokens(received) <= BUDGET
+    missing = [n for n in PR_NUMBERS if str(n) not in received]
+    assert not missing, f"PR numbers missing from the shaped result: {missing}"
+
+
+@pytest.mark.host
+def test_codex_without_the_hook_gets_its_own_middle_truncation(tmp_path: Path) -> None:
+    received = run_codex("list_pull_requests", tmp_path, None)
+    assert "tokens truncated" in received and not is_shaped(received)
