@@ -57,6 +57,7 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
             budget=budget, truncated=bool(fitted and fitted.facts.truncated), strategy=strategy, tool=tool,
             server=server, handle=way.handle if way else None, path=way.path if way else None,
             is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
+            input_text=payload.text,
         )
 
     if (not configured or payload.is_error or not payload.is_data) and not payload.notes and limit.fits(payload.text):
@@ -116,7 +117,7 @@ def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: 
     if policy.on_fault == "pass":
         text = raw if isinstance(raw, str) else _best_effort_text(raw)
         return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
-                      truncated=False, strategy="fault", **common)  # type: ignore[arg-type]
+                      truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
     limit = Limit.of(policy, budget)
     refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: call "
                "the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")

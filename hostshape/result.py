@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 
@@ -38,6 +38,14 @@ class Shaped:
     fault: str | None = None
     elapsed_ms: float = 0.0
     encoding: str = "o200k_base"
+    input_text: str = field(default="", repr=False, compare=False)
+
+    @cached_property
+    def tokens_before(self) -> int:
+        """Exact token count of the unwrapped input (tokenizes the whole input: for telemetry, not the hot path)."""
+        from hostshape.tokens import count_tokens
+
+        return count_tokens(self.input_text, self.encoding)
 
     @cached_property
     def tokens(self) -> int:

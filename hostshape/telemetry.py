@@ -1,9 +1,13 @@
-"""Per-call size telemetry: a log record, span attributes when OpenTelemetry is present, and a summary.
+"""Per-call size telemetry: a log record, span attributes when OpenTelemetry is present, and a per-tool summary.
 
-Every shaped call is logged on the ``hostshape.telemetry`` logger (DEBUG) with tool, server, bytes before,
-tokens after, strategy, truncation and milliseconds. When ``opentelemetry-api`` is installed, the same facts are set
-as attributes on the current span (``gen_ai.tool.name`` from the OpenTelemetry GenAI conventions, the rest under
-``hostshape.*``). ``summary()`` gives count, p50, p95 and max per tool since start (or ``reset()``).
+Every shaped call is reported on the ``hostshape.telemetry`` logger (INFO) with tool, server, tokens before and
+after, strategy, truncation and milliseconds. When ``opentelemetry-api`` is installed and a span is recording, the
+same facts are set on it: ``gen_ai.tool.name`` and ``gen_ai.operation.name`` from the OpenTelemetry GenAI semantic
+conventions, the rest as ``hostshape.*``. ``collect()`` starts an in-memory summary (count, p50, p95 and max of
+tokens before and after, per tool), read with ``summary()``.
+
+Counting tokens before means tokenizing the whole input, which shaping itself avoids: it happens only while
+someone listens (the logger is enabled for INFO, a span is recording, or the summary is collecting).
 """
 
 from __future__ import annotations
@@ -19,38 +23,53 @@ if TYPE_CHECKING:
 log = logging.getLogger("hostshape.telemetry")
 
 _lock = threading.Lock()
+_collecting = False
 _samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-_MAX_SAMPLES = 10_000
+_MAX_SAMPLES = 100_000
+
+
+def collect(enabled: bool = True) -> None:
+    """Start (or stop) the in-memory per-tool summary; starting clears what was collected before."""
+    global _collecting
+    with _lock:
+        _collecting = enabled
+        _samples.clear()
 
 
 def record(result: Shaped) -> None:
     """Report one shaped call. Never raises."""
     try:
+        span = _recording_span()
+        if not (_collecting or span is not None or log.isEnabledFor(logging.INFO)):
+            return
         stats = result.stats()
-        if result.changed:
-            stats["tokens_after"] = result.tokens
-        else:
-            stats.pop("tokens_after")
-        log.debug("shaped %s", stats)
-        _set_span_attributes(stats)
-        key = f"{result.server}/{result.tool}" if result.server else str(result.tool)
-        with _lock:
-            series = _samples[key]
-            for name in ("bytes_before", "tokens_after", "ms"):
-                if isinstance(stats.get(name), (int, float)) and len(series[name]) < _MAX_SAMPLES:
-                    series[name].append(float(stats[name]))  # type: ignore[arg-type]
+        stats["tokens_before"] = result.tokens_before
+        stats["tokens_after"] = result.tokens
+        log.info("shaped %s", stats)
+        if span is not None:
+            _set_span_attributes(span, stats)
+        if _collecting:
+            key = f"{result.server}/{result.tool}" if result.server else str(result.tool)
+            with _lock:
+                series = _samples[key]
+                for name in ("tokens_before", "tokens_after", "ms"):
+                    if len(series[name]) < _MAX_SAMPLES:
+                        series[name].append(float(stats[name]))  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001
         log.debug("telemetry failed", exc_info=True)
 
 
-def _set_span_attributes(stats: dict[str, Any]) -> None:
+def _recording_span() -> Any:
     try:
         from opentelemetry import trace
     except ImportError:
-        return
+        return None
     span = trace.get_current_span()
-    if not span.is_recording():
-        return
+    return span if span.is_recording() else None
+
+
+def _set_span_attributes(span: Any, stats: dict[str, Any]) -> None:
+    span.set_attribute("gen_ai.operation.name", "execute_tool")
     if stats.get("tool"):
         span.set_attribute("gen_ai.tool.name", str(stats["tool"]))
     for key, value in stats.items():
@@ -59,14 +78,9 @@ def _set_span_attributes(stats: dict[str, Any]) -> None:
 
 
 def summary() -> dict[str, dict[str, dict[str, float]]]:
-    """Per tool: count, p50, p95 and max of bytes before, tokens after and milliseconds."""
+    """Per tool: count, p50, p95 and max of tokens before, tokens after and milliseconds."""
     with _lock:
         return {tool: {name: _describe(values) for name, values in series.items()} for tool, series in _samples.items()}
-
-
-def reset() -> None:
-    with _lock:
-        _samples.clear()
 
 
 def _describe(values: list[float]) -> dict[str, float]:

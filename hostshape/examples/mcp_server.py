@@ -22,7 +22,7 @@ from mcp.types import ImageContent
 
 from hostshape.examples import TOOLS, payload_text
 
-server = FastMCP("corpus")
+server = FastMCP("corpus", log_level="WARNING")
 
 # The smallest valid PNG: one transparent pixel.
 _PNG = base64.b64decode(

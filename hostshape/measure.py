@@ -1,0 +1,164 @@
+"""``hostshape measure -- <command>``: what an MCP server's tools cost a model's context.
+
+Starts the stdio server, reports the tools/list "menu tax" (tokens of each tool's name, description and input
+schema as a host would send them, and the total), and for each ``--call TOOL --args JSON`` the result's raw tokens,
+what the structuredContent copy adds, and what hostshape would send under the policy. A table by default,
+``--json`` for data. Needs the ``mcp`` package: ``pip install 'hostshape[mcp]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class ToolCost:
+    name: str
+    schema_tokens: int
+
+
+@dataclass
+class CallCost:
+    tool: str
+    args: dict[str, Any]
+    raw_tokens: int
+    structured_copy_tokens: int
+    shaped_tokens: int
+    is_error: bool
+    strategy: str
+
+
+@dataclass
+class Report:
+    server: list[str]
+    tools: list[ToolCost] = field(default_factory=list)
+    calls: list[CallCost] = field(default_factory=list)
+
+    @property
+    def menu_tokens(self) -> int:
+        return sum(t.schema_tokens for t in self.tools)
+
+
+class _Call(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
+
+
+class _Args(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        if not namespace.calls:
+            parser.error("--args must follow a --call")
+        try:
+            namespace.calls[-1][1] = json.loads(values)
+        except json.JSONDecodeError as exc:
+            parser.error(f"--args is not JSON: {exc}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hostshape measure", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--call", action=_Call, dest="calls", default=[], metavar="TOOL",
+                        help="call this tool (repeatable)")
+    parser.add_argument("--args", action=_Args, dest="calls", metavar="JSON",
+                        help="JSON arguments for the --call just before it (default {})")
+    parser.add_argument("--policy", help="a policy TOML file (default: hostshape's defaults)")
+    parser.add_argument("--budget", type=int, help="override the policy's budget")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the server (default 60)")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command that starts the server")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    command = [c for c in args.command if c != "--"] if args.command[:1] == ["--"] else list(args.command)
+    if not command:
+        parser.error("give the server command after --, e.g. hostshape measure -- python -m my_server")
+    calls = [(tool, arguments) for tool, arguments in args.calls]
+    from hostshape.policy import Policy
+
+    policy = Policy.from_toml(args.policy) if args.policy else Policy()
+    if args.budget:
+        policy = policy.replace(budget=args.budget)
+    try:
+        report = asyncio.run(measure(command, calls, policy, timeout=args.timeout))
+    except ImportError as exc:
+        print(f"hostshape measure: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a broken server gets a message, not a traceback
+        print(f"hostshape measure: could not measure {' '.join(command)}: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return 1
+    print(json.dumps(to_data(report), indent=2) if args.json else render(report, policy.budget))
+    return 0
+
+
+async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], policy: Any, *,
+                  timeout: float = 60.0) -> Report:
+    """Connect to the stdio server ``command``, list its tools and make ``calls``."""
+    from hostshape.adapters._require import require
+
+    require("mcp", "mcp")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    report = Report(server=command)
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    with open(os.devnull, "w") as quiet:  # the server's own logging is not part of the report
+        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+            await _measure(session, calls, policy, timeout, report)
+    return report
+
+
+async def _measure(session: Any, calls: list[tuple[str, dict[str, Any]]], policy: Any, timeout: float,
+                   report: Report) -> None:
+    from hostshape.pipeline import shape
+    from hostshape.render import dumps
+    from hostshape.tokens import count_tokens
+
+    await asyncio.wait_for(session.initialize(), timeout)
+    listed = await asyncio.wait_for(session.list_tools(), timeout)
+    for tool in listed.tools:
+        menu_entry = {"name": tool.name, "description": tool.description or "", "input_schema": tool.inputSchema}
+        report.tools.append(ToolCost(tool.name, count_tokens(dumps(menu_entry), policy.encoding)))
+    for name, arguments in calls:
+        result = await asyncio.wait_for(session.call_tool(name, arguments), timeout)
+        text = "\n".join(getattr(block, "text", "") for block in result.content)
+        structured = dumps(result.structuredContent) if result.structuredContent is not None else ""
+        shaped = shape(result, policy=policy, tool=name, args=arguments)
+        report.calls.append(CallCost(
+            tool=name, args=arguments, raw_tokens=count_tokens(text, policy.encoding),
+            structured_copy_tokens=count_tokens(structured, policy.encoding) if structured else 0,
+            shaped_tokens=shaped.tokens, is_error=bool(result.isError), strategy=shaped.strategy,
+        ))
+
+
+def to_data(report: Report) -> dict[str, Any]:
+    data = asdict(report)
+    data["menu_tokens"] = report.menu_tokens
+    return data
+
+
+def render(report: Report, budget: int) -> str:
+    """The report as plain-text tables."""
+    lines = [f"Tool menu (tools/list): {len(report.tools)} tools, {report.menu_tokens:,} tokens"]
+    width = max([len(t.name) for t in report.tools] + [4])
+    for tool in sorted(report.tools, key=lambda t: -t.schema_tokens):
+        lines.append(f"  {tool.name.ljust(width)}  {tool.schema_tokens:>7,}")
+    if report.calls:
+        lines.append("")
+        lines.append(f"Calls (budget {budget:,}): raw tokens | + structured copy | hostshape sends | strategy")
+        width = max(len(c.tool) for c in report.calls)
+        for call in report.calls:
+            flag = "  (error)" if call.is_error else ""
+            lines.append(f"  {call.tool.ljust(width)}  {call.raw_tokens:>8,} | {call.structured_copy_tokens:>8,} | "
+                         f"{call.shaped_tokens:>8,} | {call.strategy}{flag}")
+    return "\n".join(lines)
