@@ -171,7 +171,8 @@ def _mcp_tool(name: str, prefix: str | None = None) -> Any:
     from google.adk.tools.mcp_tool.mcp_tool import McpTool
     from mcp.types import Tool
 
-    tool = McpTool(mcp_tool=Tool(name=name, inputSchema={"type": "object"}), mcp_session_manager=None)  # type: ignore[arg-type]
+    declared = Tool(name=name, inputSchema={"type": "object"})
+    tool = McpTool(mcp_tool=declared, mcp_session_manager=None)  # type: ignore[arg-type]
     if prefix:  # what BaseToolset.get_tools_with_prefix does (tools/base_toolset.py:158-163)
         tool = copy.copy(tool)
         tool.name = f"{prefix}_{name}"
@@ -282,8 +283,12 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy,
 
 
 def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
     import sys
 
     monkeypatch.setitem(sys.modules, "google.adk", None)
+    importlib.reload(adk)  # importing the adapter itself needs no framework
     with pytest.raises(ImportError, match=r"hostshape\[adk\]"):
         adk.after_tool_callback(Policy())
+    with pytest.raises(ImportError, match=r"hostshape\[adk\]"):
+        adk.ShapingPlugin(Policy())

@@ -4,9 +4,9 @@ ADK has no result-size limit of its own (google-adk 2.13.0 passed 5-6 MB results
 adapter fires before the model and hostshape's budget is the only budget. In real runs,
 ``tests/test_adk_adapter.py::test_without_hostshape_adk_hands_the_model_the_whole_result_twice`` shows the host
 passing a 112k-token result through, and ``test_the_model_receives_the_list_within_the_budget`` shows the model
-receiving it within the budget. ADK stores in the session whatever the
-callback returns, so once a result is shaped the original is reachable only through hostshape's spill (the envelope's
-handle, read back with the ``hostshape_read`` tool that :func:`install` adds).
+receiving it within the budget. ADK stores in the session whatever the callback returns, so once a result is shaped
+the original is reachable only through hostshape's spill (the envelope's handle, read back with the
+``hostshape_read`` tool that :func:`install` adds).
 
 Use it one of two ways, each built from a policy in one call::
 
@@ -14,20 +14,22 @@ Use it one of two ways, each built from a policy in one call::
     app = App(name="x", root_agent=agent, plugins=[ShapingPlugin(policy)])   # also covers workflow tool nodes
 
 or, with the retrieval tool, ``hook, read_tool = install(policy)`` and add ``read_tool`` to the agent's tools.
-Install the callback or the plugin, not both (plugins run first; an agent callback would see the same result only
-when the plugin left it alone, so nothing is shaped twice, but one is enough).
+Install the callback or the plugin, not both: plugins run first and the first non-None answer wins
+(flows/llm_flows/tools/_caller.py:597-619), so an agent callback after the plugin only sees results the plugin left
+alone. For the same reason, in a list of agent callbacks the ones after hostshape's see only unshaped results; put
+hostshape last if the others must see the original. Host facts below were read in google-adk 2.13.0.
 
 What the model receives: ``{"result": <shaped text>}``. It is ADK's own wrapper for a tool's non-dict return
 (``_normalize_tool_result``, flows/llm_flows/tools/_caller.py:63-67), the one shape every ADK model connector reads
-as "the text": the Anthropic connector sends the string itself (models/anthropic_llm.py:586-595), Gemini carries it
+as "the text": the Anthropic connector sends the string itself (models/anthropic_llm.py:587-596), Gemini carries it
 as a single string value of the function response (google-genai copies ``function_response`` verbatim, genai/
 models.py:3385-3390, then ``json.dumps`` the request, genai/_api_client.py:1784), LiteLLM sends
 ``json.dumps(response, ensure_ascii=False)`` (models/lite_llm.py:1238, 1608-1614). Gemini and LiteLLM therefore send
 the text JSON-escaped inside ``{"result": ...}``, which costs a few percent more tokens (about 3% on compact JSON,
 up to about 16% on diffs). The adapter fits THAT encoded form, ``json.dumps({"result": text}, ensure_ascii=False)``,
-to the budget, re-shaping with a smaller budget when the escaping pushes it over; every connector then sends at most
-that many o200k tokens. The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never forwarded
-once shaped.
+to the budget, re-shaping with a smaller budget when the escaping pushes it over: LiteLLM then sends exactly that
+text, Anthropic less, and Gemini the same text with non-ASCII characters \\u-escaped for transport.
+The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never forwarded once shaped.
 
 Left alone (the callback returns None): error shapes (``isError: true``, ADK's ``{"error": ...}`` for transport
 failures, mcp_tool.py:620-627, and refused confirmations, mcp_tool.py:600-607); results whose encoded form already
@@ -39,6 +41,7 @@ by ``policy.on_fault``, the original is kept (``"pass"``) or replaced by a short
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -49,6 +52,8 @@ from hostshape.policy import Policy
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from google.adk.plugins.base_plugin import BasePlugin
     from google.adk.tools.base_tool import BaseTool
+
+    ShapingPlugin: type[BasePlugin]
     from google.adk.tools.function_tool import FunctionTool
 
 __all__ = [
@@ -277,16 +282,21 @@ def after_tool_callback(policy: Policy | None = None, *, server: str | None = No
     return hostshape_after_tool
 
 
+@functools.cache
 def _plugin_class() -> type[BasePlugin]:
     _require()
     from google.adk.plugins.base_plugin import BasePlugin
 
-    class _ShapingPlugin(BasePlugin):
-        """Shapes tool results for every agent and workflow tool node of an App (plugins must be async)."""
+    class ShapingPlugin(BasePlugin):
+        """A plugin for ``App(plugins=[...])`` that shapes tool results by ``policy``: ``ShapingPlugin(policy)``.
 
-        def __init__(self, policy: Policy, *, server: str | None = None, name: str = PLUGIN_NAME) -> None:
+        Unlike the agent callback it also runs for workflow tool nodes, which call only plugin callbacks
+        (workflow/_tool_node.py:237). ADK requires plugin callbacks to be async. Never raises.
+        """
+
+        def __init__(self, policy: Policy | None = None, *, server: str | None = None, name: str = PLUGIN_NAME):
             super().__init__(name=name)
-            self.policy = policy
+            self.policy = policy if policy is not None else Policy()
             self.server = server
 
         async def after_tool_callback(
@@ -294,17 +304,16 @@ def _plugin_class() -> type[BasePlugin]:
         ) -> dict[str, Any] | None:
             return shape_tool_response(tool, tool_args, result, policy=self.policy, server=self.server)
 
-    _ShapingPlugin.__name__ = _ShapingPlugin.__qualname__ = "ShapingPlugin"
-    return _ShapingPlugin
+    ShapingPlugin.__module__ = __name__
+    return ShapingPlugin
 
 
-def ShapingPlugin(policy: Policy | None = None, *, server: str | None = None, name: str = PLUGIN_NAME) -> BasePlugin:  # noqa: N802
-    """A ``BasePlugin`` for ``App(plugins=[...])`` that shapes tool results by ``policy``.
-
-    Unlike the agent callback it also runs for workflow tool nodes, which call only plugin callbacks
-    (workflow/_tool_node.py:237). Never raises.
-    """
-    return _plugin_class()(policy if policy is not None else Policy(), server=server, name=name)
+def __getattr__(name: str) -> Any:
+    # ``ShapingPlugin`` subclasses ADK's BasePlugin, so it is built on first access: importing this module must not
+    # import the framework.
+    if name == "ShapingPlugin":
+        return _plugin_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- the way back --------------------------------------------------------------------------------------------------
@@ -347,13 +356,13 @@ def install(
     """The shaping hook and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
 
     ``mode="callback"`` gives an ``after_tool_callback`` for ``LlmAgent``; ``mode="plugin"`` a
-    :func:`ShapingPlugin` for ``App(plugins=[...])``. Add the tool to the agent's ``tools``.
+    :class:`ShapingPlugin` for ``App(plugins=[...])``. Add the tool to the agent's ``tools``.
     """
     from hostshape.retrieve import RETRIEVAL_TOOL
 
     policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
     if mode == "plugin":
-        hook: Any = ShapingPlugin(policy, server=server)
+        hook: Any = _plugin_class()(policy, server=server)
     elif mode == "callback":
         hook = after_tool_callback(policy, server=server)
     else:

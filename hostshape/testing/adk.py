@@ -5,7 +5,7 @@ ensure_ascii=False)`` of the ``FunctionResponse.response`` dict the model was gi
 LiteLLM connector sends (google/adk/models/lite_llm.py:1238, 1608-1614) and what google-genai puts on the wire for
 Gemini (genai/models.py:3385-3390 copies the dict, genai/_api_client.py:1784 ``json.dumps`` the request) except that
 genai also escapes non-ASCII characters, a transport encoding the server undoes. The Anthropic connector sends less:
-the bare string of a ``{"result": str}`` response (models/anthropic_llm.py:586-595).
+the bare string of a ``{"result": str}`` response (models/anthropic_llm.py:587-596).
 """
 
 from __future__ import annotations
