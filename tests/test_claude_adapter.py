@@ -380,3 +380,38 @@ def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch
         assert out is not None
         assert count_tokens(out["hookSpecificOutput"]["updatedMCPToolOutput"]) <= budget
     assert adapter.shape_hook_input(_post_tool_use("x"), policy) is None  # on_fault="pass": leave it
+
+
+# -- installing ---------------------------------------------------------------------------------------------------------
+def test_install_adds_hooks_retrieval_server_and_permission_to_existing_options(policy: Policy) -> None:
+    from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+
+    async def mine(input_data: Any, tool_use_id: Any, context: Any) -> dict[str, Any]:
+        return {}
+
+    options = ClaudeAgentOptions(
+        mcp_servers={"corpus": {"type": "stdio", "command": "x"}},
+        allowed_tools=["mcp__corpus"],
+        hooks={"PostToolUse": [HookMatcher(matcher="Bash", hooks=[mine])]},
+    )
+    installed = adapter.install(options, policy)
+    assert set(installed.mcp_servers) == {"corpus", "hostshape"}
+    assert installed.allowed_tools == ["mcp__corpus", "mcp__hostshape__hostshape_read"]
+    assert [m.matcher for m in installed.hooks["PostToolUse"]] == ["Bash", "mcp__.*"]
+    assert [m.matcher for m in installed.hooks["PostToolUseFailure"]] == ["mcp__.*"]
+    assert options.hooks is not None and len(options.hooks["PostToolUse"]) == 1  # the original is untouched
+
+
+def test_the_module_imports_without_the_sdk_and_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "claude_agent_sdk", None)  # as if not installed
+    module = importlib.reload(adapter)
+    try:
+        assert module.shape_hook_input({"hook_event_name": "Stop"}, Policy()) is None
+        with pytest.raises(ImportError, match=r"hostshape\[claude\]"):
+            module.hostshape_hooks(Policy())
+    finally:
+        monkeypatch.undo()
+        importlib.reload(adapter)

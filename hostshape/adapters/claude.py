@@ -17,13 +17,17 @@ Observed on claude-agent-sdk 0.2.189 with its bundled Claude Code 2.1.332 (offse
 - any tool result over ``mw=50000`` characters is persisted to a file after the hook and replaced by a 2,000
   character preview (``var mw=50000 ... vnt=2000``, offset 330696301), so the replacement stays under 50,000;
 - the overflow notice reads ``Error: result (N characters) exceeds maximum allowed tokens. Output has been saved to
-  <path>.`` (offset 342239580), the file lies in ``<transcript_path without .jsonl>/tool-results/``;
-- truncation mode appends ``[OUTPUT TRUNCATED - exceeded <limit> token limit]`` (``Ent``, offset 330696301);
-- failed tool calls fire PostToolUseFailure, which accepts only ``additionalContext`` (offset 331064620).
+  <path>.`` (offset 342239580); the file lies in ``join(projectDir, sessionId, "tool-results")`` (``H0s``, offset
+  334526462), i.e. the transcript path without ``.jsonl`` plus ``/tool-results``. Sessions that skip prompt history
+  keep that folder in a temporary directory instead (same offset); the rescue then declines and the notice stays;
+- truncation mode appends ``[OUTPUT TRUNCATED - exceeded <limit> token limit]`` (``Ent``, offset 330696301) to
+  the first limit x 4 characters; whole records at the start of a cut JSON array are kept and shaped;
+- failed tool calls fire PostToolUseFailure, which accepts only ``additionalContext`` (offset 331064620): the
+  adapter adds a one-line hint only when the error itself is over the budget, since it cannot be shortened.
 
 Use it in one line::
 
-    options = with_hostshape(ClaudeAgentOptions(...), Policy(budget=4000))
+    options = install(ClaudeAgentOptions(...), Policy(budget=4000))
 
 which adds the hooks, the in-process ``hostshape`` MCP server with the retrieval tool ``hostshape_read`` and
 permission to call it. ``shape_hook_input`` is the framework-neutral core of the hook (used by
@@ -60,8 +64,8 @@ __all__ = [
     "read_saved_result",
     "retrieval_server",
     "saved_result_path",
+    "install",
     "shape_hook_input",
-    "with_hostshape",
 ]
 
 HOST = "Claude Agent SDK (Claude Code)"
@@ -207,10 +211,8 @@ def _tool_names(input_data: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def _is_retrieval_tool(tool: str) -> bool:
-    try:
-        from hostshape.retrieve import RETRIEVAL_TOOL
-    except ImportError:  # pragma: no cover - core not installed yet
-        RETRIEVAL_TOOL = "hostshape_read"
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
     return tool == RETRIEVAL_TOOL
 
 
@@ -421,7 +423,7 @@ def _failure_output(input_data: Mapping[str, Any], policy: Policy) -> dict[str, 
 
 # -- Claude Agent SDK glue --------------------------------------------------------------------------------------------
 def hostshape_hooks(
-    policy: Policy, *, matcher: str = "mcp__.*", max_file_bytes: int = RESCUE_MAX_BYTES
+    policy: Policy | None = None, *, matcher: str = "mcp__.*", max_file_bytes: int = RESCUE_MAX_BYTES
 ) -> dict[str, list[HookMatcher]]:
     """The ``hooks`` for ``ClaudeAgentOptions``: PostToolUse and PostToolUseFailure on MCP tools (``matcher`` regex).
 
@@ -432,6 +434,8 @@ def hostshape_hooks(
     require("claude", "claude_agent_sdk")
     import anyio
     from claude_agent_sdk import HookMatcher
+
+    policy = policy if policy is not None else Policy()
 
     async def post_tool_use(input_data: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
         try:
@@ -507,14 +511,14 @@ def _retrieval_tool_name() -> str:
     return f"mcp__{RETRIEVAL_SERVER}__{RETRIEVAL_TOOL}"
 
 
-def hostshape_options(policy: Policy, *, matcher: str = "mcp__.*") -> dict[str, Any]:
+def hostshape_options(policy: Policy | None = None, *, matcher: str = "mcp__.*") -> dict[str, Any]:
     """``hooks``, ``mcp_servers`` and ``allowed_tools`` that install the adapter and the retrieval tool together.
 
     The policy's ``retrieval_tool`` is set to the name the model sees (``mcp__hostshape__hostshape_read``) so the
-    envelope's hint names it. Pass as ``ClaudeAgentOptions(**hostshape_options(policy), ...)`` or merge with
-    ``with_hostshape``.
+    envelope's hint names it. Pass as ``ClaudeAgentOptions(**hostshape_options(policy), ...)``, or let ``install``
+    merge them into options you already have.
     """
-    policy = policy.replace(retrieval_tool=_retrieval_tool_name())
+    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=_retrieval_tool_name())
     return {
         "hooks": hostshape_hooks(policy, matcher=matcher),
         "mcp_servers": {RETRIEVAL_SERVER: retrieval_server(policy)},
@@ -522,12 +526,16 @@ def hostshape_options(policy: Policy, *, matcher: str = "mcp__.*") -> dict[str, 
     }
 
 
-def with_hostshape(options: ClaudeAgentOptions, policy: Policy, *, matcher: str = "mcp__.*") -> ClaudeAgentOptions:
-    """A copy of ``options`` with hostshape's hooks, retrieval server and its permission added to what is there.
+def install(
+    options: ClaudeAgentOptions, policy: Policy | None = None, *, matcher: str = "mcp__.*"
+) -> ClaudeAgentOptions:
+    """A copy of ``options`` with hostshape's hooks, the retrieval server and permission to call it added.
 
-    When ``options.mcp_servers`` is a config file path or JSON string (which cannot be merged with an in-process
-    server), only the hooks are added and the envelope's hint names the saved file instead of the tool.
+    What ``options`` already has is kept (hostshape's matchers are appended). When ``options.mcp_servers`` is a
+    config file path or JSON string, which cannot be merged with an in-process server, only the hooks are added and
+    envelopes name the saved file instead of the tool.
     """
+    policy = policy if policy is not None else Policy()
     hooks: dict[Any, list[Any]] = {event: list(ms) for event, ms in (options.hooks or {}).items()}
     if isinstance(options.mcp_servers, Mapping):
         pieces = hostshape_options(policy, matcher=matcher)
@@ -535,7 +543,7 @@ def with_hostshape(options: ClaudeAgentOptions, policy: Policy, *, matcher: str 
         allowed = list(options.allowed_tools) + [t for t in pieces["allowed_tools"] if t not in options.allowed_tools]
         ours = pieces["hooks"]
     else:
-        logger.warning("with_hostshape: mcp_servers is not a dict, so the retrieval tool was not added")
+        logger.warning("hostshape install: mcp_servers is not a dict, so the retrieval tool was not added")
         servers, allowed, ours = options.mcp_servers, list(options.allowed_tools), hostshape_hooks(policy, matcher=matcher)
     for event, matchers in ours.items():
         hooks.setdefault(event, []).extend(matchers)

@@ -59,7 +59,7 @@ async def run(
 ) -> HostRun:
     """One Claude Code run in which the scripted model calls ``tool`` on the ``corpus`` server with ``arguments``.
 
-    - ``policy``: install hostshape (``with_hostshape``: hooks, and the retrieval tool when ``retrieval``); None for
+    - ``policy``: install hostshape (``install``: hooks, and the retrieval tool when ``retrieval``); None for
       Claude Code as it is.
     - ``script``: further model steps after the first tool call (see ``anthropic_server``), e.g. a retrieval call.
     - ``env``: overrides, e.g. ``{"ENABLE_MCP_LARGE_OUTPUT_FILES": "false"}`` or ``{"MAX_MCP_OUTPUT_TOKENS": "8000"}``.
@@ -110,10 +110,10 @@ async def run(
                 stderr=stderr.append,
             )
             if policy is not None:
-                from hostshape.adapters.claude import hostshape_hooks, with_hostshape
+                from hostshape.adapters.claude import hostshape_hooks, install
 
                 if retrieval:
-                    options = with_hostshape(options, policy)
+                    options = install(options, policy)
                 else:
                     merged = dict(options.hooks or {})
                     for event, matchers in hostshape_hooks(policy).items():
