@@ -46,12 +46,17 @@ class Facts:
     matched: bool = True
     next_offset: int | None = None
     notes: list[str] = field(default_factory=list)
-    unit: str = "records"
+    text_cut: bool = False
+
+    @property
+    def cut(self) -> bool:
+        """Anything was cut to meet the budget: records, or text inside them."""
+        return self.truncated or self.text_cut
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     """The envelope object for JSON output."""
-    env: dict[str, Any] = {"truncated": facts.truncated}
+    env: dict[str, Any] = {"truncated": facts.cut}
     if not facts.matched:
         env["matched"] = False
     for key, value in (("returned", facts.returned), ("total", facts.total), ("listed", facts.listed),
@@ -74,7 +79,7 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
 
 def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str) -> str:
     """The envelope as the last line of text output."""
-    parts = [TEXT_PREFIX, "truncated:" if facts.truncated else "shaped:", detail]
+    parts = [TEXT_PREFIX, "truncated:" if facts.cut else "shaped:", detail]
     if facts.notes:
         parts.append("(" + "; ".join(facts.notes) + ")")
     if way.handle:

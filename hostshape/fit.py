@@ -15,7 +15,8 @@ from typing import Any
 
 from hostshape.budget import Limit
 from hostshape.envelope import KEY, Facts, WayBack, envelope, text_line, tiny
-from hostshape.records import find_records, primary_key, title_key, with_path
+from hostshape.project import cap_strings
+from hostshape.records import IDENTIFIERS, find_records, primary_key, title_key, with_path
 from hostshape.render import dumps
 
 Cursor = Callable[[int], "str | None"]
@@ -41,6 +42,12 @@ def no_cursor(offset: int) -> str | None:
 # -- records and objects ------------------------------------------------------------------------------------
 
 
+# Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
+# whole; failing all, whole records at the last length plus an index of the rest.
+PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
+CUT_MARK = "…[+"
+
+
 def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
              index: bool = True, offset: int = 0) -> Fitted:
     """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut."""
@@ -48,7 +55,18 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
     if found is None or not found[1]:
         return fit_object(value, facts, limit, way)
     path, records = found
-    return _RecordFit(value, path, records, facts, limit, way, cursor, index, offset).run()
+    for level in PREVIEW_LEVELS:
+        capped = [cap_strings(r, level) for r in records[offset:]]
+        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset)
+        whole = fit.whole() if level != PREVIEW_LEVELS[-1] else fit.run()
+        if whole is not None:
+            if level is not None and CUT_MARK in whole.text:
+                facts.text_cut = True
+                facts.notes.append(f"text fields cut at {level:,} chars; …[+N chars] marks each cut")
+                whole = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index,
+                                   offset).whole() or fit.run()
+            return whole
+    raise AssertionError("unreachable: the last preview level always produces a fit")
 
 
 @dataclass
@@ -86,6 +104,13 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first(rest)
+
+    def whole(self) -> Fitted | None:
+        """Every remaining record, whole, if they fit; else None."""
+        rest = self.records[self.offset :]
+        self.facts.total = len(self.records)
+        self.facts.list_path = ".".join(self.path) or None
+        return self._attempt(rest, len(rest), None)
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
         """(whole records, index) layouts to try, best first; each is costed only when reached."""
@@ -188,22 +213,45 @@ def _most_records(full: list[int], rows: list[int], budget: int) -> int:
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
-    """Fit one value by cutting its largest members first, until value and envelope fit."""
-    current = value
-    for _ in range(40):
+    """Fit one value by cutting its largest members first, as little as the limit allows.
+
+    The cut is a size in bytes searched for between "known to fit" and "known too large", steered by the exact
+    token count of each candidate; it stops once a fit uses over 90% of the limit.
+    """
+
+    def render(current: Any) -> str:
         env = envelope(facts, way, cursor)
-        out = {KEY: env, **current} if isinstance(current, dict) else {KEY: env, "value": current}
-        text = dumps(out)
-        if limit.fits(text):
-            return Fitted(text, facts, "object")
-        facts.truncated = True
-        size = len(text.encode("utf-8"))
-        tokens = limit.count(text) if len(text) <= limit.tokens * 16 else size
-        target = int(dumps_size(current) * min(limit.tokens / max(tokens, 1), 0.9) * 0.95) - 8
-        if target <= 0:
+        return dumps({KEY: env, **current} if isinstance(current, dict) else {KEY: env, "value": current})
+
+    text = render(value)
+    if limit.fits(text):
+        return Fitted(text, facts, "object")
+    facts.truncated = True
+    fits_at, too_big_at = 0, dumps_size(value)
+    best: str | None = None
+    target = int(too_big_at * min(0.9, limit.tokens / _tokens_or_bytes(text, limit)))
+    for _ in range(12):
+        if target <= fits_at or target >= too_big_at:
+            target = (fits_at + too_big_at) // 2
+        if target <= fits_at:
             break
-        current = reduce(current, target)
+        text = render(reduce(value, target))
+        used = _tokens_or_bytes(text, limit)
+        if limit.fits(text):
+            best, fits_at = text, target
+            if used >= limit.tokens * 0.9:
+                break
+        else:
+            too_big_at = target
+        target = int(target * limit.tokens / max(used, 1) * 0.97)
+    if best is not None:
+        return Fitted(best, facts, "object")
     return last_resort(True, way, limit, facts)
+
+
+def _tokens_or_bytes(text: str, limit: Limit) -> int:
+    """Exact tokens of ``text`` when it is of budget size, else its byte length (an upper bound)."""
+    return limit.count(text) if len(text) <= limit.tokens * 16 else len(text.encode("utf-8"))
 
 
 def dumps_size(value: Any) -> int:
@@ -216,7 +264,7 @@ def reduce(value: Any, target: int) -> Any:
     if size <= target:
         return value
     if isinstance(value, str):
-        keep = max(0, min(len(value), target - 24))
+        keep = max(0, min(len(value), int(len(value) * (target - 24) / size)))
         return f"{value[:keep]}…[+{len(value) - keep:,} chars]"
     if isinstance(value, list):
         kept, used = [], 2
@@ -235,7 +283,8 @@ def reduce(value: Any, target: int) -> Any:
         sizes = {k: dumps_size(v) for k, v in value.items()}
         excess = size - target
         out = dict(value)
-        for key in sorted(sizes, key=lambda k: -sizes[k]):
+        # Largest first; identifiers and small members last, so they are cut only when nothing else is left.
+        for key in sorted(sizes, key=lambda k: (k in IDENTIFIERS or sizes[k] < 64, -sizes[k])):
             if excess <= 0:
                 break
             member_target = sizes[key] - excess

@@ -54,7 +54,7 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
              way: WayBack | None = None) -> Shaped:
         return Shaped(
             text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
-            budget=budget, truncated=bool(fitted and fitted.facts.truncated), strategy=strategy, tool=tool,
+            budget=budget, truncated=bool(fitted and fitted.facts.cut), strategy=strategy, tool=tool,
             server=server, handle=way.handle if way else None, path=way.path if way else None,
             is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
             input_text=payload.text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +13,8 @@ import jmespath
 from hostshape.policy import Rule
 from hostshape.records import entity_value, find_records, get_path, with_path
 
-PREVIEW_CHARS = 280
+# Free text nested inside a record's members (a commit's signature, a label's description) is capped here;
+# text in the record's own fields is capped later, by fit, only as far as the budget needs.
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
 MAX_DEPTH = 4
@@ -110,6 +113,7 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], omitted: set[
 
 def _shrink_value(value: Any, depth: int, omitted: set[str], *, entity: bool) -> Any:
     if isinstance(value, dict):
+        value = decode_base64_content(value)
         if entity:
             ident = entity_value(value)
             if ident is not None:
@@ -132,7 +136,7 @@ def _shrink_value(value: Any, depth: int, omitted: set[str], *, entity: bool) ->
             items.append(f"…+{len(value) - MAX_NESTED_ITEMS} more")
         return items
     if isinstance(value, str):
-        return preview(value, PREVIEW_CHARS if depth <= 1 else NESTED_PREVIEW_CHARS)
+        return preview(value, NESTED_PREVIEW_CHARS) if depth > 1 else _base64_placeholder(value)
     return value
 
 
@@ -154,12 +158,46 @@ def _is_empty(value: Any) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
+def decode_base64_content(obj: dict[str, Any]) -> dict[str, Any]:
+    """GitHub-style ``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
+    content = obj.get("content")
+    if obj.get("encoding") != "base64" or not isinstance(content, str):
+        return obj
+    try:
+        text = base64.b64decode(content, validate=False).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return obj
+    return {**obj, "content": text, "encoding": "utf-8 (decoded from base64 by hostshape)"}
+
+
+def _base64_placeholder(text: str) -> str:
+    if len(text) >= 400 and " " not in text[:1000] and _BASE64.match(text[:1000]):
+        return f"[base64 omitted: {len(text):,} chars]"
+    return text
+
+
+def cap_strings(value: Any, limit: int | None, depth: int = 0) -> Any:
+    """``value`` with every string in a record's own fields (depth <= 2 here) previewed at ``limit`` chars."""
+    if limit is None:
+        return value
+    if isinstance(value, str):
+        return preview(value, limit)
+    if depth >= 3:
+        return value
+    if isinstance(value, dict):
+        return {k: cap_strings(v, limit, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cap_strings(v, limit, depth + 1) for v in value]
+    return value
+
+
 def preview(text: str, limit: int) -> str:
     """``text`` when short; else its first ``limit`` characters (cut at a word) and how many were cut."""
     if len(text) <= limit:
         return text
-    if _BASE64.match(text[:1000]) and " " not in text[:1000]:
-        return f"[base64 omitted: {len(text):,} chars]"
+    text_head = _base64_placeholder(text)
+    if text_head is not text:
+        return text_head
     cut = text.rfind(" ", 0, limit)
     cut = cut if cut > limit // 2 else limit
     return f"{text[:cut].rstrip()}…[+{len(text) - cut:,} chars]"
