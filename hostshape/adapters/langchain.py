@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 HOST = "LangChain"
-INTERCEPTION_POINT = "MultiServerMCPClient(tool_interceptors=[...]) on the raw CallToolResult"
+INTERCEPTION_POINT = "MultiServerMCPClient(tool_interceptors=[...]) (+ wrap_tool_call middleware)"
 FIRES = "before the model (the host has no limit)"
 
 StructuredContent = Literal["drop", "shape"]
@@ -73,8 +73,10 @@ StructuredContent = Literal["drop", "shape"]
 _EXTRA = "langchain"
 _log = logging.getLogger("hostshape.adapters.langchain")
 
-# Set by the middleware around each tool call; the interceptor, which runs inside that call (in the same task or a
-# child with a copied context), records that it handled it, so the middleware does not shape the result again.
+# Set by the middleware around each tool call. Each call and its middleware run in their own task under
+# asyncio.gather (langgraph/prebuilt/tool_node.py:861-880, 1205-1251; 1.2.24), so one call's value never leaks into
+# another's. The interceptor, which runs inside that call (in the same task or a child with a copied context),
+# records that it handled it, so the middleware does not shape the result again.
 _HANDLED_HERE: ContextVar[list[str] | None] = ContextVar("hostshape_langchain_handled", default=None)
 
 
@@ -98,6 +100,9 @@ class ShapeInterceptor:
         request: MCPToolCallRequest,
         handler: Callable[[MCPToolCallRequest], Awaitable[Any]],
     ) -> Any:
+        # langchain_mcp_adapters/tools.py:497-508 (0.3.2): the chain wraps the session call and its result is
+        # converted afterwards (tools.py:226-283), so this sees the raw CallToolResult. An isError result is raised
+        # there as a ToolException and becomes a ToolMessage with status="error" (tools.py:273-274, 527).
         result = await handler(request)
         return self.shape_result(result, tool=request.name, server=request.server_name, args=request.args)
 
@@ -244,10 +249,11 @@ def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, ref
 
 
 def _refusal_text(tool: str | None, exc: Exception) -> str:
+    # Same wording as the core's own refusal (hostshape/pipeline.py, _fault).
     return (
-        f"[hostshape] the result of {tool or 'this tool'} was withheld: hostshape failed to shape it "
-        f"({type(exc).__name__}). Call the tool again with narrower arguments, or ask the user to set "
-        "on_fault='pass' to receive results unshaped."
+        f"[hostshape] the result of {tool or 'this tool'} could not be shaped ({type(exc).__name__}) and was "
+        "withheld. Remedy: call the tool again with narrower arguments, or set on_fault='pass' to receive results "
+        "unshaped."
     )
 
 

@@ -91,7 +91,7 @@ async def run_agent(
     """One ``create_agent`` run over ``tools`` in which the scripted model calls ``tool`` first.
 
     ``received`` is the first tool result's text; ``extra`` holds ``artifact`` and ``status`` of that ToolMessage,
-    ``tool_messages`` (all of them) and ``received_all`` (their texts).
+    ``tool_messages`` (all of them), ``received_all`` (their texts) and ``bound_tools`` (the names offered).
     """
     require("langchain", "langchain.agents")
     from langchain.agents import create_agent
@@ -113,6 +113,7 @@ async def run_agent(
             "status": first.status,
             "tool_messages": tool_messages,
             "received_all": [tool_text(m.content) for m in tool_messages],
+            "bound_tools": list(model.bound_tools),
         },
     )
 
@@ -132,16 +133,19 @@ async def run(
     retrieval: bool = False,
     follow_up: FollowUp | None = None,
     middleware: Sequence[Any] = (),
+    server_per_call: bool = False,
     **options: Any,
 ) -> HostRun:
     """Run the agent once: the scripted model calls the MCP ``tool`` on the example server.
 
     ``policy=None`` runs without hostshape. ``retrieval=True`` installs the interceptor and ``hostshape_read`` with
-    ``install(policy)``; ``follow_up`` scripts the calls after the first. ``extra`` also holds ``policy`` (as
-    installed) and ``bound_tools``.
+    ``install(policy)``; ``follow_up`` scripts the calls after the first; ``middleware`` goes to ``create_agent``.
+    Tools share one server session, unless ``server_per_call=True`` takes them from ``client.get_tools()``, which
+    starts a server to list them and another for each call. ``extra`` also holds ``policy`` (as installed).
     """
     require("langchain", "langchain_mcp_adapters.client", "langchain.agents")
     from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_mcp_adapters.tools import load_mcp_tools
 
     from hostshape.adapters.langchain import ShapeInterceptor, install
 
@@ -158,10 +162,19 @@ async def run(
         interceptors.append(interceptor)
         policy = interceptor.policy
     client = MultiServerMCPClient({SERVER: mcp_connection()}, tool_interceptors=interceptors)
-    tools = await client.get_tools()
-    host_run = await run_agent(
-        [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
-    )
+    if server_per_call:
+        tools = await client.get_tools()
+        host_run = await run_agent(
+            [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
+        )
+    else:
+        # One server for the whole run: the tools are converted exactly as get_tools() converts them
+        # (langchain_mcp_adapters/client.py:188-207, 0.3.2), bound to one session instead of a new one per call.
+        async with client.session(SERVER) as session:
+            tools = await load_mcp_tools(session, tool_interceptors=client.tool_interceptors, server_name=SERVER)
+            host_run = await run_agent(
+                [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
+            )
     host_run.extra["policy"] = policy
     return host_run
 
