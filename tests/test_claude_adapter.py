@@ -72,8 +72,16 @@ async def test_under_limit_result_is_replaced(tmp_path: Path) -> None:
 
 
 @pytest.mark.host
-async def test_overflow_is_rescued_from_the_saved_file(policy: Policy) -> None:
-    result = await run("list_pull_requests", policy=policy)
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("list_pull_requests", {}),  # saved as {"result": "<text>"} (FastMCP -> str)
+        ("fetch_plain", {"name": "gh_pulls_list.json"}),  # saved as plain text
+        ("fetch_structured", {"name": "gh_pulls_list.json"}),  # saved as the structuredContent JSON
+    ],
+)
+async def test_overflow_is_rescued_from_the_saved_file(policy: Policy, tool: str, arguments: dict[str, str]) -> None:
+    result = await run(tool, policy=policy, arguments=arguments)
     hook_saw = result.extra["hook_inputs"][0]["tool_response"]
     assert isinstance(hook_saw, str) and HOST_NOTICE in hook_saw  # the limit ran before the hook
     assert HOST_NOTICE not in result.received
