@@ -292,3 +292,33 @@ def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch) ->
         adk.after_tool_callback(Policy())
     with pytest.raises(ImportError, match=r"hostshape\[adk\]"):
         adk.ShapingPlugin(Policy())
+
+
+async def test_gemini_is_sent_the_response_dict_as_json(policy: Policy) -> None:
+    # The harness counts json.dumps(response, ensure_ascii=False). Check that against the request body google-genai
+    # really builds for Gemini (ADK's default connector), captured offline by a mock HTTP transport.
+    import httpx
+    from google import genai
+    from google.genai import types
+
+    big = {"content": [{"type": "text", "text": payload_text("gh_pulls_list.json")}], "isError": False}
+    response = adk.shape_tool_response(_mcp_tool("list_pull_requests"), {}, big, policy=policy)
+    assert response is not None
+    bodies: list[str] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        bodies.append(request.content.decode())
+        candidate = {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+        return httpx.Response(200, json={"candidates": [candidate]})
+
+    transport = httpx.AsyncClient(transport=httpx.MockTransport(reply))
+    client = genai.Client(api_key="offline", http_options=types.HttpOptions(httpx_async_client=transport))
+    call = types.Part(function_call=types.FunctionCall(name="list_pull_requests", args={}, id="call-1"))
+    answer = types.Part.from_function_response(name="list_pull_requests", response=response)
+    contents = [types.Content(role="model", parts=[call]), types.Content(role="user", parts=[answer])]
+    await client.aio.models.generate_content(model="gemini-2.5-flash", contents=contents)
+    await transport.aclose()
+
+    sent = json.loads(bodies[0])["contents"][1]["parts"][0]["functionResponse"]["response"]
+    assert sent == response and json.dumps(response) in bodies[0]  # the dict, JSON-encoded as is
+    assert count_tokens(adk.wire_text(response)) <= BUDGET
