@@ -87,6 +87,14 @@ async def test_error_results_pass_through_unchanged(policy: Policy) -> None:
     assert "upstream API returned 502" in with_.received
 
 
+async def test_an_error_over_budget_is_cut_to_fit_and_stays_an_error(policy: Policy) -> None:
+    message = payload_text("awesome_python_README.md")  # 74 kB of error text
+    run_ = await run("fail", policy=policy, arguments={"message": message})
+    assert run_.extra["status"] == "error"
+    assert count_tokens(run_.received) <= BUDGET
+    assert run_.received.startswith("Error executing tool fail:")
+
+
 @pytest.mark.parametrize("on_fault", ["pass", "refuse"])
 async def test_a_fault_in_the_core_does_not_crash_the_run(
     policy: Policy, on_fault: str, monkeypatch: pytest.MonkeyPatch

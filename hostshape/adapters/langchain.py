@@ -2,8 +2,9 @@
 
 LangChain has no result-size limit of its own, so hostshape's budget is the only one: the interceptor fires on the
 raw ``CallToolResult`` inside ``langchain-mcp-adapters``, before the adapter converts it to a ``ToolMessage`` and
-before the model sees it (``tests/test_langchain_adapter.py::test_the_model_receives_the_shaped_result_within_budget``
-proves it with the real framework and a real stdio MCP server).
+before the model sees it. ``tests/test_langchain_adapter.py`` proves both with the real framework and a real stdio
+MCP server: ``test_without_hostshape_langchain_gives_the_model_the_whole_payload`` (55k tokens reach the model) and
+``test_the_model_receives_the_shaped_result_within_budget``.
 
 Use::
 
@@ -14,7 +15,7 @@ Use::
     interceptor, read_tool = install(Policy(budget=4000))        # shaping + the hostshape_read tool
     client = MultiServerMCPClient(servers, tool_interceptors=[interceptor])
     agent = create_agent(model, [*await client.get_tools(), read_tool, *my_tools],
-                         middleware=[shape_middleware(Policy(budget=4000))])   # only for non-MCP tools
+                         middleware=[shape_middleware(interceptor.policy)])   # for my_tools (skips MCP calls)
 
 - ``ShapeInterceptor(policy)`` shapes every MCP result, routing rules by ``request.server_name`` and
   ``request.name`` (the MCP tool name, unprefixed). Its ``structuredContent`` is dropped by default
@@ -27,7 +28,8 @@ Use::
 - ``install(policy)`` gives the interceptor and the ``hostshape_read`` tool together, with
   ``policy.retrieval_tool`` set so the envelope's hint names the tool and the handle.
 
-Errors (``isError``) keep their flag and, when they fit the budget, their content unchanged. Nothing here raises
+Errors (``isError``) keep their flag and, when they fit the budget, their content unchanged; an error over the
+budget is cut to fit like any other result and stays an error (``status="error"``). Nothing here raises
 into the agent: a fault in hostshape is logged to ``hostshape.adapters.langchain`` and the original result passes
 through (``on_fault="pass"``) or is replaced by a short refusal naming the remedy (``on_fault="refuse"``).
 Failures of the host itself (a dead MCP transport) propagate exactly as they would without hostshape.
@@ -35,14 +37,16 @@ Failures of the host itself (a dead MCP transport) propagate exactly as they wou
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from hostshape import Policy, shape
 from hostshape.adapters._require import require
-from hostshape.policy import Policy
+from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware
@@ -162,8 +166,6 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
     from langchain_core.tools import StructuredTool
     from pydantic import BaseModel, Field
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
-
     read_policy = policy if policy is not None else Policy()
 
     class ReadArgs(BaseModel):
@@ -190,8 +192,6 @@ def install(
 
     Pass the interceptor to ``MultiServerMCPClient(tool_interceptors=[...])`` and the tool to the agent.
     """
-    from hostshape.retrieve import RETRIEVAL_TOOL
-
     policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
     return ShapeInterceptor(policy, structured_content=structured_content), retrieval_tool(policy)
 
@@ -200,16 +200,12 @@ def install(
 
 
 def _shape(raw: Any, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
-    from hostshape import shape
-
     return shape(raw, policy=policy, tool=tool, server=server, args=dict(args) if args else None)
 
 
 def _structured_value(shaped: Shaped) -> dict[str, Any]:
     """The shaped result as a structuredContent object: the JSON object itself, else ``{"result": value}``."""
     if shaped.is_json:
-        import json
-
         value = json.loads(shaped.text)
         return value if isinstance(value, dict) else {"result": value}
     return {"result": shaped.text}
@@ -313,8 +309,6 @@ def _refused_tool_message(message: Any, text: str) -> Any:
 def _middleware_class() -> type[AgentMiddleware]:
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.messages import ToolMessage
-
-    from hostshape.retrieve import RETRIEVAL_TOOL
 
     class ShapeMiddleware(AgentMiddleware):
         """Shapes each tool's ToolMessage content to the policy's budget (see ``shape_middleware``)."""
