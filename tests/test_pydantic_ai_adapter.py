@@ -135,6 +135,9 @@ async def test_the_hook_passed_to_the_constructor_shapes(policy: Policy) -> None
     shaped = await run("list_commits", policy=policy, via="hook")
     assert count_tokens(shaped.received) <= policy.budget
     assert shaped.extra["part"].metadata["hostshape"]["tool"] == "list_commits"
+    # Without the retrieval tool installed, the hint points at the saved file instead.
+    assert RETRIEVAL_TOOL not in shaped.extra["tool_names"]
+    assert "saved at" in envelope(shaped.received)["hint"]
 
 
 async def test_a_tool_error_reaches_the_model_as_the_same_retry(policy: Policy) -> None:
@@ -168,7 +171,7 @@ async def test_a_fault_in_the_core_refuses_when_the_policy_says_so(
     shaped = await run("list_pull_requests", policy=policy.replace(on_fault="refuse"))
     assert shaped.extra["output"] == "done"
     assert count_tokens(shaped.received) <= 200
-    assert "hostshape" in shaped.received
+    assert shaped.received.startswith("[hostshape]") and "Remedy" in shaped.received
 
 
 @pytest.mark.parametrize("on_fault", ["pass", "refuse"])
@@ -183,7 +186,7 @@ async def test_a_fault_in_the_adapter_does_not_end_the_run(
     if on_fault == "pass":
         assert shaped.received == payload_text("gh_commits_list.json")
     else:
-        assert shaped.received.startswith("[hostshape]") and "list_commits" in shaped.received
+        assert shaped.received.startswith("[hostshape]") and "Remedy: call list_commits again" in shaped.received
 
 
 async def test_the_model_walks_every_page_through_hostshape_read(tmp_path: Any) -> None:
@@ -224,6 +227,29 @@ async def test_a_query_narrows_and_a_foreign_cursor_is_refused_with_its_remedy(t
     assert count_tokens(narrowed) <= policy.budget
     assert sorted(r["number"] for r in records(json.loads(narrowed))) == sorted(PR_NUMBERS)
     assert foreign.startswith("[hostshape]") and "omit cursor" in foreign
+
+
+async def test_a_toolreturn_from_an_earlier_hook_keeps_its_metadata(policy: Policy) -> None:
+    from pydantic_ai.exceptions import ModelRetry
+    from pydantic_ai.messages import ToolReturn
+
+    from hostshape.adapters.pydantic_ai import ShapingHook
+
+    async def inner(ctx: Any, call_tool: Any, name: str, args: dict[str, Any]) -> Any:
+        return ToolReturn(return_value=await call_tool(name, args), metadata={"mine": 1}, content="see also")
+
+    async def call_tool(name: str, args: dict[str, Any], **kwargs: Any) -> Any:
+        if name == "fail":
+            raise ModelRetry("upstream API returned 502")
+        return payload_text("gh_pulls_list.json")
+
+    hook = ShapingHook(policy=policy, server="corpus", inner=inner)
+    shaped = await hook(None, call_tool, "list_pull_requests", {})
+    assert isinstance(shaped, ToolReturn) and shaped.content == "see also"
+    assert shaped.metadata["mine"] == 1 and shaped.metadata["hostshape"]["server"] == "corpus"
+    assert count_tokens(shaped.return_value) <= policy.budget
+    with pytest.raises(ModelRetry, match="502"):
+        await hook(None, call_tool, "fail", {})
 
 
 def test_attach_reaches_mcp_leaves_through_wrappers_and_capabilities(policy: Policy) -> None:

@@ -28,6 +28,7 @@ concurrently; shaping runs in a worker thread so one large result does not stall
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -103,9 +104,7 @@ class ShapingHook:
             metadata = {METADATA_KEY: res.stats()}
         elif isinstance(metadata, dict):
             metadata = {**metadata, METADATA_KEY: res.stats()}
-        return ToolReturn(
-            return_value=res.text, content=outer.content, metadata=metadata, tools=outer.tools
-        )
+        return dataclasses.replace(outer, return_value=res.text, metadata=metadata)
 
 
 def process_tool_call(policy: Policy | None = None, *, server: str | None = None) -> ShapingHook:
@@ -232,8 +231,8 @@ def _on_fault(policy: Policy, value: Any, tool: str, exc: Exception) -> Any:
     if policy.on_fault == "pass":
         return value
     return (
-        f"[hostshape] the result of {tool!r} was withheld: it could not be reduced to the "
-        f"{policy.budget}-token budget ({type(exc).__name__}). Call {tool!r} again with narrower arguments."
+        f"[hostshape] the result of {tool} could not be shaped ({type(exc).__name__}) and was withheld. Remedy: call "
+        f"{tool} again with narrower arguments, or set on_fault='pass' to receive results unshaped."
     )
 
 

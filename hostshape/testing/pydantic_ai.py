@@ -100,7 +100,8 @@ async def run(
             if not tool_names:
                 tool_names.extend(t.name for t in info.function_tools)
             last = messages[-1]
-            returned = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
+            parts_in = last.parts if isinstance(last, ModelRequest) else []
+            returned = [p for p in parts_in if isinstance(p, ToolReturnPart)]
             if rounds == 0:
                 rounds = 1
                 return ModelResponse(
