@@ -8,7 +8,7 @@ Observed on pydantic-ai-slim 2.68.0 (site-packages/pydantic_ai):
 
 - ``MCPToolset.call_tool`` awaits ``process_tool_call(ctx, call_tool, name, tool_args)`` (mcp.py:1712-1715); only
   ``MCPToolset`` accepts it, and it must be async. ``load_mcp_toolsets()`` builds ``MCPToolset(transport, id=name)``
-  without one and wraps it in ``.prefixed(name)`` (mcp.py:2396-2410); ``PrefixedToolset.call_tool`` strips the
+  without one and wraps it in ``.prefixed(name)`` (mcp.py:2412-2425); ``PrefixedToolset.call_tool`` strips the
   prefix before delegating (toolsets/prefixed.py:35-41), so the hook sees the server's own tool name.
 - ``call_tool`` returns an already-converted value (mcp.py:2185-2226): structuredContent when every block is text,
   ``{"result": X}`` unwrapped to X, a text block starting with ``[``/``{`` parsed, images as ``BinaryImage``.
@@ -194,12 +194,12 @@ def _mcp_leaves(target: Any) -> list[MCPToolset[Any]]:
     from pydantic_ai.toolsets import AbstractToolset
 
     if not isinstance(target, AbstractToolset):
-        # An `MCP` capability keeps its MCPToolset in `.local` (capabilities/mcp.py:150-163, 313-333).
+        # An `MCP` capability keeps its MCPToolset in `.local` (capabilities/mcp.py:163-175, 318).
         target = getattr(target, "local", None)
         if not isinstance(target, AbstractToolset):
             return []
     leaves: list[MCPToolset[Any]] = []
-    # `apply` visits every leaf through wrappers and combinations (toolsets/abstract.py:298-300, wrapper.py:68-69).
+    # `apply` visits every leaf through wrappers and combinations (toolsets/abstract.py:298-300, wrapper.py:70-71, combined.py:107-109).
     target.apply(lambda leaf: leaves.append(leaf) if isinstance(leaf, MCPToolset) else None)
     return leaves
 

@@ -169,7 +169,7 @@ def _from_config(folder: Path, devnull: Any, init_timeout: float) -> tuple[list[
     for toolset in toolsets:
         toolset.apply(lambda leaf: leaves.append(leaf) if isinstance(leaf, MCPToolset) else None)
     for leaf in leaves:
-        # load_mcp_toolsets() fixes init_timeout at 5 s (mcp.py:2403 -> 1134-1135) and gives no way to change it;
+        # load_mcp_toolsets() fixes init_timeout at 5 s (mcp.py:2420 -> 1134-1135) and gives no way to change it;
         # fastmcp 3.4.11's Client reads `_init_timeout` at connect time (fastmcp/client/client.py:314, 522-523).
         leaf.client._init_timeout = init_timeout
         leaf.client.transport.log_file = devnull
