@@ -334,7 +334,10 @@ def _with_note(content: Any, notes: tuple[str, ...], policy: Policy, kwargs: dic
     body = _accept(res, policy, fits_is_replacement=True)
     if body is None or not note:
         return body
-    return f"{note}\n{body}"
+    text = f"{note}\n{body}"
+    if count_tokens(text, policy.encoding) * policy.safety_factor > budget:  # pragma: no cover - reserve is ample
+        return body
+    return text
 
 
 def _unwrap_partial_result(prefix: str) -> str:
