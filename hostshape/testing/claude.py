@@ -121,8 +121,12 @@ async def run(
                     options = dataclasses.replace(options, hooks=merged)
 
             async def drive() -> None:
-                async for message in query(prompt=prompt, options=options):
-                    messages.append(message)
+                stream = query(prompt=prompt, options=options)
+                try:
+                    async for message in stream:
+                        messages.append(message)
+                finally:  # also on timeout: closing the stream terminates the CLI subprocess
+                    await stream.aclose()
 
             await asyncio.wait_for(drive(), timeout)
             results = server.tool_results()
