@@ -199,7 +199,8 @@ def _mcp_leaves(target: Any) -> list[MCPToolset[Any]]:
         if not isinstance(target, AbstractToolset):
             return []
     leaves: list[MCPToolset[Any]] = []
-    # `apply` visits every leaf through wrappers and combinations (toolsets/abstract.py:298-300, wrapper.py:70-71, combined.py:107-109).
+    # `apply` visits every leaf through wrappers and combinations
+    # (toolsets/abstract.py:298-300, toolsets/wrapper.py:70-71, toolsets/combined.py:107-109).
     target.apply(lambda leaf: leaves.append(leaf) if isinstance(leaf, MCPToolset) else None)
     return leaves
 
