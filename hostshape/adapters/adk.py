@@ -41,6 +41,7 @@ by ``policy.on_fault``, the original is kept (``"pass"``) or replaced by a short
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -52,9 +53,9 @@ from hostshape.policy import Policy
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from google.adk.plugins.base_plugin import BasePlugin
     from google.adk.tools.base_tool import BaseTool
-
-    ShapingPlugin: type[BasePlugin]
     from google.adk.tools.function_tool import FunctionTool
+
+    ShapingPlugin: type[BasePlugin]  # built on first access, see __getattr__
 
 __all__ = [
     "FIRES",
@@ -78,8 +79,8 @@ logger = logging.getLogger("hostshape.adapters.adk")
 
 AfterToolCallback = Callable[..., Any]
 
-# Re-shaping rounds when the JSON-escaped form overshoots the budget; each round lowers the core's budget by the
-# overshoot plus a margin, so two rounds almost always suffice.
+# Re-shaping rounds when the JSON-escaped form overshoots the budget. Each round divides the core's budget by the
+# growth escaping caused; on the example payloads one re-shape always sufficed.
 _MAX_FIT_ROUNDS = 4
 
 
@@ -142,8 +143,6 @@ def _with_budget(policy: Policy, tool: str, server: str | None, budget: int) -> 
     rule = policy.rule_for(tool, server)
     rules = policy.rules
     if rule is not None and rule.budget is not None:
-        import dataclasses
-
         rules = tuple(dataclasses.replace(r, budget=budget) if r is rule else r for r in rules)
     return policy.replace(budget=budget, rules=rules)
 
