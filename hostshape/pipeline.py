@@ -60,7 +60,7 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
             input_text=payload.text,
         )
 
-    if (not configured or payload.is_error or not payload.is_data) and not payload.notes and limit.fits(payload.text):
+    if (not configured or payload.is_error or not payload.is_data) and not payload.opaque and limit.fits(payload.text):
         return done(payload.text, changed=False, strategy="passthrough")
     if payload.is_data and not configured:
         compact = dumps(payload.value)

@@ -33,7 +33,9 @@ class Payload:
     """One tool result, unwrapped.
 
     ``value`` holds parsed JSON data when there is any (else MISSING); ``text`` is what the host would show the
-    model without hostshape (for data: its compact JSON). ``notes`` says what unwrapping replaced (binary blobs).
+    model without hostshape (for data: its compact JSON), with labelled placeholders for binary content. ``notes``
+    says what unwrapping replaced; ``opaque`` is set when that includes binary a host would not pass to a model
+    natively (raw bytes, resource blobs), as opposed to image and audio blocks, which hosts send as media.
     """
 
     text: str
@@ -42,6 +44,7 @@ class Payload:
     notes: list[str] = field(default_factory=list)
     parse_error: str | None = None
     looks_json: bool = False
+    opaque: bool = False
 
     @property
     def is_data(self) -> bool:
@@ -85,7 +88,7 @@ class _Unwrapper:
                     payload.notes.append("invalid UTF-8 bytes replaced with U+FFFD")
                     return payload
         return Payload(text=_placeholder("binary", mime or "application/octet-stream", len(data)),
-                       notes=["binary content replaced by a placeholder"])
+                       notes=["binary content replaced by a placeholder"], opaque=True)
 
     def _text(self, text: str) -> Payload:
         text = safe_text(text)
@@ -130,22 +133,23 @@ class _Unwrapper:
         if structured is not MISSING and structured is not None:
             mirrored = _mirror(structured, texts)
             if mirrored is not MISSING and not is_error:
-                payload = self.payload(mirrored)
-                payload.notes.extend(notes)
-                return payload
+                return self._with_notes(self.payload(mirrored), notes)
             if not any(texts):
                 payload = self.payload(structured)
                 payload.is_error = is_error
                 return payload
-        if not is_error and len(texts) > 1 and all(looks_like_json(t) for t in texts):
+        if notes or is_error:  # placeholders or an error message: text as it stands, never parsed as JSON
+            return self._with_notes(Payload(text="\n".join(t for t in texts if t), is_error=is_error), notes)
+        if len(texts) > 1 and all(looks_like_json(t) for t in texts):
             values = [parse_json(t) for t in texts]
             if all(v.ok for v in values):
-                return Payload(text="\n".join(texts), value=[v.value for v in values], notes=notes, looks_json=True)
-        joined = "\n".join(t for t in texts if t)
-        if is_error:
-            return Payload(text=joined, is_error=True, notes=notes)
-        payload = self._text(joined)
+                return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
+        return self._text("\n".join(t for t in texts if t))
+
+    @staticmethod
+    def _with_notes(payload: Payload, notes: list[str]) -> Payload:
         payload.notes.extend(notes)
+        payload.opaque = payload.opaque or any(not n.startswith(("image", "audio")) for n in notes)
         return payload
 
     def _block_text(self, block: Any, notes: list[str]) -> str:
