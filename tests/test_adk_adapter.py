@@ -322,3 +322,9 @@ async def test_gemini_is_sent_the_response_dict_as_json(policy: Policy) -> None:
     sent = json.loads(bodies[0])["contents"][1]["parts"][0]["functionResponse"]["response"]
     assert sent == response and json.dumps(response) in bodies[0]  # the dict, JSON-encoded as is
     assert count_tokens(adk.wire_text(response)) <= BUDGET
+
+
+def test_adk_error_dicts_pass_through_unchanged(policy: Policy) -> None:
+    # McpTool turns transport failures into {"error": ...} (mcp_tool.py:620-627); they are the host's, left as is.
+    failure = {"error": "MCP tool execution failed: " + "x" * 50_000}
+    assert adk.shape_tool_response(_mcp_tool("list_pull_requests"), {}, failure, policy=policy) is None
