@@ -36,8 +36,13 @@ RETRIEVAL_DESCRIPTION = (
 
 
 def read(handle: str, query: str | None = None, cursor: str | None = None, *, policy: Policy | None = None) -> str:
-    """One page of the saved result ``handle``. Never raises: errors come back as text naming the remedy."""
-    policy = (policy or Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    """One page of the saved result ``handle``. Never raises: errors come back as text naming the remedy.
+
+    Pages name the retrieval tool as ``policy.retrieval_tool`` (a host may qualify it, e.g. Claude's
+    ``mcp__hostshape__hostshape_read``), ``hostshape_read`` when unset."""
+    policy = policy or Policy()
+    if policy.retrieval_tool is None:
+        policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
     query = query or None
     try:
         return _read(handle, query, cursor or None, policy)
@@ -61,7 +66,7 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
                 "original tool again to get a fresh result and handle.")
     text, is_json = loaded
     limit = Limit.of(policy, policy.budget)
-    way = WayBack(handle=handle, tool=RETRIEVAL_TOOL)
+    way = WayBack(handle=handle, tool=policy.retrieval_tool)
     secret = store.secret
 
     def next_cursor(at: int) -> str:
