@@ -1,0 +1,201 @@
+"""Run the whole benchmark: hostshape against its peers, and against the parsing floor.
+
+    python bench/run.py                      # everything; writes bench/RESULTS.md and bench/results.json
+    python bench/run.py --budgets 4000 --runs 3 --files gh_pulls_list.json --out /tmp/b
+
+Offline; a few minutes on two cores. Peers that are not installed are listed as such and skipped
+(``pip install 'hostshape[bench]'`` installs them all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import core, corpus, measure, peers, report
+
+BUDGETS = (2000, 4000, 8000)
+NOTES = Path(__file__).with_name("NOTES.md")
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), help="o200k token budgets")
+    ap.add_argument("--runs", type=int, default=7, help="timed runs per cell (median; fast cells run more)")
+    ap.add_argument("--files", nargs="+", help="payload file names (default: every file in --corpus)")
+    ap.add_argument("--corpus", type=Path, default=None, help="payload folder (default: hostshape/examples/payloads)")
+    ap.add_argument("--tools", nargs="+", help="tool names to run (default: all)")
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for RESULTS.md / results.json")
+    ap.add_argument("--no-core", action="store_true", help="skip the json.loads comparison")
+    ap.add_argument("--quiet", action="store_true", help="print nothing but the final report")
+    return ap.parse_args(argv)
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
+
+
+def _git_commit() -> str:
+    sha = _git("rev-parse", "--short", "HEAD")
+    dirty = _git("status", "--porcelain", "--", "hostshape")
+    return (sha + (" + uncommitted core changes" if dirty else "")) if sha else "unknown"
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def main(argv: list[str] | None = None) -> str:
+    args = _parse(argv)
+
+    def say(msg: str) -> None:
+        if not args.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    payloads = corpus.load(args.corpus or corpus.PAYLOADS, args.files)
+    tools = [t for t in peers.TOOLS if not args.tools or t.name in args.tools]
+    missing = {t.name: why for t in tools if (why := t.available())}
+    started = time.perf_counter()
+
+    for name, why in missing.items():
+        say(f"skip {name}: {why}")
+    live = [t for t in tools if t.name not in missing]
+    rows = measure.measure_all(live, payloads, args.budgets, args.runs, say)
+
+    core_rows = passthrough = None
+    if not args.no_core and "hostshape" not in missing and any(t.name == "hostshape" for t in tools):
+        t0 = time.perf_counter()
+        core_rows = core.measure_core(payloads, args.budgets, args.runs)
+        passthrough = core.passthrough_ms(args.runs)
+        say(f"core vs json.loads: {time.perf_counter() - t0:.1f}s")
+
+    versions = {t.name: t.version() for t in tools}
+    versions.update({d: _version(d) for d in ("mcp", "langchain-core", "orjson", "tiktoken")})
+    env = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "hostshape_commit": _git_commit(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": f"{_cpu()} ({os.cpu_count()} cores)",
+        "runs": args.runs,
+        "budgets": args.budgets,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    ran = [t.name for t in tools if t.name not in missing]
+    text = render(rows, core_rows, passthrough, versions, missing, env, ran)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "RESULTS.md").write_text(text, encoding="utf-8")
+    data = {
+        "env": env,
+        "versions": versions,
+        "missing": missing,
+        "rows": [r.as_dict() for r in rows],
+        "core": [r.as_dict() for r in core_rows or []],
+        "passthrough_ms": passthrough,
+    }
+    (args.out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(text)
+    say(f"wrote {args.out / 'RESULTS.md'} and results.json in {env['seconds']}s")
+    return text
+
+
+def render(
+    rows: list[measure.Row],
+    core_rows: list[core.CoreRow] | None,
+    passthrough: dict[str, float] | None,
+    versions: dict[str, str],
+    missing: dict[str, str],
+    env: dict[str, object],
+    tool_names: list[str],
+) -> str:
+    summary, verdict = report.summary(rows)
+    out = [
+        "# hostshape benchmark results",
+        "",
+        (
+            f"Generated by `python bench/run.py` on {env['date']} (hostshape commit {env['hostshape_commit']}); "
+            f"Python {env['python']} on {env['cpu']}, {env['platform']}. Median of at least {env['runs']} runs per "
+            f"cell, all tools in the same process run; whole run {env['seconds']} s. Method: bench/README.md."
+        ),
+        "",
+        "Versions measured: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
+    ]
+    if missing:
+        out += ["", "Not installed, skipped: " + "; ".join(f"{k} ({v})" for k, v in missing.items())]
+    out += ["", "## Goals", "", report.goals(verdict, core_rows, passthrough)]
+    out += [
+        "",
+        f"## hostshape and its peers over {len({r.file for r in rows})} payloads x budgets {env['budgets']}",
+        "",
+        (
+            "*user*: the size knob at budget x 4 in the tool's unit (ClearToolUsesEdit: trigger = budget); *best*: the "
+            "largest knob whose output still fits, found by search. Time ratio below 1 means hostshape is faster "
+            "(0.10 = 10x faster)."
+        ),
+        "",
+        summary,
+    ]
+    for setting in ("user", "best"):
+        for budget in env["budgets"]:  # type: ignore[attr-defined]
+            out += [
+                "",
+                f"### {budget:,} tokens, {setting} setting",
+                "",
+                (
+                    "Cell: output tokens, ✓ fits / ✗ over; J valid JSON / ~~J~~ broken JSON; r identifier recall; "
+                    "median time; @knob."
+                ),
+                "",
+                report.detail(rows, budget, setting, tool_names),
+            ]
+    if core_rows:
+        out += [
+            "",
+            "## hostshape against the parsing floor (issue 2)",
+            "",
+            (
+                "Shaping the payload text (and the same text as a FastMCP CallToolResult dict with its "
+                "structuredContent mirror) vs parsing the same text."
+            ),
+            "",
+            report.core_table(core_rows),
+        ]
+    if passthrough:
+        out += ["", "Under-budget pass-through:", "", report.passthrough_table(passthrough)]
+    if NOTES.is_file():
+        out += ["", NOTES.read_text(encoding="utf-8").strip()]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    main()
