@@ -218,6 +218,15 @@ async def test_a_fault_in_the_adapter_glue_does_not_abort_the_run(
     assert [r for r in caplog.records if r.name == "hostshape.adapters.openai_agents"]
 
 
+async def test_parallel_calls_shape_data_and_leave_errors_and_images_alone(policy: Policy) -> None:
+    step = [("fail", {}), ("image", {}), ("list_pull_requests", {})]
+    res = await run("list_pull_requests", policy=policy, steps=[step])
+    err, img, data = output_items(res.extra["calls"][1])
+    assert err["output"] == [{"type": "input_text", "text": "Error executing tool fail: upstream API returned 502"}]
+    assert img["output"][0]["type"] == "input_image"
+    assert_budgeted_pulls(data["output"][0]["text"], policy.budget)
+
+
 # ------------------------------------------------------------------------------------------- the filter on its own
 
 
@@ -245,6 +254,15 @@ def test_filter_never_mutates_or_drops_items_and_its_cache_is_bounded(policy: Po
     assert len(flt._cache) == 2
 
 
+def test_filter_keeps_non_text_parts_after_the_shaped_text(policy: Policy) -> None:
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+    items = _pull_items("m")
+    items[1] = {**items[1], "output": [*items[1]["output"], image]}
+    out = adapter.ShapeToolOutputs(policy)(_data(items)).input[1]["output"]
+    assert [p["type"] for p in out] == ["input_text", "input_image"] and out[1] == image
+    assert_budgeted_pulls(out[0]["text"], policy.budget)
+
+
 def test_filter_is_thread_safe_and_deterministic(policy: Policy) -> None:
     flt = adapter.ShapeToolOutputs(policy)
     items = _pull_items("x")
@@ -270,3 +288,62 @@ def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch, policy: Po
 
 
 # ---------------------------------------------------------------------------------------------------- retrieval
+
+
+class RetrievalScript:
+    """The model's side of the way back: read the envelope, fetch the next page, walk every page, misuse a cursor."""
+
+    def __init__(self) -> None:
+        self.handle = ""
+        self.next_page = ""
+        self.walk: list[str] = []
+        self.walk_cursors: list[str] = []
+        self.rejection = ""
+
+    def read(self, cursor: str = "", query: str = "") -> list[tuple[str, dict[str, Any]]]:
+        return [("hostshape_read", {"handle": self.handle, "query": query, "cursor": cursor})]
+
+    def __call__(self, call: ModelCall) -> Any:
+        if call.index == 0:
+            return [("list_pull_requests", {})]
+        if not self.handle:
+            env = envelope(call.output_of("list_pull_requests") or "")
+            assert "hostshape_read" in env["hint"]
+            self.handle = env["handle"]
+            return self.read(cursor=env["next"])
+        page = call.output_of("hostshape_read") or ""
+        if not self.next_page:
+            self.next_page = page
+            return self.read()  # start the walk from the first page
+        if self.rejection == "" and (not self.walk or self.walk_cursors):
+            self.walk.append(page)
+            doc = json.loads(page)
+            cursor = doc["_hostshape"].get("next") if isinstance(doc, dict) and "_hostshape" in doc else None
+            if cursor:
+                self.walk_cursors.append(cursor)
+                return self.read(cursor=cursor)
+            self.rejection = "pending"
+            return self.read(cursor=self.walk_cursors[0], query="[].number")  # a cursor bound to no query
+        self.rejection = page
+        return "done"
+
+
+async def test_retrieval_round_trip_pages_within_budget_and_rejects_a_foreign_cursor(tmp_path: Any) -> None:
+    policy = Policy(budget=1500, spill_dir=tmp_path / "spill")
+    script = RetrievalScript()
+    res = await run("list_pull_requests", policy=policy, retrieval=True, steps=[script] * 12)
+    assert res.extra["final_output"] == "done"
+    assert res.extra["shaping"].policy.retrieval_tool == "hostshape_read"
+    assert count_tokens(res.received) <= policy.budget
+
+    next_page = records(script.next_page)
+    assert count_tokens(script.next_page) <= policy.budget and next_page
+    shown_first = {r["number"] for r in records(res.received)}
+    assert {r["number"] for r in next_page} <= set(PR_NUMBERS)
+
+    assert len(script.walk) >= 2 and all(count_tokens(p) <= policy.budget for p in script.walk)
+    walked = [r["number"] for page in script.walk for r in records(page)]
+    assert walked == PR_NUMBERS  # every record exactly once, in order
+    assert shown_first <= set(walked)
+
+    assert script.rejection.startswith("[hostshape]") and "without query" in script.rejection
