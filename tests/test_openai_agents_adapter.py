@@ -15,15 +15,16 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents.extensions import ToolOutputTrimmer  # noqa: E402
-from agents.run_config import CallModelData, ModelInputData  # noqa: E402
+from agents import RunConfig, RunHooks
+from agents.extensions import ToolOutputTrimmer
+from agents.run_config import CallModelData, ModelInputData
 
-import hostshape  # noqa: E402
-from hostshape import Policy, Rule  # noqa: E402
-from hostshape.adapters import openai_agents as adapter  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.testing.openai_agents import ModelCall, run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+import hostshape
+from hostshape import Policy, Rule
+from hostshape.adapters import openai_agents as adapter
+from hostshape.examples import payload_text
+from hostshape.testing.openai_agents import ModelCall, run
+from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
@@ -91,11 +92,22 @@ async def test_later_model_calls_see_byte_identical_output_and_history_keeps_the
         return real_shape(raw, **kw)
 
     monkeypatch.setattr(hostshape, "shape", counting_shape)
+    events: list[str] = []
+
+    class MyHooks(RunHooks):  # the user's own hooks still get every event
+        async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
+            events.append(f"tool_end:{tool.name}")
+
+        async def on_llm_start(self, context: Any, agent: Any, system_prompt: Any, input_items: Any) -> None:
+            events.append("llm_start")
+
     res = await run(
         "list_pull_requests",
         policy=policy,
         followups=[("fetch", {"name": "gh_issues_list.json"})],  # a second tool call => a third model call
+        hooks=MyHooks(),
     )
+    assert events == ["llm_start", "tool_end:list_pull_requests", "llm_start", "tool_end:fetch", "llm_start"]
     first, second = res.extra["seen"]
     assert first == second  # byte-identical on the second and third model calls (prompt caching holds)
     assert_budgeted_pulls(first, policy.budget)
@@ -164,9 +176,7 @@ async def test_composes_with_tool_output_trimmer_hostshape_first(policy: Policy)
     trimmed_size = int(old_text.split("payload ")[1].split(";")[0].split("]")[0])
     assert trimmed_size == len(res.received)
 
-    via_base = adapter.shaping(policy).run_config(
-        __import__("agents").RunConfig(call_model_input_filter=trimmer())
-    )
+    via_base = adapter.shaping(policy).run_config(RunConfig(call_model_input_filter=trimmer()))
     assert isinstance(via_base.call_model_input_filter, adapter.ShapeToolOutputs)
     assert isinstance(via_base.call_model_input_filter.then, ToolOutputTrimmer)
 

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from hostshape.adapters._require import require
 from hostshape.policy import Policy
+from hostshape.retrieve import RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, RunConfig, RunHooks
@@ -66,6 +67,7 @@ __all__ = [
     "INTERCEPTION_POINT",
     "ShapeToolOutputs",
     "Shaping",
+    "ToolCall",
     "ToolCallIndex",
     "install",
     "retrieval_tool",
@@ -78,7 +80,6 @@ INTERCEPTION_POINT = "RunConfig.call_model_input_filter (+ RunHooks naming tools
 FIRES = "before the model (the host has no limit)"
 
 EXTRA = "openai"
-RETRIEVAL_TOOL_NAME = "hostshape_read"  # == hostshape.retrieve.RETRIEVAL_TOOL
 
 logger = logging.getLogger("hostshape.adapters.openai_agents")
 
@@ -119,10 +120,6 @@ class ToolCallIndex:
     def get(self, call_id: str) -> ToolCall | None:
         with self._lock:
             return self._calls.get(call_id)
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._calls)
 
 
 def _describe_tool(tool: Any, context: Any) -> ToolCall:
@@ -319,7 +316,7 @@ class ShapeToolOutputs:
             call_id = str(item.get("call_id"))
             call = self._tool_call(call_id, calls)
             tool = call.tool
-            if tool == RETRIEVAL_TOOL_NAME:
+            if tool == RETRIEVAL_TOOL:
                 return item  # already a budgeted page; re-shaping could cut its cursor
             output = item.get("output")
             key = (call_id, _digest(output))
@@ -381,7 +378,7 @@ class ShapeToolOutputs:
             return _PASS
         if isinstance(output, str):
             return res.text
-        return tuple([{"type": "input_text", "text": res.text}, *(dict(p) for p in others)])
+        return ({"type": "input_text", "text": res.text}, *(dict(p) for p in others))
 
 
 # ------------------------------------------------------------------------------------------------------- one step
@@ -449,7 +446,7 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
     _require_sdk()
     from agents import function_tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, read
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
         """Read a saved full result.
@@ -484,8 +481,6 @@ def install(
         await Runner.run(agent, "...", **shaper.runner_kwargs())
     """
     _require_sdk()
-    from hostshape.retrieve import RETRIEVAL_TOOL
-
     policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
     tools = [t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL]
     tools.append(retrieval_tool(policy))

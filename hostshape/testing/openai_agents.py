@@ -16,8 +16,8 @@ import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
@@ -26,7 +26,7 @@ HOST = "openai-agents"
 SERVER_NAME = "corpus"
 
 ToolCalls = list[tuple[str, dict[str, Any]]]
-StepResult = Union[ToolCalls, str]
+StepResult = ToolCalls | str
 
 
 @dataclass
@@ -54,7 +54,7 @@ class ModelCall:
         return None
 
 
-Step = Union[StepResult, Callable[[ModelCall], StepResult]]
+Step = StepResult | Callable[[ModelCall], StepResult]
 
 
 def output_text(output: Any) -> str:
@@ -195,6 +195,7 @@ async def run(
     steps: Sequence[Step] | None = None,
     followups: Sequence[tuple[str, dict[str, Any]]] = (),
     history: Sequence[Any] = (),
+    hooks: Any | None = None,
     timeout: float = 60.0,
     **options: Any,
 ) -> HostRun:
@@ -211,6 +212,7 @@ async def run(
     - ``retrieval``: install the ``hostshape_read`` tool with ``hostshape.adapters.openai_agents.install``;
     - ``followups``: tool calls made one per model call after the first, so later calls re-read the first output;
     - ``history``: input items from earlier turns, sent before this turn's user message "Go.";
+    - ``hooks``: your own ``RunHooks`` (hostshape's hooks forward every event to them);
     - ``steps``: a full script (overrides ``tool``/``arguments``/``followups``); the first step should call ``tool``.
 
     ``received`` is the text of the first ``tool`` output in the first model call that saw it. ``extra`` holds
@@ -226,7 +228,7 @@ async def run(
         steps = [[(tool, dict(arguments or {}))], *[[fc] for fc in followups]]
     model = _new_scripted_model(steps, final_text="done")
     command = mcp_server_command()
-    errlog = tempfile.TemporaryFile("w+", encoding="utf-8")
+    errlog = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
     server = _quiet_server_class()(
         errlog,
         name=SERVER_NAME,
@@ -243,12 +245,13 @@ async def run(
                 from hostshape.adapters import openai_agents as adapter
 
                 if retrieval:
-                    agent, shaping = adapter.install(agent, policy, then=then)
+                    agent, shaping = adapter.install(agent, policy, then=then, hooks=hooks)
                 else:
-                    shaping = adapter.shaping(policy, then=then)
+                    shaping = adapter.shaping(policy, then=then, hooks=hooks)
                 run_kwargs = shaping.runner_kwargs(tracing_disabled=True)
             else:
-                run_kwargs = {"run_config": RunConfig(tracing_disabled=True, call_model_input_filter=then)}
+                run_kwargs = {"run_config": RunConfig(tracing_disabled=True, call_model_input_filter=then),
+                              "hooks": hooks}
             if server_managed == "previous_response_id":
                 run_kwargs["auto_previous_response_id"] = True
             elif server_managed == "conversation_id":
