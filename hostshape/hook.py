@@ -51,6 +51,10 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 # (../shared/HOSTS.md), so the adapter caps its output at hostshape.adapters.claude.HOST_MAX_CHARS (49,000).
 FAST_PATH_MAX_CHARS = 49_000
 
+# Codex 0.171.0 cuts hook feedback over 2,500 approximate tokens (ceil(UTF-8 bytes / 4)) in the middle and spills
+# the rest to a file (codex-rs/hooks/src/output_spill.rs, "Full hook output saved to: ...").
+CODEX_MAX_FEEDBACK_BYTES = 10_000
+
 # Texts Claude Code puts in place of an over-limit result, seen in the bundled CLI 2.1.332: "Error: result (...)
 # exceeds maximum allowed tokens. Output has been saved to <path>." (or "Failed to save output to file"), and with
 # ENABLE_MCP_LARGE_OUTPUT_FILES=false "[OUTPUT TRUNCATED - exceeded N token limit] ... The tool output was
@@ -231,17 +235,29 @@ def _codex(data: dict[str, Any], tool_name: str, policy: Policy) -> dict[str, An
     Codex sends ``reason`` to the model as the function_call_output in place of the result and the turn goes on
     (observed with a loopback Responses API; tests/test_hook_command.py::test_codex_result_is_shaped). Codex hands
     the hook the whole CallToolResult (content, structuredContent, isError) and has no size limit of its own before
-    the hook, so there is nothing to rescue.
+    the hook, so there is nothing to rescue. Hook feedback over 2,500 of Codex's approximate tokens (UTF-8 bytes / 4)
+    is cut in the middle and spilled to a file (codex-rs/hooks/src/output_spill.rs), so the text is kept within
+    ``CODEX_MAX_FEEDBACK_BYTES`` as well as the budget.
     """
     from hostshape import shape
     from hostshape.policy import split_tool_name
 
     server, tool = split_tool_name(tool_name)
     args = data.get("tool_input")
-    res = shape(data.get("tool_response"), policy=policy, tool=tool, server=server,
-                args=args if isinstance(args, dict) else None)
+    raw = data.get("tool_response")
+    kwargs: dict[str, Any] = {"tool": tool, "server": server, "args": args if isinstance(args, dict) else None}
+    res = shape(raw, policy=policy, **kwargs)
+    max_chars = min(policy.max_chars or CODEX_MAX_FEEDBACK_BYTES, CODEX_MAX_FEEDBACK_BYTES)
+    for _ in range(3):  # characters are not bytes: tighten until the UTF-8 size fits
+        size = len(res.text.encode("utf-8", "surrogatepass"))
+        if not res.changed or size <= CODEX_MAX_FEEDBACK_BYTES:
+            break
+        max_chars = max(1, min(max_chars, len(res.text)) * CODEX_MAX_FEEDBACK_BYTES * 95 // (size * 100))
+        res = shape(raw, policy=policy.replace(max_chars=max_chars), **kwargs)
     if not res.changed or not res.text.strip():  # Codex rejects a block without a non-empty reason
         return None
+    if len(res.text.encode("utf-8", "surrogatepass")) > CODEX_MAX_FEEDBACK_BYTES:
+        _log().warning("%s: shaped text still over %d bytes; Codex will cut it", tool_name, CODEX_MAX_FEEDBACK_BYTES)
     return {"decision": "block", "reason": res.text}
 
 

@@ -302,6 +302,7 @@ def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path
     out = json.loads(proc.stdout)
     assert set(out) == {"decision", "reason"} and out["decision"] == "block"
     assert is_shaped(out["reason"]) and count_tokens(out["reason"]) <= BUDGET
+    assert len(out["reason"].encode()) <= hook.CODEX_MAX_FEEDBACK_BYTES  # Codex cuts longer hook feedback
     small = {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"result": "ok"}, "isError": False}
     proc = subprocess.run(
         [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)], input=codex_input(small).encode(),
@@ -427,6 +428,7 @@ def test_codex_result_is_shaped(tmp_path: Path) -> None:
     # middle out of the output itself. With it the model gets the shaped result as the block reason.
     policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
     received = run_codex("list_pull_requests", tmp_path, ("--policy", str(policy)))
+    assert "Full hook output saved" not in received  # Codex's own cut of long hook feedback did not apply
     assert is_shaped(received), received[:300]
     assert count_tokens(received) <= BUDGET
     missing = [n for n in PR_NUMBERS if str(n) not in received]
