@@ -62,7 +62,7 @@ class Row:
     """One tool, one payload, one budget, one knob setting."""
 
     tool: str
-    setting: str  # "user" (budget x 4 in the tool's unit) or "best" (largest knob whose output fits)
+    setting: str  # "user" (budget x 4 in the tool's unit), "loop" (fit_loop) or "best" (largest knob that fits)
     knob: int
     unit: str
     file: str
@@ -81,13 +81,36 @@ class Row:
         return asdict(self)
 
 
-def _attempt(tool: Tool, knob: int, prepared: Any) -> tuple[Callable[[Any], Any], str | None, str | None]:
-    """(shrink, output text, error) for one knob; output None when the tool raised."""
-    shrink = tool.build(knob)
+def _attempt(tool: Tool, shrink: Callable[[Any], Any], prepared: Any) -> tuple[str | None, str | None]:
+    """(output text, error); output None when the tool raised."""
     try:
-        return shrink, tool.read(shrink(prepared)), None
+        return tool.read(shrink(prepared)), None
     except Exception as exc:  # noqa: BLE001 - a peer's failure is a result, not a crash
-        return shrink, None, f"{type(exc).__name__}: {str(exc)[:120]}"
+        return None, f"{type(exc).__name__}: {str(exc)[:120]}"
+
+
+LOOP_TRIES = 5
+
+
+def fit_loop(tool: Tool, budget: int) -> Callable[[Any], Any]:
+    """What a user who needs the token cap writes around a tool whose knob is not in tokens: shrink at the user
+    setting, count the output exactly, and retry with the knob scaled by budget / tokens x 0.97 (at most 5 tries).
+    The whole loop, counting included, is what gets timed."""
+
+    def run(prepared: Any) -> Any:
+        knob = tool.user_knob(budget)
+        for _ in range(LOOP_TRIES):
+            shrunk = tool.build(knob)(prepared)
+            text = tool.read(shrunk)
+            if len(text.encode("utf-8")) <= budget:
+                return shrunk
+            n = count_tokens(text)
+            if n <= budget:
+                return shrunk
+            knob = max(1, int(knob * budget / n * 0.97))
+        return shrunk
+
+    return run
 
 
 def best_knob(tool: Tool, payload: Payload, prepared: Any, budget: int) -> int:
@@ -98,7 +121,7 @@ def best_knob(tool: Tool, payload: Payload, prepared: Any, budget: int) -> int:
     """
 
     def ok(knob: int) -> bool:
-        _, out, err = _attempt(tool, knob, prepared)
+        out, err = _attempt(tool, tool.build(knob), prepared)
         return err is None and out is not None and fits(out, budget)
 
     cap = 4 * len(payload.text.encode("utf-8")) + 1024
@@ -133,10 +156,13 @@ class Cell:
     prepared: Any
 
 
-def evaluate(tool: Tool, payload: Payload, budget: int, setting: str, knob: int) -> Cell:
-    """Run the tool once at ``knob`` and judge its output; the time is filled in by ``time_cells``."""
+def evaluate(
+    tool: Tool, payload: Payload, budget: int, setting: str, knob: int, shrink: Callable[[Any], Any] | None = None
+) -> Cell:
+    """Run the tool once (at ``knob``, or as ``shrink``) and judge its output; ``time_cells`` adds the time."""
     prepared = tool.prepare(payload.text, payload.tool)
-    shrink, out, err = _attempt(tool, knob, prepared)
+    shrink = shrink or tool.build(knob)
+    out, err = _attempt(tool, shrink, prepared)
     if out is None:
         out = payload.text  # what a user who catches the error would send on
     valid: bool | None = None
@@ -166,10 +192,15 @@ def evaluate(tool: Tool, payload: Payload, budget: int, setting: str, knob: int)
     return Cell(row, shrink, prepared)
 
 
+SETTINGS = ("user", "loop", "best")
+
+
 def cells_for(tool: Tool, payload: Payload, budget: int) -> list[Cell]:
-    """The user's setting and, for tools with a size knob, the most favourable one."""
-    cells = [evaluate(tool, payload, budget, "user", tool.user_knob(budget))]
+    """The user's setting and, for tools whose knob is not exact tokens, the fit loop and the most favourable one."""
+    user = tool.user_knob(budget)
+    cells = [evaluate(tool, payload, budget, "user", user)]
     if tool.searchable:
+        cells.append(evaluate(tool, payload, budget, "loop", user, fit_loop(tool, budget)))
         prepared = tool.prepare(payload.text, payload.tool)
         cells.append(evaluate(tool, payload, budget, "best", best_knob(tool, payload, prepared, budget)))
     return cells
