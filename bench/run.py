@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> str:
         passthrough = core.passthrough_ms(args.runs)
         say(f"core vs json.loads: {time.perf_counter() - t0:.1f}s")
 
-    versions = {t.name: t.version() for t in tools}
+    versions = {t.distribution: t.version() for t in tools}
     versions.update({d: _version(d) for d in ("mcp", "langchain-core", "orjson", "tiktoken")})
     env = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -123,10 +123,22 @@ def main(argv: list[str] | None = None) -> str:
         "core": [r.as_dict() for r in core_rows or []],
         "passthrough_ms": passthrough,
     }
-    (args.out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (args.out / "results.json").write_text(_json_lines(data), encoding="utf-8")
     print(text)
     say(f"wrote {args.out / 'RESULTS.md'} and results.json in {env['seconds']}s")
     return text
+
+
+def _json_lines(data: dict[str, object]) -> str:
+    """JSON with one row per line, so that a re-run shows up as a readable diff."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value:
+            inner = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
+            parts.append(f" {json.dumps(key)}: [\n{inner}\n ]")
+        else:
+            parts.append(f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def render(
@@ -175,7 +187,7 @@ def render(
                 "",
                 (
                     "Cell: output tokens, ✓ fits / ✗ over; J valid JSON / ~~J~~ broken JSON; r identifier recall; "
-                    "median time; @knob."
+                    "median time; @knob (for *loop*, the knob it starts from)."
                 ),
                 "",
                 report.detail(rows, budget, setting, tool_names),
