@@ -95,6 +95,8 @@ def _hostshape(budget: int) -> Callable[[Any], Any]:
     def run(call: tuple[str, str]) -> str:
         text, tool = call
         res = shape(text, policy=policy, tool=tool, server="corpus")
+        if res.fault:  # shape() never raises; surface its own failure as this row's error
+            raise RuntimeError(f"hostshape fault: {res.fault}")
         return res.text if res.changed else text  # changed=False: the host's own result goes through
 
     return run
