@@ -116,7 +116,10 @@ def main(argv: list[str] | None = None, stdin: IO[Any] | None = None, stdout: IO
         _log().exception("%s: unexpected fault; tool result left unchanged", host)
         return 0
     if output is not None:
-        _write(stdout, output)
+        try:
+            _write(stdout, output)
+        except OSError as exc:  # the host closed the pipe: nothing more to do
+            _log().warning("could not write the hook output: %s", exc)
     return 0
 
 

@@ -143,6 +143,19 @@ def test_bad_policy_file_exits_1_without_output(tmp_path: Path) -> None:
     assert str(bad) in proc.stderr.decode()
 
 
+def test_hostshape_cli_dispatches_hook(tmp_path: Path) -> None:
+    # `hostshape hook claude-code`, the command in the settings snippet, reaches the same main().
+    policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill", budget=1000)
+    cli = [sys.executable, "-c", "import sys; from hostshape.cli import main; sys.exit(main())"]
+    stdin = post_tool_use(json.dumps({"result": payload_text("octokit_issues_page1.json")}))
+    proc = subprocess.run(
+        [*cli, "hook", "claude-code", "--policy", str(policy)], input=stdin.encode(), capture_output=True,
+        cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert count_tokens(json.loads(proc.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]) <= 1000
+
+
 def test_usage_errors_never_exit_2(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "hostshape.hook", "vscode"], capture_output=True, cwd=tmp_path,
