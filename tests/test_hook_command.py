@@ -134,6 +134,18 @@ def test_result_over_budget_is_shaped_and_one_that_fits_is_left_alone(tmp_path: 
     assert count_tokens(out["updatedMCPToolOutput"]) <= 1000
 
 
+def test_failed_call_gets_a_hint_only_when_its_error_is_over_budget(tmp_path: Path) -> None:
+    failure = {"session_id": "s", "transcript_path": "/nonexistent/s.jsonl", "cwd": "/tmp", "tool_input": {},
+               "hook_event_name": "PostToolUseFailure", "tool_name": "mcp__corpus__fail", "tool_use_id": "t"}
+    long_error = " ".join(f"line {i}: upstream failure detail" for i in range(3000))
+    proc = run_hook(json.dumps({**failure, "error": long_error}), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "PostToolUseFailure" and out["additionalContext"]
+    proc = run_hook(json.dumps({**failure, "error": "Error: 502"}), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert (proc.returncode, proc.stdout) == (0, b"")
+
+
 def test_bad_policy_file_exits_1_without_output(tmp_path: Path) -> None:
     bad = tmp_path / "policy.toml"
     bad.write_text("budget = 'lots'\nmystery = 1\n", encoding="utf-8")
