@@ -9,8 +9,10 @@ from hostshape.policy import Policy
 from hostshape.tokens import encoding
 
 
-# The longest token of o200k_base and cl100k_base covers 128 bytes (checked in tests/test_tokens.py).
-MAX_TOKEN_CHARS = 128
+# A text longer than this many characters per budget token is taken to be over without counting. Real tool output
+# runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
+# such a text is then shaped although it might have fitted: the answer still fits, it is only not the original.
+SURELY_OVER_CHARS_PER_TOKEN = 16
 # Texts longer than this many characters per budget token are counted in chunks first. A chunk cut mid-word can
 # count a few tokens more than the same span inside the whole text: hence the margin per chunk (rejecting a text
 # that would just have fitted only means it gets shaped, and the shaped text fits too).
@@ -46,8 +48,8 @@ class Limit:
             return False
         if self.cheap_fit(text):
             return True
-        if len(text) > self.tokens * MAX_TOKEN_CHARS:
-            return False  # cannot fit, and tokenizing megabytes to learn that is the cost to avoid
+        if len(text) > self.tokens * SURELY_OVER_CHARS_PER_TOKEN:
+            return False  # see SURELY_OVER_CHARS_PER_TOKEN
         if len(text) <= self.tokens * PROBE_CHARS_PER_TOKEN:
             return self.count(text) <= self.tokens
         return self._fits_by_chunks(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.budget import Limit
@@ -55,24 +55,53 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
     if found is None or not found[1]:
         return fit_object(value, facts, limit, way)
     path, records = found
+    ratio = _Ratio(limit)
     for level in PREVIEW_LEVELS:
-        capped = [cap_strings(r, level) for r in records[offset:]]
-        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset)
-        whole = fit.whole() if level != PREVIEW_LEVELS[-1] else fit.run()
-        if whole is not None:
-            if level is not None and CUT_MARK in whole.text:
-                facts.text_cut = True
-                facts.notes.append(f"text fields cut at {level:,} chars; …[+N chars] marks each cut")
-                whole = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index,
-                                   offset).whole() or fit.run()
-            return whole
+        capped, cuts = cap_records(records[offset:], level)
+        facts.text_cut = cuts > 0
+        note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
+        if note:
+            facts.notes.append(note)
+        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
+        fitted = fit.run() if level == PREVIEW_LEVELS[-1] else fit.whole()
+        if fitted is not None:
+            return fitted
+        if note:
+            facts.notes.remove(note)
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def cap_records(records: list[Any], level: int | None) -> tuple[list[Any], int]:
+    """``records`` with their text fields previewed at ``level`` chars, and how many were cut."""
+    if level is None:
+        return records, 0
+    capped = [cap_strings(r, level) for r in records]
+    return capped, sum(dumps(r).count(CUT_MARK) for r in capped) - sum(dumps(r).count(CUT_MARK) for r in records)
+
+
+class _Ratio:
+    """Tokens per UTF-8 byte of this payload's rendering, measured on the first candidate and refined by every
+    exact count after: it steers the choices, and only the final text is counted exactly."""
+
+    def __init__(self, limit: Limit) -> None:
+        self.limit = limit
+        self.value: float | None = None
+
+    def estimate(self, text: str) -> int:
+        size = len(text.encode("utf-8"))
+        if self.value is None:
+            sample = text[: self.limit.tokens * 4]
+            self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))
+        return int(size * self.value) + 1
+
+    def learn(self, text: str, tokens: int) -> None:
+        self.value = tokens / max(1, len(text.encode("utf-8")))
 
 
 @dataclass
 class _RecordFit:
-    """Choose how many whole records to show (and which to index) from exact per-piece token counts, then
-    render once and verify; a failed verification (tokens merging across joins) retries with one record fewer."""
+    """Choose how many whole records to show (and which to index) from estimated token costs, render, and verify
+    with an exact count; an over-budget candidate retries with proportionally fewer records."""
 
     value: Any
     path: tuple[str, ...]
@@ -83,68 +112,62 @@ class _RecordFit:
     cursor: Cursor
     index: bool
     offset: int
+    ratio: _Ratio
+
+    def whole(self) -> Fitted | None:
+        """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
+        rest = self.records[self.offset :]
+        self._begin()
+        text = self._text(rest, len(rest), None)
+        if self.ratio.estimate(text) > self.limit.tokens * 1.15:
+            return None
+        return self._verified(text, "records")
 
     def run(self) -> Fitted:
         rest = self.records[self.offset :]
-        self.facts.total = len(self.records)
-        self.facts.list_path = ".".join(self.path) or None
-        budget = self.limit.tokens - self._overhead(rest)
-        full = self._costs([dumps(r) for r in rest], budget)
-        plans = self._plans(rest, full, budget)
-        for k, index in plans:
+        self._begin()
+        skeleton = self._skeleton(rest)
+        budget = self.limit.tokens - self.ratio.estimate(skeleton) - 2
+        full = [self.ratio.estimate(dumps(r)) for r in rest]
+        for k, index in self._plans(rest, full, budget):
             while k > 0 or index is not None:
-                attempt = self._attempt(rest, k, index)
-                if attempt is not None:
-                    return attempt
+                text = self._text(rest, k, index)
+                fitted = self._verified(text, "index" if index else "records")
+                if fitted is not None:
+                    return fitted
+                over = self._last_tokens / self.limit.tokens
                 if k > 0:
-                    k -= 1
+                    k = max(0, min(k - 1, int(k / over)))
                     index = (index[0], [rows_of(r, index[0]) for r in rest[k:]]) if index else None
                 elif index is not None and len(index[1]) > 1:
-                    index = (index[0], index[1][: len(index[1]) * 3 // 4])
+                    index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])
                 else:
                     break
         return self._shrunk_first(rest)
 
-    def whole(self) -> Fitted | None:
-        """Every remaining record, whole, if they fit; else None."""
-        rest = self.records[self.offset :]
+    def _begin(self) -> None:
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
-        return self._attempt(rest, len(rest), None)
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
         """(whole records, index) layouts to try, best first; each is costed only when reached."""
-        if len(full) == len(rest) and sum(full) <= budget:
-            yield len(rest), None
-            return
         if self.index and isinstance(rest[0], dict):
             for columns in _index_columns(rest):
                 rows = [rows_of(r, columns) for r in rest]
-                row_costs = self._costs([dumps(row) for row in rows], budget - _INDEX_HEADER)
-                if len(row_costs) == len(rows):
+                row_costs = [self.ratio.estimate(dumps(row)) for row in rows]
+                if sum(row_costs) <= budget - _INDEX_HEADER:
                     k = _most_records(full, row_costs, budget - _INDEX_HEADER)
                     yield k, (columns, rows[k:])
                 else:
-                    yield 0, (columns, rows[: max(1, len(row_costs) - 1)])
+                    fitting = _prefix_within(row_costs, budget - _INDEX_HEADER)
+                    yield 0, (columns, rows[: max(1, fitting)])
         yield _most_records(full, [0] * len(rest), budget), None
 
-    def _overhead(self, rest: list[Any]) -> int:
-        """Tokens of everything but the records: envelope (with its longest values) and container."""
+    def _skeleton(self, rest: list[Any]) -> str:
+        """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
         self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
         self.facts.next_offset = self.offset
-        text = self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
-        return self.limit.count(text) + 2
-
-    def _costs(self, texts: list[str], budget: int) -> list[int]:
-        """Exact tokens (plus a separator) of each text, stopping once their sum exceeds ``budget``."""
-        costs, total = [], 0
-        for text in texts:
-            cost = self.limit.count(text) + 1
-            costs.append(cost)
-            total += cost
-            if total > budget:
-                break
-        return costs
+        return self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
 
     def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
                 dropped: int = 0) -> str:
@@ -156,17 +179,27 @@ class _RecordFit:
             out["_index"] = {"fields": index[0], "rows": index[1]}
         return dumps(out)
 
-    def _attempt(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> Fitted | None:
+    def _text(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> str:
         rows = index[1] if index else []
         more = k < len(rest)
         self.facts.returned = k
         self.facts.listed = len(rows) if index else None
         self.facts.truncated = more
         self.facts.next_offset = self.offset + k if more else None
-        text = self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
+        return self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
                             dropped=len(rest) - k - len(rows))
-        if self.limit.fits(text):
-            return Fitted(text, self.facts, "index" if index else "records")
+
+    _last_tokens: int = field(default=0, init=False)
+
+    def _verified(self, text: str, strategy: str) -> Fitted | None:
+        if self.limit.cheap_fit(text):
+            return Fitted(text, self.facts, strategy)
+        self._last_tokens = self.limit.count(text) if len(text) <= self.limit.tokens * 16 else len(text)
+        self.ratio.learn(text, self._last_tokens)
+        if self._last_tokens <= self.limit.tokens and (self.limit.chars is None or len(text) <= self.limit.chars):
+            return Fitted(text, self.facts, strategy)
+        if self._last_tokens <= self.limit.tokens:  # within tokens, over the character cap
+            self._last_tokens = int(self.limit.tokens * len(text) / self.limit.chars) + 1  # type: ignore[operator]
         return None
 
     def _shrunk_first(self, rest: list[Any]) -> Fitted:
@@ -179,6 +212,15 @@ class _RecordFit:
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
         return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+
+
+def _prefix_within(costs: list[int], budget: int) -> int:
+    total = 0
+    for i, cost in enumerate(costs):
+        total += cost
+        if total > budget:
+            return i
+    return len(costs)
 
 
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
@@ -215,8 +257,9 @@ def _most_records(full: list[int], rows: list[int], budget: int) -> int:
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
     """Fit one value by cutting its largest members first, as little as the limit allows.
 
-    The cut is a size in bytes searched for between "known to fit" and "known too large", steered by the exact
-    token count of each candidate; it stops once a fit uses over 90% of the limit.
+    The cut is a size in bytes searched for between "known to fit" and "known too large", steered by estimated
+    tokens; candidates are counted exactly only when the estimate says they may fit. It stops once a fit uses
+    over 85% of the limit.
     """
 
     def render(current: Any) -> str:
@@ -227,19 +270,23 @@ def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str
     if limit.fits(text):
         return Fitted(text, facts, "object")
     facts.truncated = True
+    ratio = _Ratio(limit)
     fits_at, too_big_at = 0, dumps_size(value)
     best: str | None = None
-    target = int(too_big_at * min(0.9, limit.tokens / _tokens_or_bytes(text, limit)))
+    target = int(too_big_at * min(0.9, limit.tokens / ratio.estimate(text)))
     for _ in range(12):
         if target <= fits_at or target >= too_big_at:
             target = (fits_at + too_big_at) // 2
         if target <= fits_at:
             break
         text = render(reduce(value, target))
-        used = _tokens_or_bytes(text, limit)
-        if limit.fits(text):
+        used = ratio.estimate(text)
+        if used <= limit.tokens * 1.05:
+            used = _tokens_or_bytes(text, limit)
+            ratio.learn(text, used)
+        if used <= limit.tokens and (limit.chars is None or len(text) <= limit.chars):
             best, fits_at = text, target
-            if used >= limit.tokens * 0.9:
+            if used >= limit.tokens * 0.85:
                 break
         else:
             too_big_at = target
