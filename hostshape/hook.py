@@ -218,9 +218,27 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
     import contextlib
 
     _log()  # route the adapter's and the core's log records to stderr
-    with contextlib.redirect_stdout(sys.stderr):  # nothing the library prints may corrupt the hook output
-        output = _claude_code(data, policy) if host == "claude-code" else _codex(data, tool_name, policy)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # nothing the library prints may corrupt the hook output
+            output = _claude_code(data, policy) if host == "claude-code" else _codex(data, tool_name, policy)
+    except Exception as exc:  # the glue's own fault: log it, then follow policy.on_fault
+        _log().exception("%s: fault while shaping %s", host, tool_name)
+        return _refusal(host, event, exc) if policy.on_fault == "refuse" else None
     return output if isinstance(output, dict) and output else None
+
+
+def _refusal(host: str, event: str, exc: Exception) -> dict[str, Any]:
+    """The fail-closed answer: the result is withheld and the text names the remedy."""
+    text = (
+        f"[hostshape] this tool result was withheld: hostshape failed while shaping it ({type(exc).__name__}). "
+        'Call the tool with narrower arguments, or set on_fault = "pass" in the hostshape policy to let '
+        "unshaped results through when this happens."
+    )
+    if host == "codex":
+        return {"decision": "block", "reason": text}
+    if event == "PostToolUseFailure":
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
 
 
 def _claude_code(data: dict[str, Any], policy: Policy) -> dict[str, Any] | None:

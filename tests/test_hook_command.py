@@ -192,6 +192,29 @@ def test_a_fault_in_the_adapter_leaves_the_result_alone(monkeypatch: pytest.Monk
     assert out.getvalue() == ""
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_fault_with_on_fault_refuse_withholds_the_result(
+    host: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import io
+
+    import hostshape.adapters.claude as adapter
+
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(adapter, "shape_hook_input", boom)
+    monkeypatch.setattr("hostshape.shape", boom)
+    policy = tmp_path / "refuse.toml"
+    policy.write_text('on_fault = "refuse"\n', encoding="utf-8")
+    out = io.StringIO()
+    stdin = io.StringIO(post_tool_use({"content": [{"type": "text", "text": "x" * 20_000}]}))
+    assert hook.main([host, "--policy", str(policy)], stdin=stdin, stdout=out) == 0
+    answer = json.loads(out.getvalue())
+    text = answer.get("reason") or answer["hookSpecificOutput"]["updatedMCPToolOutput"]
+    assert "withheld" in text and "on_fault" in text
+
+
 def test_nothing_but_hook_json_reaches_stdout(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import io
 
