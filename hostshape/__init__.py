@@ -2,12 +2,35 @@
 
 ``shape(result, policy=..., tool=...)`` turns whatever a host hands over into the exact text a model should read,
 within a hard token budget, with an in-band envelope saying what was cut and how to get it back.
+
+The public names load on first use, so ``import hostshape`` (and the ``hostshape hook`` command's fast path) costs
+almost nothing.
 """
 
-from hostshape.pipeline import shape
-from hostshape.policy import Policy, Rule
-from hostshape.result import Shaped
-from hostshape.tokens import count_tokens
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hostshape.pipeline import shape
+    from hostshape.policy import Policy, Rule
+    from hostshape.result import Shaped
+    from hostshape.tokens import count_tokens
 
 __all__ = ["Policy", "Rule", "Shaped", "count_tokens", "shape"]
 __version__ = "0.1.0"
+
+_HOMES = {
+    "Policy": "hostshape.policy",
+    "Rule": "hostshape.policy",
+    "Shaped": "hostshape.result",
+    "count_tokens": "hostshape.tokens",
+    "shape": "hostshape.pipeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'hostshape' has no attribute {name!r}")

@@ -95,7 +95,8 @@ def _shape(args: argparse.Namespace) -> int:
 def _read(args: argparse.Namespace) -> int:
     from hostshape.retrieve import read
 
-    sys.stdout.write(read(args.handle, query=args.query, cursor=args.cursor, policy=_policy(args)))
+    policy = _policy(args).replace(retrieval_tool="`hostshape read HANDLE --cursor NEXT`")
+    sys.stdout.write(read(args.handle, query=args.query, cursor=args.cursor, policy=policy))
     return 0
 
 

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import tiktoken
+if TYPE_CHECKING:
+    import tiktoken
 
 
 class TokenizerUnavailable(RuntimeError):
@@ -124,6 +126,8 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=None)
 def _load(name: str) -> tiktoken.Encoding:
+    import tiktoken
+
     spec = _spec(name)
     ranks: dict[bytes, int] = {}
     for line in vocabulary_bytes(name).splitlines():
