@@ -1,0 +1,634 @@
+"""Write the walkthrough notebooks in this folder from the cells below, and execute them in place.
+
+    .venv/bin/python notebooks/build.py                  # every notebook
+    .venv/bin/python notebooks/build.py 03_langchain     # some of them
+
+Each notebook is executed with nbclient on the interpreter running this script (nothing is registered with
+Jupyter) from the repository root, and saved with its outputs so that it renders as documentation.
+tests/test_notebooks.py executes them again and checks that the committed outputs are still what the code
+produces. Outputs are kept reproducible: the spill store gets a fixed secret, so handles (and the token counts of
+texts that carry them) are the same on every run, and handles, cursors and file paths are masked where printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+TIMEOUT = 300  # seconds per cell
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+Cell = tuple[str, str]  # ("markdown" | "code", source)
+
+
+def md(source: str) -> Cell:
+    return ("markdown", textwrap.dedent(source).strip())
+
+
+def code(source: str) -> Cell:
+    return ("code", textwrap.dedent(source).strip())
+
+
+# -- shared cells ---------------------------------------------------------------------------------------------------
+
+SETUP = code('''
+    import hashlib
+    import json
+    import re
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from hostshape import Policy
+    from hostshape.examples import TOOLS, payload_text
+    from hostshape.tokens import count_tokens
+
+    # A private spill folder for this notebook (where hostshape keeps the full originals of what it cut). Its
+    # secret is fixed only so that this page reads the same on every run; a real store creates a random one.
+    SPILL = Path(tempfile.mkdtemp(prefix="hostshape-notebook-")) / "spill"
+    SPILL.mkdir(mode=0o700)
+    (SPILL / ".secret").write_bytes(hashlib.sha256(b"hostshape notebooks").digest())
+    (SPILL / ".secret").chmod(0o600)
+
+    policy = Policy(budget=4000, spill_dir=SPILL)
+
+
+    def masked(text):
+        """Hide what is particular to one machine or run: handles, cursors, file paths."""
+        text = re.sub(r"hs_[0-9a-f]{24}", "hs_…", text)
+        text = re.sub(r'(\\\\?"next\\\\?":\\\\?")[\\w-]+', r"\\1…", text)
+        return re.sub(r"(?:/[^\\s/]+)+/tool-results/[^\\s/]+?\\.txt", "<saved file>", text)
+
+
+    def show_envelope(env):
+        """Print an envelope with its handle and cursor masked."""
+        for key, value in env.items():
+            print(f"{key}: {'…' if key in ('handle', 'next') else json.dumps(value, ensure_ascii=False)}")
+''')
+
+TOOL_CELL = code('''
+    from hostshape.demo import identifiers_kept
+
+    TOOL = "list_pull_requests"
+    raw = payload_text(TOOLS[TOOL])
+    numbers = [pull["number"] for pull in json.loads(raw)]
+    print(f"{TOOL} returns {TOOLS[TOOL]}: {count_tokens(raw):,} tokens (o200k_base), {len(numbers)} pull requests")
+''')
+
+CLEANUP = code('''
+    shutil.rmtree(SPILL.parent)
+''')
+
+
+def fires_cells(module: str) -> list[Cell]:
+    return [
+        md('''
+            ## Where the hook fires
+
+            Relative to the host's own size limit, as the adapter module states it (the paragraph after its docstring's summary line):
+        '''),
+        code(f'''
+            import textwrap
+
+            import hostshape.adapters.{module} as adapter
+
+            print(f"{{adapter.HOST}}: {{adapter.INTERCEPTION_POINT}}")
+            print(f"fires: {{adapter.FIRES}}")
+            print()
+            print(textwrap.fill(" ".join(adapter.__doc__.split("\\n\\n")[1].split()), 110))
+        '''),
+    ]
+
+
+def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.received") -> list[Cell]:
+    """Run without, then with, hostshape; print what the model received each time and the envelope."""
+    return [
+        md('''
+            ## Without hostshape
+
+            The scripted model calls the tool once; `received` is exactly the text the model was given as the result.
+        '''),
+        code(f'''
+            from hostshape.testing import {module} as harness
+
+            without = await harness.run(TOOL, policy=None)
+            print(f"model received: {{count_tokens(without.received):,}} tokens, "
+                  f"{{identifiers_kept(without.received, numbers):.0%}} of the pull request numbers")
+            print(without.received[:300], "…")
+        '''),
+        md('''
+            ## With hostshape
+
+            The same run with the adapter installed (budget 4,000 tokens, with the `hostshape_read` retrieval tool).
+        '''),
+        code(f'''
+            shaped = await {with_call}
+            print(f"model received: {{count_tokens(shaped.received):,}} tokens (budget {{policy.budget:,}}), "
+                  f"{{identifiers_kept(shaped.received, numbers):.0%}} of the pull request numbers")
+            print(masked(shaped.received[:600]), "…")
+        '''),
+        md('''
+            ## The envelope
+
+            The first member of the shaped JSON says what was kept, what projection omitted, and how to get the rest
+            (handle and cursor masked here).
+        '''),
+        code(f'''
+            text = {unwrap}
+            show_envelope(json.loads(text)["_hostshape"])
+        '''),
+    ]
+
+
+# -- the notebooks --------------------------------------------------------------------------------------------------
+
+CORE: list[Cell] = [
+    md('''
+        # hostshape: the core
+
+        `shape(raw, policy=..., tool=...)` turns whatever a host hands over into the exact text a model should read,
+        within a hard token budget counted with a real tokenizer (o200k_base), with an in-band envelope saying what
+        was cut and a way back to the rest. This notebook runs it on every recorded payload shipped in
+        `hostshape/examples/payloads` (provenance in `hostshape/examples/PROVENANCE.md`); no framework is involved.
+    '''),
+    SETUP,
+    md('''
+        ## Every payload at a budget of 4,000 tokens
+
+        `retrieval_tool` names the tool the envelope's hint points the model to; each adapter's `install(...)` sets it
+        when it registers that tool in its host.
+    '''),
+    code('''
+        from hostshape import shape
+        from hostshape.examples import payload_names
+        from hostshape.retrieve import RETRIEVAL_TOOL
+
+        policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
+        tool_of = {payload: tool for tool, payload in TOOLS.items()}
+        rows = []
+        for name in payload_names():
+            raw_text = payload_text(name)
+            res = shape(raw_text, policy=policy, tool=tool_of[name], server="examples")
+            rows.append((name, count_tokens(raw_text), res.tokens, res.changed, res.strategy, res.truncated))
+
+        print(f"{'payload':38} {'raw':>8} {'shaped':>7}  changed  strategy     truncated")
+        for name, raw_tokens, shaped_tokens, changed, strategy, truncated in rows:
+            print(f"{name:38} {raw_tokens:>8,} {shaped_tokens:>7,}  {changed!s:7}  {strategy:12} {truncated}")
+        assert all(shaped_tokens <= policy.budget for _, _, shaped_tokens, *_ in rows)
+    '''),
+    md('''
+        `changed=False` means "leave the host's result as it is": `octokit_issues_page1.json` already fits.
+        `truncated=False` with `changed=True` means projection alone brought it under the budget, nothing was cut.
+    '''),
+    code('''
+        %matplotlib inline
+        import matplotlib.pyplot as plt
+
+        labels = [name.rsplit(".", 1)[0] for name, *_ in rows]
+        x = range(len(rows))
+        fig, ax = plt.subplots(figsize=(10, 4.5))
+        raw_bars = ax.bar([i - 0.2 for i in x], [r[1] for r in rows], width=0.4, label="raw")
+        shaped_bars = ax.bar([i + 0.2 for i in x], [r[2] for r in rows], width=0.4, label="shaped (hostshape)")
+        ax.bar_label(raw_bars, labels=[f"{r[1] / 1000:.1f}k" for r in rows], fontsize=7, padding=2)
+        ax.bar_label(shaped_bars, labels=[f"{r[2] / 1000:.1f}k" for r in rows], fontsize=7, padding=2)
+        ax.axhline(policy.budget, color="grey", linestyle="--", linewidth=1, label=f"budget {policy.budget:,}")
+        ax.yaxis.set_major_formatter("{x:,.0f}")
+        ax.set_ylabel("tokens (o200k_base)")
+        ax.set_xticks(list(x), labels, rotation=35, ha="right", fontsize=8)
+        ax.set_title("Raw vs shaped tokens per recorded payload")
+        ax.legend()
+        fig.tight_layout()
+        plt.show()
+    '''),
+    md('''
+        ## What the model reads
+
+        Eleven pull requests: 54,552 tokens raw, mostly repository objects nested twice per record. With zero
+        configuration hostshape drops link noise, collapses nested entities to their identifying value (a user to its
+        login, a repository to its full name) and keeps every record:
+    '''),
+    code('''
+        pulls = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_pull_requests", server="github")
+        print(f"{pulls.tokens:,} tokens, strategy {pulls.strategy!r}, truncated={pulls.truncated}")
+        print(masked(pulls.text[:600]), "…")
+    '''),
+    code('''
+        show_envelope(json.loads(pulls.text)["_hostshape"])
+    '''),
+    md('''
+        ## A rule: choose the fields yourself (JMESPath)
+
+        A `Rule` routes by tool (and server) name patterns and projects with a JMESPath expression or a field list.
+        A rule with a projection applies even when the result fits the budget.
+    '''),
+    code('''
+        from hostshape import Rule
+
+        rule = Rule(tool="list_pull_requests", server="github",
+                    jmespath="[].{number: number, title: title, author: user.login, base: base.ref}")
+        picked = shape(payload_text("gh_pulls_list.json"), policy=policy.replace(rules=(rule,)),
+                       tool="list_pull_requests", server="github")
+        print(f"{picked.tokens:,} tokens, strategy {picked.strategy!r}")
+        for pull in json.loads(picked.text)["items"][:4]:
+            print(pull)
+    '''),
+    md('''
+        ## The way back: `hostshape.retrieve.read`
+
+        Fifty issues do not fit in 4,000 tokens: the first answer holds some whole records and lists the others in
+        a compact `_index`. The full original was saved in the spill store; `read(handle, query, cursor)` is what the
+        `hostshape_read` tool calls in every host. Following `next` from the first page returns every record once.
+    '''),
+    code('''
+        from hostshape.retrieve import read
+
+        issues = shape(payload_text("gh_issues_list.json"), policy=policy, tool="list_issues", server="github")
+        first = json.loads(issues.text)
+        print(f"{issues.tokens:,} tokens; {len(first['items'])} whole records, "
+              f"{len(first['_index']['rows'])} more in the index")
+        show_envelope(first["_hostshape"])
+    '''),
+    code('''
+        seen, cursor, page = [], None, 0
+        while True:
+            text = read(issues.handle, cursor=cursor, policy=policy)
+            doc = json.loads(text)
+            page += 1
+            seen += [item["number"] for item in doc["items"]]
+            print(f"page {page}: {len(doc['items'])} records, {count_tokens(text):,} tokens")
+            cursor = doc["_hostshape"].get("next")
+            if cursor is None:
+                break
+        all_numbers = [issue["number"] for issue in json.loads(payload_text("gh_issues_list.json"))]
+        print(f"{len(seen)} records read, each once: {sorted(seen) == sorted(all_numbers)}")
+    '''),
+    md('''
+        A `query` is a JMESPath expression over the full original, so the model can pick records or fields that the
+        first answer omitted:
+    '''),
+    code('''
+        print(masked(read(issues.handle, query="[?state=='open'].{number: number, title: title, comments: comments}",
+                          policy=policy)))
+    '''),
+    CLEANUP,
+]
+
+
+CLAUDE: list[Cell] = [
+    md('''
+        # hostshape in the Claude Agent SDK (Claude Code)
+
+        The Claude Agent SDK drives the Claude Code CLI. Claude Code has its own limit on MCP results,
+        `MAX_MCP_OUTPUT_TOKENS` (default 25,000 tokens): a larger result never reaches the model; it is saved to a
+        file and the model gets a notice naming that file. hostshape's `PostToolUse` hook fires **after** that
+        limit, so it rescues an oversized result by reading the saved file and shaping the full original.
+
+        Everything below runs offline: the real bundled Claude Code CLI talks to a scripted stand-in for the Messages
+        API on 127.0.0.1 (`hostshape.testing.claude`), and calls the tool `list_pull_requests` of the example stdio
+        MCP server, which returns a real recorded GitHub API payload.
+    '''),
+    SETUP,
+    TOOL_CELL,
+    md('''
+        ## The one-line setup
+
+        `install` adds the hooks, the in-process `hostshape` MCP server with the retrieval tool `hostshape_read`, and
+        permission to call it, keeping what the options already had:
+    '''),
+    code('''
+        from claude_agent_sdk import ClaudeAgentOptions
+
+        from hostshape.adapters.claude import install
+
+        options = install(ClaudeAgentOptions(mcp_servers={"github": {"command": "github-mcp-server"}}), policy)
+
+        print("hooks:", sorted(options.hooks))
+        print("MCP servers:", sorted(options.mcp_servers))
+        print("allowed tools:", options.allowed_tools)
+    '''),
+    md('''
+        ## Without hostshape
+
+        The result is over Claude Code's 25,000-token limit, so the model gets a notice instead of the pull requests
+        (the saved file's path is masked here; it names a temporary folder and a session id).
+    '''),
+    code('''
+        from hostshape.testing import claude as harness
+
+        without = await harness.run(TOOL, policy=None)
+        notice = masked(without.received)
+        print(f"model received: a notice of {count_tokens(notice):,} tokens (counted with its paths masked), "
+              f"{identifiers_kept(without.received, numbers):.0%} of the pull request numbers")
+        print(notice[:600], "…")
+    '''),
+    md('''
+        ## With hostshape
+
+        The same run with `install(options, policy)`. `workdir` keeps the CLI's folders after the run so that we can
+        look at the file Claude Code saved.
+    '''),
+    code('''
+        workdir = tempfile.mkdtemp(prefix="hostshape-claude-")
+        shaped = await harness.run(TOOL, policy=policy, workdir=workdir)
+        print(f"model received: {count_tokens(shaped.received):,} tokens (budget {policy.budget:,}), "
+              f"{identifiers_kept(shaped.received, numbers):.0%} of the pull request numbers")
+        print(masked(shaped.received[:600]), "…")
+    '''),
+    md('''
+        ## The envelope
+
+        The first member of the shaped JSON says what was kept, what projection omitted, and how to get the rest;
+        the hint names the retrieval tool as Claude Code offers it (handle and cursor masked here).
+    '''),
+    code('''
+        show_envelope(json.loads(shaped.received)["_hostshape"])
+    '''),
+    *fires_cells("claude"),
+    md('''
+        ## The rescue from the saved file
+
+        What the hook itself was given: not the result, but Claude Code's notice. The hook finds the file it names
+        (only inside the session's own `tool-results` folder) and shapes the full original it holds.
+    '''),
+    code('''
+        from hostshape.adapters.claude import read_saved_result
+
+        hook_input = shaped.extra["hook_inputs"][0]
+        notice = hook_input["tool_response"]
+        print("the hook received:", masked(notice.splitlines()[0]))
+
+        saved_path = re.search(r"Output has been saved to (.+?)\\.$", notice.splitlines()[0]).group(1)
+        saved = read_saved_result(saved_path, hook_input["transcript_path"])
+        original = json.loads(saved)["result"]  # FastMCP's {"result": text}, as Claude Code saved it
+        print(f"the saved file holds {count_tokens(saved):,} tokens; the tool's text inside: "
+              f"{count_tokens(original):,} tokens, the same as the payload: {original == raw}")
+        shutil.rmtree(workdir)
+    '''),
+    CLEANUP,
+]
+
+
+OPENAI: list[Cell] = [
+    md('''
+        # hostshape in the OpenAI Agents SDK
+
+        The OpenAI Agents SDK has no size limit of its own on tool outputs: whatever an MCP tool returns goes to the
+        model. hostshape shapes every tool output in `RunConfig.call_model_input_filter`, immediately before each
+        model call.
+
+        Everything below runs offline: a real `Agent` and `Runner.run` with a scripted `Model`, and the example stdio
+        MCP server through `agents.mcp.MCPServerStdio` (`hostshape.testing.openai_agents`). The model calls
+        `list_pull_requests`, which returns a real recorded GitHub API payload.
+    '''),
+    SETUP,
+    TOOL_CELL,
+    md('''
+        ## The one-line setup
+
+        `install(agent, policy)` gives a copy of the agent with the `hostshape_read` tool and the `Shaping` to run it
+        with; `shaping(policy)` alone shapes without adding the tool:
+
+        ```python
+        agent, shaper = install(agent, policy)
+        result = await Runner.run(agent, "...", **shaper.runner_kwargs())
+        ```
+    '''),
+    code('''
+        from agents import Agent
+
+        from hostshape.adapters.openai_agents import install
+
+        agent, shaper = install(Agent(name="assistant"), policy)
+        kwargs = shaper.runner_kwargs()
+        print("agent tools:", [tool.name for tool in agent.tools])
+        print("Runner.run kwargs:", sorted(kwargs))
+        print("input filter:", type(kwargs["run_config"].call_model_input_filter).__name__)
+    '''),
+    *before_after_cells("openai_agents", "harness.run(TOOL, policy=policy, retrieval=True)"),
+    *fires_cells("openai_agents"),
+    CLEANUP,
+]
+
+
+LANGCHAIN: list[Cell] = [
+    md('''
+        # hostshape in LangChain
+
+        LangChain has no result-size limit of its own. hostshape's `ShapeInterceptor` is a tool interceptor of
+        `langchain-mcp-adapters`: it shapes the raw MCP `CallToolResult` before it becomes a `ToolMessage`, so the
+        full payload never reaches the model, the message history or the checkpointer.
+
+        Everything below runs offline: `create_agent` with a scripted chat model and tools from a real
+        `MultiServerMCPClient` over the example stdio MCP server (`hostshape.testing.langchain`). The model calls
+        `list_pull_requests`, which returns a real recorded GitHub API payload.
+    '''),
+    SETUP,
+    TOOL_CELL,
+    md('''
+        ## The one-line setup
+
+        ```python
+        interceptor, read_tool = install(policy)
+        client = MultiServerMCPClient(servers, tool_interceptors=[interceptor])
+        agent = create_agent(model, [*await client.get_tools(), read_tool])
+        ```
+    '''),
+    code('''
+        from hostshape.adapters.langchain import install
+
+        interceptor, read_tool = install(policy)
+        print("interceptor:", type(interceptor).__name__)
+        print("retrieval tool:", read_tool.name)
+        print("the envelope's hint will name:", interceptor.policy.retrieval_tool)
+    '''),
+    *before_after_cells("langchain", "harness.run(TOOL, policy=policy, retrieval=True)"),
+    *fires_cells("langchain"),
+    CLEANUP,
+]
+
+
+PYDANTIC_AI: list[Cell] = [
+    md('''
+        # hostshape in Pydantic AI
+
+        Pydantic AI has no result-size limit of its own (usage limits only abort a run). hostshape is a
+        `process_tool_call` hook on `MCPToolset`: it shapes each MCP result before the model reads it and returns a
+        `ToolReturn` whose metadata keeps the statistics for the application.
+
+        Everything below runs offline: a real `Agent` with a `FunctionModel` that plays a scripted model, and a real
+        `MCPToolset` over the example stdio MCP server (`hostshape.testing.pydantic_ai`). The model calls
+        `list_pull_requests`, which returns a real recorded GitHub API payload.
+    '''),
+    SETUP,
+    TOOL_CELL,
+    md('''
+        ## The one-line setup
+
+        ```python
+        toolset = MCPToolset(transport, process_tool_call=process_tool_call(policy))   # shaping only
+        agent = Agent(model, toolsets=install([toolset], policy=policy))               # shaping + hostshape_read
+        ```
+    '''),
+    code('''
+        from fastmcp.client.transports import StdioTransport
+        from pydantic_ai.mcp import MCPToolset
+
+        from hostshape.adapters.pydantic_ai import install
+
+        toolset = MCPToolset(StdioTransport(command="github-mcp-server", args=["stdio"]), id="github")
+        toolsets = install([toolset], policy=policy)
+        print("toolsets:", [type(t).__name__ for t in toolsets])
+        print("hook on the MCP toolset:", type(toolsets[0].process_tool_call).__name__)
+    '''),
+    *before_after_cells("pydantic_ai", "harness.run(TOOL, policy=policy)"),
+    *fires_cells("pydantic_ai"),
+    CLEANUP,
+]
+
+
+ADK: list[Cell] = [
+    md('''
+        # hostshape in Google ADK
+
+        ADK has no result-size limit of its own; without hostshape it hands the model the dumped `CallToolResult`,
+        whose FastMCP `structuredContent` repeats the text, so the model reads the payload twice. hostshape is an
+        `after_tool_callback` (or an `App` plugin): the model gets `{"result": <shaped text>}`, fitted to the budget
+        in the JSON-encoded form ADK's model connectors send.
+
+        Everything below runs offline: a real `LlmAgent`, `McpToolset` over the example stdio MCP server and
+        `Runner`, with a scripted `BaseLlm` (`hostshape.testing.adk`). The model calls `list_pull_requests`, which
+        returns a real recorded GitHub API payload. `received` is the function response as LiteLLM sends it.
+    '''),
+    SETUP,
+    TOOL_CELL,
+    md('''
+        ## The one-line setup
+
+        ```python
+        agent = LlmAgent(..., tools=[toolset], after_tool_callback=after_tool_callback(policy))
+        # or, with the retrieval tool:
+        hook, read_tool = install(policy)
+        agent = LlmAgent(..., tools=[toolset, read_tool], after_tool_callback=hook)
+        ```
+    '''),
+    code('''
+        from hostshape.adapters.adk import install
+
+        hook, read_tool = install(policy)
+        print("after_tool_callback:", callable(hook))
+        print("retrieval tool:", read_tool.name)
+    '''),
+    *before_after_cells("adk", "harness.run(TOOL, policy=policy, retrieval=True)",
+                        unwrap='json.loads(shaped.received)["result"]  # ADK\'s {"result": text}'),
+    *fires_cells("adk"),
+    CLEANUP,
+]
+
+
+NOTEBOOKS: dict[str, list[Cell]] = {
+    "00_core": CORE,
+    "01_claude_agent_sdk": CLAUDE,
+    "02_openai_agents": OPENAI,
+    "03_langchain": LANGCHAIN,
+    "04_pydantic_ai": PYDANTIC_AI,
+    "05_google_adk": ADK,
+}
+
+
+# -- building and executing -----------------------------------------------------------------------------------------
+
+def notebook(name: str) -> Any:
+    """The unexecuted notebook ``name`` (a key of NOTEBOOKS)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
+    for i, (kind, source) in enumerate(NOTEBOOKS[name]):
+        cell = nbformat.v4.new_markdown_cell(source) if kind == "markdown" else nbformat.v4.new_code_cell(source)
+        cell["id"] = f"c{i:02d}"  # stable ids: rebuilding changes nothing that did not change
+        nb.cells.append(cell)
+    return nb
+
+
+def execute(nb: Any, timeout: int = TIMEOUT) -> Any:
+    """Execute ``nb`` in place with an ipykernel on this interpreter, from the repository root; returns it."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+
+    class ThisInterpreter(KernelSpecManager):
+        """Every kernel name resolves to an ipykernel on sys.executable: nothing installed, nothing global."""
+
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(
+                argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name=KERNELSPEC["display_name"],
+                language="python",
+            )
+
+    class Manager(AsyncKernelManager):
+        """IPC sockets instead of TCP: no port, nothing another machine can connect to."""
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(kernel_spec_manager=ThisInterpreter(), transport="ipc", **kwargs)
+
+    client = NotebookClient(nb, kernel_manager_class=Manager, timeout=timeout, record_timing=False,
+                            resources={"metadata": {"path": str(REPO)}})
+    # ipykernel gives sys.stderr a file descriptor (which the MCP stdio clients hand to their server processes)
+    # only outside pytest: it checks PYTEST_CURRENT_TEST (ipykernel/iostream.py:564, ipykernel 7.4.0).
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    client.execute(env=env)
+    return nb
+
+
+def text_outputs(nb: Any) -> list[list[str]]:
+    """Per code cell, its text outputs (streams, text/plain, errors) with whitespace normalised; images skipped."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        texts = []
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                text = out.text
+            elif out.output_type in ("execute_result", "display_data"):
+                text = out.get("data", {}).get("text/plain", "")
+            elif out.output_type == "error":
+                text = f"{out.ename}: {out.evalue}"
+            else:
+                continue
+            texts.append(" ".join(text.split()))
+        cells.append(texts)
+    return cells
+
+
+def build(name: str) -> Path:
+    """Write notebooks/<name>.ipynb, executed."""
+    import nbformat
+
+    path = HERE / f"{name}.ipynb"
+    nb = execute(notebook(name))
+    nbformat.write(nb, path)
+    return path
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(NOTEBOOKS)
+    unknown = [n for n in names if n not in NOTEBOOKS]
+    if unknown:
+        print(f"unknown notebook(s): {', '.join(unknown)}; known: {', '.join(NOTEBOOKS)}", file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"building {name} …", file=sys.stderr, flush=True)
+        print(build(name).relative_to(REPO))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
