@@ -43,6 +43,15 @@ from hostshape import Policy, Rule, shape  # noqa: E402
 from hostshape.tokens import count_tokens  # noqa: E402
 
 _HANDLE_FILE = re.compile(r"^hs_[0-9a-f]{24}\.(json|txt)$")
+# Failure signatures already pinned by xfail(strict=True) tests: (text in the failure detail, the test).
+KNOWN = (
+    ("Exceeds the limit (4300 digits)", "test_robustness.py::test_five_thousand_digit_python_int_never_raises"),
+    ("RecursionError", "test_robustness.py::test_ten_thousand_deep_python_value_never_raises / "
+                       "test_five_hundred_deep_json_that_parses_is_still_shaped"),
+    ("UnicodeEncodeError", "test_robustness.py::test_sdk_result_object_with_a_lone_surrogate_key_is_shaped"),
+    ("JMESPath", "test_robustness.py::test_a_jmespath_rule_that_fails_at_run_time_still_gives_a_budgeted_answer"),
+)
+NOTICE = "notice:"  # a failure kind starting with this is reported but is no broken promise
 _WRAPPER_KEYS = {"result", "structuredContent", "content", "type", "output", "isError"}
 _PIECES = ["x", "word ", "漢字かな", "😀", '"', "\\", "\n", "\t", "\x01", "é", "\u200b", "<p>", "ab cd. ", "\x00",
            "\u202e", "\ufeff", "\r\n", "9"]
@@ -89,7 +98,7 @@ class Gen:
             return r.randint(-(2**40), 2**40) if r.random() < 0.9 else r.randint(-(2**90), 2**90)
         if roll < 0.5:
             return r.uniform(-1e12, 1e12) if r.random() < 0.95 else r.choice([1e308, -0.0, 5e-324])
-        if roll < 0.501:
+        if roll < 0.5003:
             return 10 ** r.randint(4_400, 5_000)  # more digits than Python will print by default
         return self.string()
 
@@ -320,6 +329,8 @@ def run_case(seed: int, case: int, spill_dir: Path) -> tuple[str, str] | None:
         return f"over budget (changed={res.changed}) [{kind}]", f"{tokens} > {cap} tokens, strategy {res.strategy}"
     if policy.max_chars is not None and len(res.text) > policy.max_chars:
         return f"over max_chars [{kind}]", f"{len(res.text)} > {policy.max_chars} chars"
+    if res.changed and res.strategy == "minimal" and cap >= 300:
+        return f"{NOTICE} minimal answer at a cap of 300+ tokens [{kind}]", repr(res.text[:200])
     if is_json and res.changed:
         try:
             _strict_json(res.text)
@@ -395,12 +406,24 @@ def main(argv: list[str] | None = None) -> int:
             seen[0] += n
             if case < seen[1]:
                 seen[1], seen[2] = case, detail
-    failed = sum(n for kind, (n, _, _) in merged.items() if not kind.startswith("generator"))
+    def broken(kind: str) -> bool:
+        return not kind.startswith(("generator", NOTICE))
+
+    def known(detail: str) -> str | None:
+        return next((test for text, test in KNOWN if text in detail), None)
+
+    failed = sum(n for kind, (n, _, _) in merged.items() if broken(kind))
+    new = sum(n for kind, (n, _, detail) in merged.items() if broken(kind) and not known(detail))
     for kind, (n, case, detail) in sorted(merged.items(), key=lambda kv: -kv[1][0]):
-        print(f"FAIL x{n}: {kind}\n    replay: python bench/fuzz.py --seed {seed} --case {case}\n    "
+        label = "FAIL" if broken(kind) else "NOTE"
+        pinned = known(detail) if broken(kind) else None
+        print(f"{label} x{n}: {kind}\n    replay: python bench/fuzz.py --seed {seed} --case {case}\n    "
+              + (f"known core bug, pinned by {pinned}\n    " if pinned else "")
               + detail.strip().replace("\n", "\n    "))
-    kinds = sum(not kind.startswith("generator") for kind in merged)
-    result = "no failures" if not failed else f"{failed:,} failing cases in {kinds} kinds"
+    kinds = sum(broken(kind) for kind in merged)
+    result = "no failures" if not failed else (
+        f"{failed:,} failing cases ({failed / max(total, 1):.1%}) in {kinds} kinds, "
+        + (f"{new:,} of them not yet pinned by a test" if new else "all of them known core bugs pinned by xfail tests"))
     print(f"fuzz: {total:,} cases in {elapsed:.0f} s ({opts.jobs} processes, seed {seed}): {result}")
     return 0 if not failed else 1
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -280,6 +283,31 @@ def test_shaping_the_answer_again_changes_nothing_or_still_fits(spill_root: Path
     again = shape(res.text, policy=policy)
     assert_budgeted(again, policy)
     assert not again.changed or again.strategy == "compact"
+
+
+def test_same_input_and_policy_give_identical_text_across_processes(tmp_path: Path) -> None:
+    """A host restarted (another process, another hash seed) must send the same bytes, or prompt caches miss."""
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "import hostshape\n"
+        "from hostshape import Policy, shape\n"
+        "payloads = sorted((Path(hostshape.__file__).parent / 'examples' / 'payloads').iterdir())\n"
+        "noisy = [{'id': i, **{f'k{j}_url': 'https://api.x/' for j in range(30)}, 'node_id': 'x',"
+        " 'user': {'login': 'u', 'avatar_url': 'a'}, 'body': 'b ' * 400} for i in range(200)]\n"
+        "inputs = [p.read_text(errors='replace') for p in payloads] + [noisy, {'a': noisy, 'b': [1] * 5000}]\n"
+        "out = [shape(raw, policy=Policy(budget=b, spill_dir=Path(sys.argv[1])), tool='t', args={'b': b}).text\n"
+        "       for raw in inputs for b in (300, 2000)]\n"
+        "sys.stdout.write(json.dumps(out))\n"
+    )
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "spill")], capture_output=True, text=True,
+                              env=env, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout))
+    assert len(runs[0]) >= 20 and runs[0] == runs[1]
 
 
 # -- named bad inputs ---------------------------------------------------------------------------------------
