@@ -154,6 +154,22 @@ def test_a_spill_folder_that_is_a_symlink_is_refused(tmp_path: Path) -> None:
     assert list(elsewhere.iterdir()) == []
 
 
+@pytest.mark.parametrize("where", ["a-file", "under-a-file", "read-only"])
+def test_an_unusable_spill_folder_never_fails_the_call(tmp_path: Path, where: str) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("not a folder")
+    spill_dir = {"a-file": blocker, "under-a-file": blocker / "spill", "read-only": tmp_path / "ro" / "spill"}[where]
+    if where == "read-only":
+        spill_dir.parent.mkdir()
+        os.chmod(spill_dir.parent, 0o500)
+        if os.geteuid() == 0:
+            pytest.skip("root writes through read-only modes")
+    res = shape(big_json("x"), policy=Policy(budget=300, spill_dir=spill_dir), tool="t")
+    assert res.changed and res.fault is None and res.handle is None
+    assert count_tokens(res.text) <= 300 and "not saved" in res.text
+    assert json.loads(res.text)["_hostshape"]["truncated"] is True
+
+
 # -- no traversal, no symlinks ------------------------------------------------------------------------------
 
 
