@@ -441,7 +441,7 @@ def test_a_save_survives_files_evicted_by_someone_else_mid_scan(tmp_path: Path,
     spill_dir = tmp_path / "spill"
     policy = Policy(budget=200, spill_dir=spill_dir, spill_max_bytes=10_000)
     shape(big_text("older", lines=100), policy=policy, args={"n": 1})
-    older = set(p.name for p in saved(spill_dir).values())
+    older = {p.name for p in saved(spill_dir).values()}
     real = os.scandir
     monkeypatch.setattr(os, "scandir", lambda path=".": _ScanThenEvict(real, path, older)
                         if Path(path) == spill_dir else real(path))
@@ -456,7 +456,7 @@ def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(tmp_path: Pa
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # Two SpillStore objects on one folder behave like two processes (each has its own lock and cache). The
     # first is slowed down between creating the secret file and writing it, as a busy machine would.
-    import hostshape.spill as spill
+    from hostshape import spill
 
     real = spill.secrets.token_bytes
 
