@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hostshape import Policy, shape
 from hostshape.retrieve import read
@@ -183,6 +185,22 @@ def test_tool_names_never_reach_the_file_system(tmp_path: Path, tool: str) -> No
     assert list(saved(spill_dir)) == [res.handle]
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == sorted(
         ["a", "a/spill", "a/spill/.secret", f"a/spill/{Path(res.path).name}"])  # type: ignore[arg-type]
+
+
+_names = st.text(max_size=60) | st.sampled_from(["..", "../..", "/", "\x00", ".secret", "hs_", "~root", "\\"])
+_args = st.dictionaries(_names, st.none() | st.integers() | _names | st.lists(_names, max_size=3), max_size=4)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tool=st.none() | _names, args=_args, content=st.text(min_size=1, max_size=300))
+def test_any_tool_and_arguments_map_to_a_handle_file_inside_the_folder(tmp_path: Path, tool: str | None,
+                                                                       args: dict[str, Any], content: str) -> None:
+    store = SpillStore(tmp_path / "prop" / "spill", 1 << 30)
+    first = store.save(tool, args, content, is_json=False)
+    again = store.save(tool, args, content, is_json=False)
+    assert first == again and HANDLE.match(first.handle)
+    assert first.path.parent == store.directory and FILE_NAME.match(first.path.name)
+    assert store.load(first.handle) == (content.encode("utf-8", "replace").decode("utf-8"), False)
 
 
 def test_a_symlink_planted_at_a_handle_path_is_replaced_not_followed(tmp_path: Path) -> None:
