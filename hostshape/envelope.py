@@ -77,16 +77,24 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     return env
 
 
-def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str) -> str:
-    """The envelope as the last line of text output."""
-    parts = [TEXT_PREFIX, "truncated:" if facts.cut else "shaped:", detail]
-    if facts.notes:
+LINE_STYLES = ("full", "short", "bare")
+
+
+def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style: str = "full") -> str:
+    """The envelope as the last line of text output: ``full`` (with the hint), ``short`` (what was shown and the
+    handle) or ``bare`` (only that it was cut), for ever smaller budgets."""
+    state = "truncated" if facts.cut else "shaped"
+    if style == "bare":
+        return f"{TEXT_PREFIX} {state}"
+    parts = [TEXT_PREFIX, f"{state}:", detail]
+    if facts.notes and style == "full":
         parts.append("(" + "; ".join(facts.notes) + ")")
     if way.handle:
         parts.append(f"handle={way.handle}")
-    if cursor:
+    if cursor and style == "full":
         parts.append(f"next={cursor}")
-    parts.append("- " + way.hint(cursor is not None))
+    if style == "full":
+        parts.append("- " + way.hint(cursor is not None))
     return " ".join(parts)
 
 
@@ -94,6 +102,6 @@ def tiny(is_json: bool, handle: str | None) -> list[str]:
     """Ever shorter last-resort answers, for budgets too small for anything else."""
     if is_json:
         options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}'] if handle else []
-        return options + [f'{{"{KEY}":"truncated"}}', "{}"]
+        return options + [f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
     options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
     return options + [f"{TEXT_PREFIX} truncated", "…"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.budget import Limit
-from hostshape.envelope import KEY, Facts, WayBack, envelope, text_line, tiny
+from hostshape.envelope import KEY, LINE_STYLES, Facts, WayBack, envelope, text_line, tiny
 from hostshape.project import cap_strings
 from hostshape.records import IDENTIFIERS, find_records, primary_key, title_key, with_path
 from hostshape.render import dumps
@@ -305,14 +305,16 @@ def dumps_size(value: Any) -> int:
     return len(dumps(value).encode("utf-8"))
 
 
-def reduce(value: Any, target: int) -> Any:
-    """``value`` cut so that its compact JSON takes about ``target`` bytes, largest members first."""
+def reduce(value: Any, target: int, depth: int = 0) -> Any:
+    """``value`` cut so that its compact JSON takes about ``target`` bytes: large members are shortened largest
+    first, then members are dropped from the end (identifiers last), with a marker saying how many."""
     size = dumps_size(value)
     if size <= target:
         return value
-    if isinstance(value, str):
-        keep = max(0, min(len(value), int(len(value) * (target - 24) / size)))
-        return f"{value[:keep]}…[+{len(value) - keep:,} chars]"
+    if isinstance(value, str) or depth >= _MAX_REDUCE_DEPTH:
+        text = value if isinstance(value, str) else dumps(value)
+        keep = max(0, min(len(text), int(len(text) * (target - 24) / size)))
+        return f"{text[:keep]}…[+{len(text) - keep:,} chars]"
     if isinstance(value, list):
         kept, used = [], 2
         for item in value:
@@ -322,27 +324,41 @@ def reduce(value: Any, target: int) -> Any:
             kept.append(item)
             used += item_size
         if not kept and value:
-            kept = [reduce(value[0], target - 24)]
+            kept = [reduce(value[0], target - 24, depth + 1)]
         if len(kept) < len(value):
             kept.append(f"…+{len(value) - len(kept)} more")
         return kept
     if isinstance(value, dict):
-        sizes = {k: dumps_size(v) for k, v in value.items()}
-        excess = size - target
-        out = dict(value)
-        # Largest first; identifiers and small members last, so they are cut only when nothing else is left.
-        for key in sorted(sizes, key=lambda k: (k in IDENTIFIERS or sizes[k] < 64, -sizes[k])):
+        return _reduce_object(value, size, target, depth)
+    return value
+
+
+_MAX_REDUCE_DEPTH = 64
+_SMALL = 64  # bytes: members this small are dropped whole rather than shortened
+
+
+def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) -> dict[str, Any]:
+    sizes = {k: dumps_size(v) for k, v in value.items()}
+    excess = size - target
+    out = dict(value)
+    for key in sorted((k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS), key=lambda k: -sizes[k]):
+        if excess <= 0:
+            break
+        member_target = max(16, sizes[key] - excess)
+        out[key] = reduce(value[key], member_target, depth + 1)
+        excess -= sizes[key] - dumps_size(out[key])
+    if excess > 0:
+        keys = list(out)
+        order = [k for k in reversed(keys) if k not in IDENTIFIERS] + [k for k in reversed(keys) if k in IDENTIFIERS]
+        dropped = 0
+        for key in order[:-1]:  # keep at least one member
             if excess <= 0:
                 break
-            member_target = sizes[key] - excess
-            if member_target < 16:
-                out[key] = "…"
-                excess -= sizes[key] - 3
-            else:
-                out[key] = reduce(value[key], member_target)
-                excess -= sizes[key] - dumps_size(out[key])
-        return out
-    return value
+            excess -= dumps_size(out.pop(key)) + len(dumps(key)) + 2
+            dropped += 1
+        if dropped:
+            out["…"] = f"+{dropped} more members"
+    return out
 
 
 # -- text ---------------------------------------------------------------------------------------------------
@@ -357,31 +373,39 @@ def clean(text: str) -> str:
 
 def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
              *, offset: int = 0) -> Fitted:
-    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line."""
+    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line;
+    the line is shortened (no hint, then no detail) when the budget is too small for it."""
+    for style in LINE_STYLES:
+        fitted = _fit_text(text, facts, limit, way, cursor, offset, style)
+        if fitted is not None:
+            return fitted
+    return last_resort(False, way, limit, facts)
+
+
+def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor, offset: int,
+              style: str) -> Fitted | None:
     rest = text[offset:]
     total_lines = text.count("\n") + 1
-    probe = text_line(facts, way, cursor(len(text)) if offset < len(text) else None, _detail(0, 1, 1, 1, 1, 1))
-    avail = limit.tokens - limit.count(probe) - 8
-    if limit.chars is not None:
-        avail_chars = limit.chars - len(probe) - 8
-    else:
-        avail_chars = len(rest)
+    probe = text_line(facts, way, cursor(len(text)) if offset < len(text) else None,
+                      _detail(0, 1, total_lines, len(text), len(text), len(text)), style)
+    avail = limit.tokens - limit.count(probe) - 4
+    avail_chars = len(rest) if limit.chars is None else limit.chars - len(probe) - 2
     end = _prefix_end(rest, avail, avail_chars, limit)
+    first = text.count("\n", 0, offset) + 1
     for _ in range(12):
         if end <= 0:
-            break
+            return None
         body = rest[:end]
         facts.truncated = end < len(rest) or offset > 0
         next_cursor = cursor(offset + end) if offset + end < len(text) else None
         facts.next_offset = offset + end if next_cursor else None
-        first = text.count("\n", 0, offset) + 1
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
-        line = text_line(facts, way, next_cursor, _detail(first, last, total_lines, offset, offset + end, len(text)))
-        candidate = f"{body.rstrip()}\n{line}"
+        detail = _detail(first, last, total_lines, offset, offset + end, len(text))
+        candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
         if limit.fits(candidate):
             return Fitted(candidate, facts, "text")
         end = _boundary(rest, int(end * 0.85))
-    return last_resort(False, way, limit, facts)
+    return None
 
 
 def _detail(first: int, last: int, lines: int, start: int, end: int, chars: int) -> str:

@@ -19,7 +19,7 @@ from hostshape.envelope import Facts, WayBack
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
 from hostshape.policy import Policy
 from hostshape.project import project
-from hostshape.render import dumps
+from hostshape.render import NotExact, dumps, safe_text
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
 from hostshape.unwrap import Payload, unwrap
@@ -37,7 +37,12 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
     try:
         result = _shape(raw, policy, tool, server, args, started)
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
-        result = _fault(raw, policy, tool, server, exc, started)
+        try:
+            result = _fault(raw, policy, tool, server, exc, started)
+        except Exception:  # noqa: BLE001 - not even the fault could be described: leave the result alone
+            log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
+            result = Shaped(text="", changed=False, is_json=False, bytes_before=0, budget=policy.budget,
+                            truncated=False, strategy="fault", fault="unreportable fault")
     telemetry.record(result)
     return result
 
@@ -63,8 +68,8 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     if (not configured or payload.is_error or not payload.is_data) and not payload.opaque and limit.fits(payload.text):
         return done(payload.text, changed=False, strategy="passthrough")
     if payload.is_data and not configured:
-        compact = dumps(payload.value)
-        if len(compact) < len(payload.text) * 0.9 and limit.fits(compact):
+        compact = _exact_json(payload.value)
+        if compact is not None and len(compact) < len(payload.text) * 0.9 and limit.fits(compact):
             return done(compact, changed=True, strategy="compact")
 
     way = _way_back(payload, policy, tool, args)
@@ -74,6 +79,8 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
         projection = project(payload.value, rule, generic=rule.generic if rule is not None else True)
         facts.omitted = sorted(projection.omitted)
         facts.matched = projection.matched
+        if projection.note:
+            facts.notes.append(projection.note)
         fitted = fit_data(projection.value, facts, limit, way, cursor)
     elif payload.looks_json and payload.parse_error:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
@@ -85,6 +92,14 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     if not limit.fits(fitted.text):  # the cap is absolute, whatever went wrong above
         fitted = last_resort(payload.looks_json, way, limit, facts)
     return done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted, way=way)
+
+
+def _exact_json(value: Any) -> str | None:
+    """Compact JSON of ``value`` when it renders without replacements, else None."""
+    try:
+        return dumps(value, exact=True)
+    except NotExact:
+        return None
 
 
 def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
@@ -110,7 +125,7 @@ def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
 def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: Exception,
            started: float) -> Shaped:
     log.exception("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault)
-    fault = f"{type(exc).__name__}: {exc}"[:200]
+    fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
     budget = policy.budget
     common = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
                   elapsed_ms=(time.perf_counter() - started) * 1000)
@@ -126,8 +141,18 @@ def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: 
                   **common)  # type: ignore[arg-type]
 
 
-def _best_effort_text(raw: Any) -> str:
+def _message(exc: Exception) -> str:
     try:
-        return unwrap(raw).text
+        return str(exc)
     except Exception:  # noqa: BLE001
-        return repr(raw)[:10000]
+        return "(no message)"
+
+
+def _best_effort_text(raw: Any) -> str:
+    """Whatever text can be had from ``raw`` after a fault; never raises."""
+    for attempt in (lambda: unwrap(raw).text, lambda: repr(raw)[:10000]):
+        try:
+            return safe_text(attempt())
+        except Exception:  # noqa: BLE001
+            continue
+    return f"<unprintable {type(raw).__name__}>"

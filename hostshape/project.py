@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jmespath
+from jmespath.exceptions import JMESPathError
 
 from hostshape.policy import Rule
 from hostshape.records import entity_value, find_records, get_path, with_path
@@ -21,23 +22,33 @@ MAX_DEPTH = 4
 
 _API_LINK = re.compile(r"^https?://api\.|/api/v\d|^https?://[^/]+/repos/")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\r\n]{400,}$")
+_HAS_UPPER, _HAS_LOWER = re.compile("[A-Z]"), re.compile("[a-z]")
 _NOISE_KEYS = frozenset({"_links", "node_id", "gravatar_id", "avatar_url", "url"})
 
 
 @dataclass
 class Projection:
-    """The projected value and what projection removed (field names, for the envelope)."""
+    """The projected value, what projection removed (field names, for the envelope) and any note about it."""
 
     value: Any
     omitted: set[str] = field(default_factory=set)
     matched: bool = True
     by: str = "none"
+    note: str | None = None
 
 
 def project(value: Any, rule: Rule | None, *, generic: bool) -> Projection:
-    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink."""
+    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
+
+    A JMESPath rule that fails on this value (a type error at run time) falls back to the structural shrink, and
+    the projection's note says so."""
     if rule is not None and rule.jmespath is not None:
-        result = jmespath.search(rule.jmespath, value)
+        try:
+            result = jmespath.search(rule.jmespath, value)
+        except JMESPathError as exc:
+            fallback = shrink(value)
+            fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
+            return fallback
         return Projection(result, matched=result not in (None, [], {}), by="jmespath")
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename))
@@ -131,6 +142,8 @@ def _shrink_value(value: Any, depth: int, omitted: set[str], *, entity: bool) ->
             out[key] = _shrink_value(member, depth + 1, omitted, entity=True)
         return out
     if isinstance(value, list):
+        if depth >= MAX_DEPTH:
+            return "[…]"
         items = [_shrink_value(v, depth + 1, omitted, entity=True) for v in value[:MAX_NESTED_ITEMS]]
         if len(value) > MAX_NESTED_ITEMS:
             items.append(f"…+{len(value) - MAX_NESTED_ITEMS} more")
@@ -171,7 +184,9 @@ def decode_base64_content(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _base64_placeholder(text: str) -> str:
-    if len(text) >= 400 and " " not in text[:1000] and _BASE64.match(text[:1000]):
+    """A label for a long base64 blob (mixed-case letters and digits, no blanks); any other text as it is."""
+    head = text[:1000]
+    if len(text) >= 400 and _BASE64.match(head) and _HAS_UPPER.search(head) and _HAS_LOWER.search(head):
         return f"[base64 omitted: {len(text):,} chars]"
     return text
 

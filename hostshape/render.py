@@ -4,45 +4,84 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
 
+MAX_DEPTH = 200  # orjson renders at most 255 levels; deeper members are replaced by a labelled string
+_MAX_INT_BITS = 13_000  # about 3,900 decimal digits: CPython refuses to print integers past 4,300 digits
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
-def dumps(value: Any) -> str:
+
+class NotExact(ValueError):
+    """The value can be rendered only with replacements (see ``dumps``)."""
+
+
+def dumps(value: Any, *, exact: bool = False) -> str:
     """Compact JSON text of ``value``; the same value always gives the same bytes.
 
     Values JSON cannot carry are made safe rather than refused: lone surrogates become U+FFFD, NaN and the
-    infinities become strings, integers beyond 64 bits keep their digits (as numbers).
+    infinities become strings, integers too long to print become a labelled string, members nested deeper than
+    ``MAX_DEPTH`` become a labelled string, anything else its ``str``. With ``exact=True`` such a value raises
+    ``NotExact`` instead.
     """
     try:
         return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(_safe(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _safe(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(value) else value
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {_safe(str(k)): _safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_safe(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return _safe(str(value))
-
-
-def _has_surrogate(text: str) -> bool:
+    except (TypeError, orjson.JSONEncodeError, RecursionError) as exc:
+        if exact:
+            return _exact_fallback(value, exc)
+    safe = _safe(value, 0)
     try:
+        return orjson.dumps(safe).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(safe, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _exact_fallback(value: Any, orjson_error: Exception) -> str:
+    """The standard library's rendering where orjson declines (integers past 64 bits), if it is exact."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    except RecursionError as exc:
+        raise NotExact(f"nested deeper than {MAX_DEPTH} levels") from exc
+    except (TypeError, ValueError) as exc:
+        raise NotExact(str(exc) or str(orjson_error)) from exc
+    return text
+
+
+def _safe(value: Any, depth: int) -> Any:
+    if isinstance(value, str):
+        return safe_text(value)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_INT_BITS:
+            return f"[integer of about {int(value.bit_length() * 0.30103):,} digits omitted]"
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
+        return f"[nested deeper than {MAX_DEPTH} levels omitted]"
+    if isinstance(value, dict):
+        return {safe_text(str(k)) if not isinstance(k, str) else safe_text(k): _safe(v, depth + 1)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_safe(v, depth + 1) for v in value]
+    return safe_text(_str(value))
+
+
+def _str(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - an object whose __str__ raises is still rendered
+        return f"<unprintable {type(value).__name__}>"
 
 
 def safe_text(text: str) -> str:
-    """``text`` with lone surrogates replaced, so that it encodes as UTF-8."""
-    return text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+    """``text`` with lone surrogates replaced by U+FFFD, so that it encodes as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text

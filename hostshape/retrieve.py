@@ -16,9 +16,10 @@ from jmespath.exceptions import JMESPathError
 from hostshape.budget import Limit
 from hostshape.cursor import CursorError, Position, decode, encode
 from hostshape.envelope import Facts, WayBack
-from hostshape.fit import clean, fit_data, fit_text
+from hostshape.fit import clean, fit_data, fit_text, last_resort
 from hostshape.parse import parse_json
 from hostshape.policy import Policy
+from hostshape.render import safe_text
 from hostshape.project import shrink
 from hostshape.spill import store_for
 
@@ -43,12 +44,20 @@ def read(handle: str, query: str | None = None, cursor: str | None = None, *, po
     policy = policy or Policy()
     if policy.retrieval_tool is None:
         policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
-    query = query or None
+    limit = Limit.of(policy, policy.budget)
     try:
-        return _read(handle, query, cursor or None, policy)
+        answer = _read(str(handle), str(query) if query else None, str(cursor) if cursor else None, policy)
     except Exception as exc:  # noqa: BLE001 - the model gets a message, the host keeps running
-        log.exception("hostshape_read failed for %s", handle)
-        return f"[hostshape] could not read {handle!r} ({type(exc).__name__}); call the original tool again."
+        log.exception("hostshape_read failed")
+        answer = f"[hostshape] could not read {_shown(handle)} ({type(exc).__name__}); call the original tool again."
+    answer = safe_text(answer)
+    return answer if limit.fits(answer) else last_resort(False, WayBack(), limit, Facts()).text
+
+
+def _shown(value: object) -> str:
+    """A model-supplied value, quoted and cut short, for error messages."""
+    text = safe_text(str(value))
+    return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
 def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
@@ -62,7 +71,7 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         query, offset = position.query, position.offset
     loaded = store.load(handle)
     if loaded is None:
-        return (f"[hostshape] no saved result for handle {handle!r}: it is unknown or was evicted. Call the "
+        return (f"[hostshape] no saved result for handle {_shown(handle)}: it is unknown or was evicted. Call the "
                 "original tool again to get a fresh result and handle.")
     text, is_json = loaded
     limit = Limit.of(policy, policy.budget)
@@ -82,7 +91,8 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         try:
             value = jmespath.search(query, value)
         except JMESPathError as exc:
-            return f"[hostshape] the query is not valid JMESPath ({exc}); fix it or call again without query."
+            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(exc)}); fix it or "
+                    "call again without query.")
         facts.matched = value not in (None, [], {})
     else:
         projection = shrink(value)

@@ -64,27 +64,39 @@ def store_for(directory: Path | None, max_bytes: int) -> SpillStore:
 
 
 class SpillStore:
-    """Save and load full results by handle. Thread-safe; safe across processes sharing the folder."""
+    """Save and load full results by handle. Thread-safe; safe across processes sharing the folder.
+
+    The folder is opened once and every file operation goes through that open folder (``dir_fd``), so a folder
+    swapped for a symlink after first use is never followed.
+    """
 
     def __init__(self, directory: Path, max_bytes: int) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._secret: bytes | None = None
+        self._fd: int | None = None
 
     # -- the folder and its secret -------------------------------------------------------------------------
-    def _ensure(self) -> bytes:
+    def _ensure(self) -> tuple[int, bytes]:
         with self._lock:
-            if self._secret is None:
+            if self._fd is None or self._secret is None:
+                _check_ancestors(self.directory)
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-                _check_private_dir(self.directory)
-                self._secret = _read_or_create_secret(self.directory / _SECRET)
-            return self._secret
+                fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+                try:
+                    _check_private_dir(fd, self.directory)
+                    self._secret = _read_or_create_secret(fd)
+                except BaseException:
+                    os.close(fd)
+                    raise
+                self._fd = fd
+            return self._fd, self._secret
 
     @property
     def secret(self) -> bytes:
         """The store's random key (created on first use)."""
-        return self._ensure()
+        return self._ensure()[1]
 
     def handle_for(self, tool: str | None, args: Any, content: bytes) -> str:
         """The handle of ``content`` returned by ``tool`` called with ``args``."""
@@ -95,96 +107,129 @@ class SpillStore:
     # -- save / load ---------------------------------------------------------------------------------------
     def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
         """Save ``text`` (once per handle) and return where it is. Raises SpillError when the folder is unsafe."""
-        content = text.encode("utf-8", "replace")
-        handle = self.handle_for(tool, args, content)
-        path = self.directory / f"{handle}.{'json' if is_json else 'txt'}"
         try:
-            if not _is_regular(path):
-                _write_atomically(path, content)
-                self._evict(keep=path)
+            fd, _ = self._ensure()
+            content = text.encode("utf-8", "replace")
+            handle = self.handle_for(tool, args, content)
+            name = f"{handle}.{'json' if is_json else 'txt'}"
+            if not _is_regular(name, fd):
+                _write_atomically(name, content, fd)
+                self._evict(keep=name, fd=fd)
         except OSError as exc:
             raise SpillError(f"could not save to {self.directory}: {exc}") from exc
-        return Saved(handle, path, is_json)
+        return Saved(handle, self.directory / name, is_json)
 
     def load(self, handle: str) -> tuple[str, bool] | None:
         """The saved text and whether it is JSON, or None for an unknown, evicted or malformed handle."""
         if not HANDLE.match(handle or ""):
             return None
-        self._ensure()
+        fd, _ = self._ensure()
         for suffix, is_json in (("json", True), ("txt", False)):
             try:
-                fd = os.open(self.directory / f"{handle}.{suffix}", os.O_RDONLY | os.O_NOFOLLOW)
+                file_fd = os.open(f"{handle}.{suffix}", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
             except OSError:
                 continue
-            with os.fdopen(fd, "rb") as f:
+            with os.fdopen(file_fd, "rb") as f:
                 if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                     return None
                 return f.read().decode("utf-8", "replace"), is_json
         return None
 
-    def _evict(self, keep: Path) -> None:
+    def _evict(self, keep: str, fd: int) -> None:
+        """Delete the least recently written files until the folder is within ``max_bytes``. Files that another
+        process evicts at the same time are simply skipped."""
         entries = []
         with os.scandir(self.directory) as it:
-            for entry in it:
-                if HANDLE.match(entry.name.rsplit(".", 1)[0]) and entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    entries.append((st.st_mtime_ns, entry.name, st.st_size))
+            names = [e.name for e in it if HANDLE.match(e.name.rsplit(".", 1)[0])]
+        for name in names:
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                entries.append((st.st_mtime_ns, name, st.st_size))
         total = sum(size for _, _, size in entries)
         for _, name, size in sorted(entries):
             if total <= self.max_bytes:
                 break
-            if name == keep.name:
+            if name == keep:
                 continue
             try:
-                os.unlink(self.directory / name)
-                total -= size
+                os.unlink(name, dir_fd=fd)
             except FileNotFoundError:
                 pass
+            total -= size
 
 
-def _check_private_dir(directory: Path) -> None:
-    st = os.lstat(directory)
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+def _check_ancestors(directory: Path) -> None:
+    """Refuse a folder under a parent that another user owns, or that anyone may write to without the sticky
+    bit (whoever can rename inside a parent can swap the folder)."""
+    for parent in directory.absolute().parents:
+        try:
+            st = os.stat(parent)
+        except FileNotFoundError:
+            continue
+        if st.st_uid not in (0, os.geteuid()):
+            raise SpillError(f"{parent} belongs to another user")
+        if st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
+            raise SpillError(f"{parent} is writable by every user")
+
+
+def _check_private_dir(fd: int, directory: Path) -> None:
+    st = os.fstat(fd)
+    if not stat.S_ISDIR(st.st_mode):
         raise SpillError(f"{directory} is not a real folder")
     if st.st_uid != os.geteuid():
         raise SpillError(f"{directory} belongs to another user")
     if st.st_mode & 0o077:
-        os.chmod(directory, 0o700)
+        os.chmod(fd, 0o700)
 
 
-def _read_or_create_secret(path: Path) -> bytes:
+def _read_or_create_secret(fd: int) -> bytes:
+    """The folder's secret; created complete and then linked into place, so concurrent openers agree on it."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        return _read_secret(fd)
+    except FileNotFoundError:
+        pass
+    tmp = f".secret.{secrets.token_hex(8)}.tmp"
+    tmp_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+    with os.fdopen(tmp_fd, "wb") as f:
+        f.write(secrets.token_bytes(32))
+    try:
+        os.link(tmp, _SECRET, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
     except FileExistsError:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as f:
-            data = f.read()
-        if len(data) == 32:
-            return data
-        raise SpillError(f"{path} is not a hostshape secret") from None
-    secret = secrets.token_bytes(32)
-    with os.fdopen(fd, "wb") as f:
-        f.write(secret)
-    return secret
+        pass
+    finally:
+        os.unlink(tmp, dir_fd=fd)
+    return _read_secret(fd)
 
 
-def _is_regular(path: Path) -> bool:
+def _read_secret(fd: int) -> bytes:
+    secret_fd = os.open(_SECRET, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+    with os.fdopen(secret_fd, "rb") as f:
+        data = f.read()
+    if len(data) != 32:
+        raise SpillError("the spill folder's .secret is not a hostshape secret")
+    return data
+
+
+def _is_regular(name: str, fd: int) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        return stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         return False
 
 
-def _write_atomically(path: Path, content: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+def _write_atomically(name: str, content: bytes, fd: int) -> None:
+    tmp = f".{name}.{secrets.token_hex(8)}.tmp"
+    file_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with os.fdopen(file_fd, "wb") as f:
             f.write(content)
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=fd)
         except OSError as exc:
             if exc.errno != errno.ENOENT:
                 raise

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.parse import looks_like_json, parse_json
-from hostshape.render import dumps, safe_text
+from hostshape.render import NotExact, dumps, safe_text
 
 _BLOCK_TYPES = frozenset(
     {"text", "image", "audio", "resource", "resource_link", "input_text", "input_image", "input_file", "output_text"}
@@ -62,7 +62,7 @@ class _Unwrapper:
 
     def payload(self, raw: Any) -> Payload:
         if hasattr(raw, "model_dump") and callable(raw.model_dump):
-            raw = raw.model_dump(mode="json", exclude_none=True, by_alias=True)
+            raw = _model_dump(raw)
         if isinstance(raw, (bytes, bytearray, memoryview)):
             return self._bytes(bytes(raw))
         if isinstance(raw, str):
@@ -125,21 +125,23 @@ class _Unwrapper:
 
     def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
         texts: list[str] = []
-        notes: list[str] = []
+        media: list[str] = []  # labelled placeholders of binary blocks
         for block in blocks:
             if hasattr(block, "model_dump"):
-                block = block.model_dump(mode="json", exclude_none=True, by_alias=True)
-            texts.append(self._block_text(block, notes))
+                block = _model_dump(block)
+            self._block_text(block, texts, media)
         if structured is not MISSING and structured is not None:
             mirrored = _mirror(structured, texts)
             if mirrored is not MISSING and not is_error:
-                return self._with_notes(self.payload(mirrored), notes)
-            if not any(texts):
+                return self._with_notes(self.payload(mirrored), media)
+            if not any(texts) and not media:
                 payload = self.payload(structured)
                 payload.is_error = is_error
                 return payload
-        if notes or is_error:  # placeholders or an error message: text as it stands, never parsed as JSON
-            return self._with_notes(Payload(text="\n".join(t for t in texts if t), is_error=is_error), notes)
+        if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
+            return self._with_notes(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error), media)
+        if media:  # text beside media: the text is the payload; the media's labels travel as notes
+            return self._with_notes(self._text("\n".join(t for t in texts if t)), media)
         if len(texts) > 1 and all(looks_like_json(t) for t in texts):
             values = [parse_json(t) for t in texts]
             if all(v.ok for v in values):
@@ -148,41 +150,59 @@ class _Unwrapper:
 
     @staticmethod
     def _with_notes(payload: Payload, notes: list[str]) -> Payload:
+        """``payload`` noting what was replaced; opaque when that includes more than image or audio blocks."""
         payload.notes.extend(notes)
-        payload.opaque = payload.opaque or any(not n.startswith(("image", "audio")) for n in notes)
+        payload.opaque = payload.opaque or any(not n.startswith(("[image", "[audio")) for n in notes)
         return payload
 
-    def _block_text(self, block: Any, notes: list[str]) -> str:
+    def _block_text(self, block: Any, texts: list[str], media: list[str]) -> None:
+        """Append the block's text to ``texts``, or its labelled placeholder to ``media``."""
         if not isinstance(block, dict):
-            return str(block)
+            texts.append(str(block))
+            return
         kind = block.get("type")
         if kind in ("text", "input_text", "output_text"):
-            return safe_text(str(block.get("text", "")))
-        if kind in ("image", "audio", "input_image"):
-            return self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", notes)
-        if kind == "resource":
+            texts.append(safe_text(str(block.get("text", ""))))
+        elif kind in ("image", "audio", "input_image"):
+            self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", texts, media)
+        elif kind == "resource":
             resource = block.get("resource") or {}
             if "text" in resource:
-                return safe_text(str(resource["text"]))
-            return self._binary_block(resource, "resource", resource.get("blob", ""), notes)
-        if kind == "resource_link":
+                texts.append(safe_text(str(resource["text"])))
+            else:
+                self._binary_block(resource, "resource", resource.get("blob", ""), texts, media)
+        elif kind == "resource_link":
             name = block.get("name") or block.get("title") or ""
-            return f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " ")
-        return safe_text(dumps(block))
+            texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
+        else:
+            texts.append(safe_text(dumps(block)))
 
-    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, notes: list[str]) -> str:
+    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str]) -> None:
         if self.keep_binary:
-            return safe_text(dumps(block))
+            texts.append(safe_text(dumps(block)))
+            return
         mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
-        size = _decoded_size(data)
+        label = _placeholder(kind if kind != "input_image" else "image", mime, _decoded_size(data))
         uri = block.get("uri")
-        notes.append(f"{kind} content replaced by a placeholder")
-        label = _placeholder(kind, mime, size)
-        return f"{label[:-1]}, {uri}]" if uri else label
+        media.append(f"{label[:-1]}, {uri}]" if uri else label)
+
+
+def _model_dump(obj: Any) -> Any:
+    """A pydantic model as plain data; ``mode="json"`` refuses lone surrogates, so fall back to python mode."""
+    try:
+        return obj.model_dump(mode="json", exclude_none=True, by_alias=True)
+    except (UnicodeError, ValueError, TypeError):
+        return obj.model_dump(exclude_none=True, by_alias=True)
 
 
 def _data(value: Any) -> Payload:
-    return Payload(text=dumps(value), value=value, looks_json=True)
+    """Structured data; its text is its compact JSON. Data JSON cannot carry exactly (nesting past the renderer's
+    depth, integers too long to print) is never passed through as it is."""
+    try:
+        return Payload(text=dumps(value, exact=True), value=value, looks_json=True)
+    except NotExact as exc:
+        return Payload(text=dumps(value), value=value, looks_json=True, opaque=True,
+                       notes=[f"not renderable as is ({exc}); such values are replaced by labels"])
 
 
 def _is_block(item: Any) -> bool:
