@@ -112,9 +112,6 @@ def test_a_folder_owned_by_another_user_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the parent folder to another user")
-@pytest.mark.xfail(strict=True, reason="core bug: spill._check_private_dir checks only the spill folder itself; a "
-                   "parent owned and writable by another user (spill.default_dir's /tmp/hostshape-<uid> fallback, "
-                   "pre-created by another tenant) is accepted, and that tenant can later swap the folder under it")
 def test_a_spill_folder_under_a_parent_another_user_controls_is_refused(tmp_path: Path) -> None:
     parent = tmp_path / "hostshape-0"  # what default_dir() falls back to without a home: /tmp/hostshape-<uid>
     parent.mkdir(mode=0o777)
@@ -125,9 +122,6 @@ def test_a_spill_folder_under_a_parent_another_user_controls_is_refused(tmp_path
     assert res.handle is None and "not saved" in res.text
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: SpillStore checks its folder once (_ensure caches the secret) and "
-                   "then opens paths by name; whoever can rename inside the parent swaps the folder for a symlink, "
-                   "and later results are written there and read back from there (injected text reaches the model)")
 def test_a_spill_folder_swapped_for_a_symlink_after_first_use_is_not_followed(tmp_path: Path) -> None:
     parent = tmp_path / "shared"
     spill_dir = parent / "spill"
@@ -451,9 +445,6 @@ class _ScanThenEvict:
         return None
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: SpillStore._evict calls DirEntry.stat() on files another "
-                   "evictor may have just deleted; the FileNotFoundError fails save() after the file was written, "
-                   "and the call loses its handle ('the spill folder is not usable')")
 def test_a_save_survives_files_evicted_by_someone_else_mid_scan(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     spill_dir = tmp_path / "spill"
@@ -467,9 +458,6 @@ def test_a_save_survives_files_evicted_by_someone_else_mid_scan(tmp_path: Path,
     assert res.handle and Path(res.path).read_text() == big_text("newer", lines=100)  # type: ignore[arg-type]
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: spill._read_or_create_secret creates .secret with O_EXCL and "
-                   "only then writes it; another process opening the folder in between reads 0 bytes and raises "
-                   "SpillError, so that call loses its way back ('the spill folder is not usable')")
 def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # Two SpillStore objects on one folder behave like two processes (each has its own lock and cache). The
