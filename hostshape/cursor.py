@@ -39,7 +39,8 @@ def decode(secret: bytes, cursor: str, *, handle: str, query: str | None) -> Pos
             raise ValueError("bad signature")
         cursor_handle, cursor_query, offset = orjson.loads(body)
     except (ValueError, TypeError, orjson.JSONDecodeError):
-        raise CursorError("this cursor is not valid here: call again without cursor to start from the first page")
+        raise CursorError("this cursor is not valid here: call again without cursor to start from the first page") \
+            from None
     if cursor_handle != handle:
         raise CursorError(f"this cursor belongs to handle {cursor_handle}, not {handle}: pass the cursor with its "
                           "own handle, or omit cursor to start this handle from the first page")

@@ -103,7 +103,7 @@ def render_table(rows: list[Row], budget: int) -> str:
                       f"{r.with_tokens:,}", "yes" if r.fits_budget else "NO", f"{r.ids_kept_without:.0%}",
                       f"{r.ids_kept_with:.0%}"])
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
-    out = [" | ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+    out = [" | ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines]
     out.insert(1, "-+-".join("-" * w for w in widths))
     return "\n".join(out) + f"\n\nTool: {TOOL} (gh_pulls_list.json); tokens are o200k_base; budget {budget:,}."
 

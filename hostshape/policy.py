@@ -10,7 +10,7 @@ import dataclasses
 import fnmatch
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -176,8 +176,3 @@ def split_tool_name(qualified: str) -> tuple[str | None, str]:
         if sep and tool:
             return server, tool
     return None, qualified
-
-
-def as_sequence(value: Sequence[str] | str) -> tuple[str, ...]:
-    """A tuple of strings from one string or a sequence of them."""
-    return (value,) if isinstance(value, str) else tuple(value)

@@ -12,7 +12,7 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from hostshape.policy import Rule
-from hostshape.records import entity_value, find_records, get_path, with_path
+from hostshape.records import entity_value, find_records, with_path
 
 # Free text nested inside a record's members (a commit's signature, a label's description) is capped here;
 # text in the record's own fields is capped later, by fit, only as far as the budget needs.

@@ -46,12 +46,6 @@ def _lists(value: Any, path: Path, depth: int):  # type: ignore[no-untyped-def]
             yield from _lists(member, (*path, key), depth - 1)
 
 
-def get_path(value: Any, path: Path) -> Any:
-    for key in path:
-        value = value[key]
-    return value
-
-
 def with_path(value: Any, path: Path, replacement: Any) -> Any:
     """A copy of ``value`` with the member at ``path`` replaced (only the objects along the path are copied)."""
     if not path:

@@ -15,7 +15,7 @@ import os
 import tempfile
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -124,7 +124,7 @@ def vocabulary_bytes(name: str) -> bytes:
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> tiktoken.Encoding:
     import tiktoken
 
