@@ -80,6 +80,9 @@ class SpillStore:
     # -- the folder and its secret -------------------------------------------------------------------------
     def _ensure(self) -> tuple[int, bytes]:
         with self._lock:
+            if self._fd is not None and os.fstat(self._fd).st_nlink == 0:  # the folder was deleted: start anew
+                os.close(self._fd)
+                self._fd = None
             if self._fd is None or self._secret is None:
                 _check_ancestors(self.directory)
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
