@@ -167,9 +167,6 @@ def test_an_unusable_spill_folder_never_fails_the_call(tmp_path: Path, where: st
     assert json.loads(res.text)["_hostshape"]["truncated"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: SpillStore keeps the folder's fd (and secret) from first use; "
-                   "after the folder is deleted (cache cleanup, systemd-tmpfiles on the /tmp fallback) every later "
-                   "save fails with ENOENT until the process restarts. Reopen when fstat(fd).st_nlink == 0")
 def test_a_spill_folder_deleted_while_running_is_recreated(tmp_path: Path) -> None:
     spill_dir = tmp_path / "spill"
     policy = Policy(budget=200, spill_dir=spill_dir)
