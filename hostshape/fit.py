@@ -56,14 +56,16 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = _Ratio(limit)
-    for level in PREVIEW_LEVELS:
-        capped, cuts = cap_records(records[offset:], level)
+    seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
+    levels = PREVIEW_LEVELS if len(records) - offset <= limit.tokens else PREVIEW_LEVELS[-1:]
+    for level in levels:
+        capped, cuts = cap_records(records[offset:], level, seen)
         facts.text_cut = cuts > 0
         note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
         if note:
             facts.notes.append(note)
         fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
-        fitted = fit.run() if level == PREVIEW_LEVELS[-1] else fit.whole()
+        fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
         if note:
@@ -71,12 +73,14 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
     raise AssertionError("unreachable: the last preview level always produces a fit")
 
 
-def cap_records(records: list[Any], level: int | None) -> tuple[list[Any], int]:
-    """``records`` with their text fields previewed at ``level`` chars, and how many were cut."""
+def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[Any], int]:
+    """``records`` with the text fields of the first ``seen`` previewed at ``level`` chars, and how many strings
+    were cut."""
     if level is None:
         return records, 0
-    capped = [cap_strings(r, level) for r in records]
-    return capped, sum(dumps(r).count(CUT_MARK) for r in capped) - sum(dumps(r).count(CUT_MARK) for r in records)
+    cuts = [0]
+    capped = [cap_strings(r, level, cuts) for r in records[:seen]]
+    return capped + records[seen:], cuts[0]
 
 
 class _Ratio:
@@ -128,19 +132,21 @@ class _RecordFit:
         self._begin()
         skeleton = self._skeleton(rest)
         budget = self.limit.tokens - self.ratio.estimate(skeleton) - 2
-        full = [self.ratio.estimate(dumps(r)) for r in rest]
-        for k, index in self._plans(rest, full, budget):
+        full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        for k, index, complete in self._plans(rest, full, budget):
             while k > 0 or index is not None:
                 text = self._text(rest, k, index)
                 fitted = self._verified(text, "index" if index else "records")
                 if fitted is not None:
                     return fitted
                 over = self._last_tokens / self.limit.tokens
-                if k > 0:
+                if index is not None and len(index[1]) > 1 and (not complete or k == 0):
+                    index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
+                elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
-                    index = (index[0], [rows_of(r, index[0]) for r in rest[k:]]) if index else None
-                elif index is not None and len(index[1]) > 1:
-                    index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])
+                    if index is not None:
+                        end = len(rest) if complete else k + len(index[1])
+                        index = (index[0], [rows_of(r, index[0]) for r in rest[k:end]])
                 else:
                     break
         return self._shrunk_first(rest)
@@ -150,18 +156,24 @@ class _RecordFit:
         self.facts.list_path = ".".join(self.path) or None
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
-        """(whole records, index) layouts to try, best first; each is costed only when reached."""
+        """(whole records, index, index lists every other record) layouts to try, best first; each is costed
+        only when reached. When no index can list every record, half the budget goes to whole records and the
+        rest to index rows for as many of the following records as fit."""
+        room = budget - _INDEX_HEADER
         if self.index and isinstance(rest[0], dict):
             for columns in _index_columns(rest):
-                rows = [rows_of(r, columns) for r in rest]
-                row_costs = [self.ratio.estimate(dumps(row)) for row in rows]
-                if sum(row_costs) <= budget - _INDEX_HEADER:
-                    k = _most_records(full, row_costs, budget - _INDEX_HEADER)
-                    yield k, (columns, rows[k:])
+                rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+                row_costs = _costs_within((dumps(row) for row in rows), self.ratio, room)
+                if len(row_costs) == len(rest) and sum(row_costs) <= room:
+                    k = _most_records(full, row_costs, room)
+                    yield k, (columns, rows[k:]), True
                 else:
-                    fitting = _prefix_within(row_costs, budget - _INDEX_HEADER)
-                    yield 0, (columns, rows[: max(1, fitting)])
-        yield _most_records(full, [0] * len(rest), budget), None
+                    k = _most_records(full, [0] * len(full), room // 2)
+                    used = sum(full[:k])
+                    listed = _prefix_within(_costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used),
+                                            room - used)
+                    yield k, (columns, rows[k : k + max(1, listed)]), False
+        yield _most_records(full, [0] * len(full), budget), None, True
 
     def _skeleton(self, rest: list[Any]) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
@@ -212,6 +224,18 @@ class _RecordFit:
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
         return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+
+
+def _costs_within(texts: Any, ratio: _Ratio, budget: int) -> list[int]:
+    """Estimated tokens of each text (plus a separator), stopping once their sum exceeds ``budget``."""
+    costs, total = [], 0
+    for text in texts:
+        cost = ratio.estimate(text) + 1
+        costs.append(cost)
+        total += cost
+        if total > budget:
+            break
+    return costs
 
 
 def _prefix_within(costs: list[int], budget: int) -> int:

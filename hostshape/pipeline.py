@@ -76,7 +76,8 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
     facts = Facts(notes=list(payload.notes))
     if payload.is_data and not payload.is_error:
-        projection = project(payload.value, rule, generic=rule.generic if rule is not None else True)
+        projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
+                             max_records=limit.tokens + 1)
         facts.omitted = sorted(projection.omitted)
         facts.matched = projection.matched
         if projection.note:

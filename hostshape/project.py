@@ -37,27 +37,29 @@ class Projection:
     note: str | None = None
 
 
-def project(value: Any, rule: Rule | None, *, generic: bool) -> Projection:
+def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
 
-    A JMESPath rule that fails on this value (a type error at run time) falls back to the structural shrink, and
+    Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
+    more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value (a type error at run time) falls back to the structural shrink, and
     the projection's note says so."""
     if rule is not None and rule.jmespath is not None:
         try:
             result = jmespath.search(rule.jmespath, value)
         except JMESPathError as exc:
-            fallback = shrink(value)
+            fallback = shrink(value, max_records)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
         return Projection(result, matched=result not in (None, [], {}), by="jmespath")
     if rule is not None and rule.fields is not None:
-        return _project_fields(value, rule.fields, dict(rule.rename))
+        return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if generic:
-        return shrink(value)
+        return shrink(value, max_records)
     return Projection(value)
 
 
-def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str]) -> Projection:
+def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
+                    max_records: int | None) -> Projection:
     found = find_records(value)
     omitted: set[str] = set()
 
@@ -77,8 +79,9 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str])
         projected = pick(value)
         return Projection(projected, omitted, matched=bool(projected), by="fields")
     path, records = found
-    picked = [pick(r) for r in records]
-    return Projection(with_path(value, path, picked), omitted, matched=any(picked), by="fields")
+    picked = [pick(r) for r in records[:max_records]]
+    matched = any(picked)
+    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched, by="fields")
 
 
 _ABSENT = object()
@@ -92,19 +95,20 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any) -> Projection:
+def shrink(value: Any, max_records: int | None = None) -> Projection:
     """Zero-configuration shrink of the record list (or of the whole value when there is none).
 
     Drops link noise (API ``*_url`` links, ``_links``, ``node_id``, avatars), empty values, collapses nested
     entities to their identifying value, and turns long free text into a preview that says how much was cut.
+    Records past ``max_records`` are kept as they are.
     """
     omitted: set[str] = set()
     found = find_records(value)
     if found is None:
         return Projection(_shrink_value(value, 0, omitted, entity=False), omitted, by="generic")
     path, records = found
-    shrunk = [_shrink_value(r, 0, omitted, entity=False) for r in records]
-    return Projection(_around(value, path, shrunk, omitted), omitted, by="generic")
+    shrunk = [_shrink_value(r, 0, omitted, entity=False) for r in records[:max_records]]
+    return Projection(_around(value, path, shrunk + records[len(shrunk):], omitted), omitted, by="generic")
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], omitted: set[str]) -> Any:
@@ -191,18 +195,20 @@ def _base64_placeholder(text: str) -> str:
     return text
 
 
-def cap_strings(value: Any, limit: int | None, depth: int = 0) -> Any:
-    """``value`` with every string in a record's own fields (depth <= 2 here) previewed at ``limit`` chars."""
-    if limit is None:
-        return value
+def cap_strings(value: Any, limit: int, cuts: list[int], depth: int = 0) -> Any:
+    """``value`` with every string in a record's own fields (depth <= 2 here) previewed at ``limit`` chars;
+    ``cuts[0]`` counts the strings cut."""
     if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        cuts[0] += 1
         return preview(value, limit)
     if depth >= 3:
         return value
     if isinstance(value, dict):
-        return {k: cap_strings(v, limit, depth + 1) for k, v in value.items()}
+        return {k: cap_strings(v, limit, cuts, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [cap_strings(v, limit, depth + 1) for v in value]
+        return [cap_strings(v, limit, cuts, depth + 1) for v in value]
     return value
 
 

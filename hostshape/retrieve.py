@@ -95,6 +95,6 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
                     "call again without query.")
         facts.matched = value not in (None, [], {})
     else:
-        projection = shrink(value)
+        projection = shrink(value, max_records=offset + limit.tokens + 1)
         value, facts.omitted = projection.value, sorted(projection.omitted)
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset).text

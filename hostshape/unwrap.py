@@ -92,7 +92,7 @@ class _Unwrapper:
 
     def _text(self, text: str) -> Payload:
         text = safe_text(text)
-        if not looks_like_json(text) and not text[:64].lstrip().startswith('"'):
+        if not looks_like_json(text) and not text[:64].lstrip("\ufeff \t\r\n").startswith('"'):
             parsed = parse_json(text) if len(text) < 64 else None
             if parsed is not None and parsed.ok:
                 return Payload(text=text, value=parsed.value, looks_json=True)

@@ -458,9 +458,6 @@ def test_byte_order_mark(policy: Policy) -> None:
         assert strict_json(res.text)["items"][:3] == [0, 1, 2]
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: unwrap._text sniffs a JSON string scalar with "
-                   "text[:64].lstrip().startswith('\"'), which does not strip a byte-order mark (looks_like_json "
-                   "does); a BOM-prefixed JSON string of 64+ chars is treated as prose and the answer is not JSON")
 def test_byte_order_mark_before_a_json_string_keeps_it_json(policy: Policy) -> None:
     raw = "\ufeff" + json.dumps("a long JSON string value " * 400)
     res = shape(raw, policy=policy)
