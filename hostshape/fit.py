@@ -317,6 +317,26 @@ def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str
         target = int(target * limit.tokens / max(used, 1) * 0.97)
     if best is not None:
         return Fitted(best, facts, "object")
+    return _json_preview(value, facts, limit, way, cursor)
+
+
+def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None) -> Fitted:
+    """The start of the value's compact JSON as one string: for structures whose members cannot be cut to fit."""
+    facts.notes.append("shown as the start of its compact JSON text")
+    source = dumps(value)[: limit.tokens * 8]
+    low, high, best = 0, len(source), None
+    for _ in range(14):
+        if low > high:
+            break
+        middle = (low + high) // 2
+        text = dumps({KEY: envelope(facts, way, cursor), "preview": source[:middle] + "…"})
+        if limit.fits(text):
+            best, low = text, middle + 1
+        else:
+            high = middle - 1
+    if best is not None and low > 1:
+        return Fitted(best, facts, "preview")
+    facts.notes.pop()
     return last_resort(True, way, limit, facts)
 
 

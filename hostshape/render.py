@@ -64,11 +64,17 @@ def _safe(value: Any, depth: int) -> Any:
     if depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
         return f"[nested deeper than {MAX_DEPTH} levels omitted]"
     if isinstance(value, dict):
-        return {safe_text(str(k)) if not isinstance(k, str) else safe_text(k): _safe(v, depth + 1)
-                for k, v in value.items()}
+        return {safe_text(k if isinstance(k, str) else _key(k)): _safe(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_safe(v, depth + 1) for v in value]
     return safe_text(_str(value))
+
+
+def _key(key: Any) -> str:
+    """An object key as text; integers too long to print get a label."""
+    if isinstance(key, int) and not isinstance(key, bool) and key.bit_length() > _MAX_INT_BITS:
+        return f"[integer of about {int(key.bit_length() * 0.30103):,} digits]"
+    return _str(key)
 
 
 def _str(value: Any) -> str:
