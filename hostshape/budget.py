@@ -1,4 +1,5 @@
-"""The budget check: does this exact text fit, counted with the policy's tokenizer?"""
+"""The budget check (does this exact text fit, counted with the policy's tokenizer?) and the token estimate that
+steers choices before the final text is counted."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from dataclasses import dataclass
 
 from hostshape.policy import Policy
 from hostshape.tokens import encoding
-
 
 # A text longer than this many characters per budget token is taken to be over without counting. Real tool output
 # runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
@@ -64,3 +64,22 @@ class Limit:
             if total > self.tokens + PROBE_MARGIN * chunk_number:
                 return False
         return self.count(text) <= self.tokens
+
+
+class TokenEstimate:
+    """Tokens per UTF-8 byte of this payload's rendering, measured on the first candidate and refined by every
+    exact count after: it steers the choices, and only the final text is counted exactly."""
+
+    def __init__(self, limit: Limit) -> None:
+        self.limit = limit
+        self.value: float | None = None
+
+    def estimate(self, text: str) -> int:
+        size = len(text.encode("utf-8"))
+        if self.value is None:
+            sample = text[: self.limit.tokens * 4]
+            self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))
+        return int(size * self.value) + 1
+
+    def learn(self, text: str, tokens: int) -> None:
+        self.value = tokens / max(1, len(text.encode("utf-8")))

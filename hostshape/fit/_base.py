@@ -1,0 +1,34 @@
+"""What every fit shares: its result, the cursor factory type, and the last-resort answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hostshape.budget import Limit
+from hostshape.envelope import Facts, WayBack, tiny
+
+Cursor = Callable[[int], "str | None"]
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The final text and the facts its envelope reports."""
+
+    text: str
+    facts: Facts
+    strategy: str
+
+
+def no_cursor(offset: int) -> str | None:  # noqa: ARG001 - a Cursor that makes none
+    return None
+
+
+def last_resort(is_json: bool, way: WayBack, limit: Limit, facts: Facts) -> Fitted:
+    """The shortest answers that still say something was cut; the last one fits any budget of 1 token."""
+    facts.truncated = True
+    options = tiny(is_json, way.handle)
+    for text in options:
+        if limit.fits(text):
+            return Fitted(text, facts, "minimal")
+    return Fitted(options[-1], facts, "minimal")

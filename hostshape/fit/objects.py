@@ -1,0 +1,140 @@
+"""Fit one value that is not a record list: cut its largest members first, identifiers last."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hostshape.budget import Limit, TokenEstimate
+from hostshape.envelope import KEY, Facts, WayBack, envelope
+from hostshape.fit._base import Fitted, last_resort
+from hostshape.records import IDENTIFIERS
+from hostshape.render import dumps
+
+
+def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
+    """Fit one value by cutting its largest members first, as little as the limit allows.
+
+    The cut is a size in bytes searched for between "known to fit" and "known too large", steered by estimated
+    tokens; candidates are counted exactly only when the estimate says they may fit. It stops once a fit uses
+    over 85% of the limit.
+    """
+
+    def render(current: Any) -> str:
+        env = envelope(facts, way, cursor)
+        return dumps({KEY: env, **current} if isinstance(current, dict) else {KEY: env, "value": current})
+
+    text = render(value)
+    if limit.fits(text):
+        return Fitted(text, facts, "object")
+    facts.truncated = True
+    ratio = TokenEstimate(limit)
+    fits_at, too_big_at = 0, dumps_size(value)
+    best: str | None = None
+    target = int(too_big_at * min(0.9, limit.tokens / ratio.estimate(text)))
+    for _ in range(12):
+        if target <= fits_at or target >= too_big_at:
+            target = (fits_at + too_big_at) // 2
+        if target <= fits_at:
+            break
+        text = render(reduce(value, target))
+        used = ratio.estimate(text)
+        if used <= limit.tokens * 1.05:
+            used = _tokens_or_bytes(text, limit)
+            ratio.learn(text, used)
+        if used <= limit.tokens and (limit.chars is None or len(text) <= limit.chars):
+            best, fits_at = text, target
+            if used >= limit.tokens * 0.85:
+                break
+        else:
+            too_big_at = target
+        target = int(target * limit.tokens / max(used, 1) * 0.97)
+    if best is not None:
+        return Fitted(best, facts, "object")
+    return _json_preview(value, facts, limit, way, cursor)
+
+
+def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None) -> Fitted:
+    """The start of the value's compact JSON as one string: for structures whose members cannot be cut to fit."""
+    facts.notes.append("shown as the start of its compact JSON text")
+    source = dumps(value)[: limit.tokens * 8]
+    low, high, best = 0, len(source), None
+    for _ in range(14):
+        if low > high:
+            break
+        middle = (low + high) // 2
+        text = dumps({KEY: envelope(facts, way, cursor), "preview": source[:middle] + "…"})
+        if limit.fits(text):
+            best, low = text, middle + 1
+        else:
+            high = middle - 1
+    if best is not None and low > 1:
+        return Fitted(best, facts, "preview")
+    facts.notes.pop()
+    return last_resort(True, way, limit, facts)
+
+
+def _tokens_or_bytes(text: str, limit: Limit) -> int:
+    """Exact tokens of ``text`` when it is of budget size, else its byte length (an upper bound)."""
+    return limit.count(text) if len(text) <= limit.tokens * 16 else len(text.encode("utf-8"))
+
+
+def dumps_size(value: Any) -> int:
+    return len(dumps(value).encode("utf-8"))
+
+
+def reduce(value: Any, target: int, depth: int = 0) -> Any:
+    """``value`` cut so that its compact JSON takes about ``target`` bytes: large members are shortened largest
+    first, then members are dropped from the end (identifiers last), with a marker saying how many."""
+    size = dumps_size(value)
+    if size <= target:
+        return value
+    if isinstance(value, str) or depth >= _MAX_REDUCE_DEPTH:
+        text = value if isinstance(value, str) else dumps(value)
+        keep = max(0, min(len(text), int(len(text) * (target - 24) / size)))
+        return f"{text[:keep]}…[+{len(text) - keep:,} chars]"
+    if isinstance(value, list):
+        kept, used = [], 2
+        for item in value:
+            item_size = dumps_size(item) + 1
+            if used + item_size > target - 16:
+                break
+            kept.append(item)
+            used += item_size
+        if not kept and value:
+            kept = [reduce(value[0], target - 24, depth + 1)]
+        if len(kept) < len(value):
+            kept.append(f"…+{len(value) - len(kept)} more")
+        return kept
+    if isinstance(value, dict):
+        return _reduce_object(value, size, target, depth)
+    return value
+
+
+_MAX_REDUCE_DEPTH = 64
+_SMALL = 64  # bytes: members this small are dropped whole rather than shortened
+
+
+def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) -> dict[str, Any]:
+    sizes = {k: dumps_size(v) for k, v in value.items()}
+    excess = size - target
+    out = dict(value)
+    for key in sorted((k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS), key=lambda k: -sizes[k]):
+        if excess <= 0:
+            break
+        member_target = max(16, sizes[key] - excess)
+        out[key] = reduce(value[key], member_target, depth + 1)
+        excess -= sizes[key] - dumps_size(out[key])
+    if excess > 0:
+        keys = list(out)
+        order = [k for k in reversed(keys) if k not in IDENTIFIERS] + [k for k in reversed(keys) if k in IDENTIFIERS]
+        dropped = 0
+        for key in order[:-1]:  # keep at least one member
+            if excess <= 0:
+                break
+            excess -= dumps_size(out.pop(key)) + len(dumps(key)) + 2
+            dropped += 1
+        if dropped:
+            out["…"] = f"+{dropped} more members"
+    return out
+
+

@@ -1,0 +1,232 @@
+"""Fit a record list: whole records first, then an index of the rest, within the limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hostshape.budget import Limit, TokenEstimate
+from hostshape.envelope import KEY, Facts, WayBack, envelope
+from hostshape.fit._base import Cursor, Fitted, no_cursor
+from hostshape.fit.objects import fit_object
+from hostshape.project import cap_strings
+from hostshape.records import find_records, primary_key, title_key, with_path
+from hostshape.render import dumps
+
+# Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
+# whole; failing all, whole records at the last length plus an index of the rest.
+PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
+CUT_MARK = "…[+"
+
+
+def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
+             index: bool = True, offset: int = 0) -> Fitted:
+    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut."""
+    found = find_records(value)
+    if found is None or not found[1]:
+        return fit_object(value, facts, limit, way)
+    path, records = found
+    ratio = TokenEstimate(limit)
+    seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
+    levels = PREVIEW_LEVELS if len(records) - offset <= limit.tokens else PREVIEW_LEVELS[-1:]
+    for level in levels:
+        capped, cuts = cap_records(records[offset:], level, seen)
+        facts.text_cut = cuts > 0
+        note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
+        if note:
+            facts.notes.append(note)
+        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
+        fitted = fit.run() if level == levels[-1] else fit.whole()
+        if fitted is not None:
+            return fitted
+        if note:
+            facts.notes.remove(note)
+    raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[Any], int]:
+    """``records`` with the text fields of the first ``seen`` previewed at ``level`` chars, and how many strings
+    were cut."""
+    if level is None:
+        return records, 0
+    cuts = [0]
+    capped = [cap_strings(r, level, cuts) for r in records[:seen]]
+    return capped + records[seen:], cuts[0]
+
+
+@dataclass
+class _RecordFit:
+    """Choose how many whole records to show (and which to index) from estimated token costs, render, and verify
+    with an exact count; an over-budget candidate retries with proportionally fewer records."""
+
+    value: Any
+    path: tuple[str, ...]
+    records: list[Any]
+    facts: Facts
+    limit: Limit
+    way: WayBack
+    cursor: Cursor
+    index: bool
+    offset: int
+    ratio: TokenEstimate
+
+    def whole(self) -> Fitted | None:
+        """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
+        rest = self.records[self.offset :]
+        self._begin()
+        text = self._text(rest, len(rest), None)
+        if self.ratio.estimate(text) > self.limit.tokens * 1.15:
+            return None
+        return self._verified(text, "records")
+
+    def run(self) -> Fitted:
+        rest = self.records[self.offset :]
+        self._begin()
+        skeleton = self._skeleton(rest)
+        budget = self.limit.tokens - self.ratio.estimate(skeleton) - 2
+        full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        for k, index, complete in self._plans(rest, full, budget):
+            while k > 0 or index is not None:
+                text = self._text(rest, k, index)
+                fitted = self._verified(text, "index" if index else "records")
+                if fitted is not None:
+                    return fitted
+                over = self._last_tokens / self.limit.tokens
+                if index is not None and len(index[1]) > 1 and (not complete or k == 0):
+                    index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
+                elif k > 0:
+                    k = max(0, min(k - 1, int(k / over)))
+                    if index is not None:
+                        end = len(rest) if complete else k + len(index[1])
+                        index = (index[0], [rows_of(r, index[0]) for r in rest[k:end]])
+                else:
+                    break
+        return self._shrunk_first(rest)
+
+    def _begin(self) -> None:
+        self.facts.total = len(self.records)
+        self.facts.list_path = ".".join(self.path) or None
+
+    def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
+        """(whole records, index, index lists every other record) layouts to try, best first; each is costed
+        only when reached. When no index can list every record, half the budget goes to whole records and the
+        rest to index rows for as many of the following records as fit."""
+        room = budget - _INDEX_HEADER
+        if self.index and isinstance(rest[0], dict):
+            for columns in _index_columns(rest):
+                rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+                row_costs = _costs_within((dumps(row) for row in rows), self.ratio, room)
+                if len(row_costs) == len(rest) and sum(row_costs) <= room:
+                    k = _most_records(full, row_costs, room)
+                    yield k, (columns, rows[k:]), True
+                else:
+                    k = _most_records(full, [0] * len(full), room // 2)
+                    used = sum(full[:k])
+                    listed = _prefix_within(_costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used),
+                                            room - used)
+                    yield k, (columns, rows[k : k + max(1, listed)]), False
+        yield _most_records(full, [0] * len(full), budget), None, True
+
+    def _skeleton(self, rest: list[Any]) -> str:
+        """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
+        self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
+        self.facts.next_offset = self.offset
+        return self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
+
+    def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
+                dropped: int = 0) -> str:
+        out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
+        if dropped and index is not None:
+            out[KEY]["dropped"] = dropped
+        out.update(with_path(self.value, self.path, shown) if self.path else {"items": shown})
+        if index is not None and index[1]:
+            out["_index"] = {"fields": index[0], "rows": index[1]}
+        return dumps(out)
+
+    def _text(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> str:
+        rows = index[1] if index else []
+        more = k < len(rest)
+        self.facts.returned = k
+        self.facts.listed = len(rows) if index else None
+        self.facts.truncated = more
+        self.facts.next_offset = self.offset + k if more else None
+        return self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
+                            dropped=len(rest) - k - len(rows))
+
+    _last_tokens: int = field(default=0, init=False)
+
+    def _verified(self, text: str, strategy: str) -> Fitted | None:
+        if self.limit.cheap_fit(text):
+            return Fitted(text, self.facts, strategy)
+        self._last_tokens = self.limit.count(text) if len(text) <= self.limit.tokens * 16 else len(text)
+        self.ratio.learn(text, self._last_tokens)
+        if self._last_tokens <= self.limit.tokens and (self.limit.chars is None or len(text) <= self.limit.chars):
+            return Fitted(text, self.facts, strategy)
+        if self._last_tokens <= self.limit.tokens:  # within tokens, over the character cap
+            self._last_tokens = int(self.limit.tokens * len(text) / self.limit.chars) + 1  # type: ignore[operator]
+        return None
+
+    def _shrunk_first(self, rest: list[Any]) -> Fitted:
+        """Not even one whole record fits: shrink the first one to fit, with its envelope."""
+        self.facts.truncated = True
+        self.facts.returned = 1
+        self.facts.listed = None
+        more = len(rest) > 1
+        self.facts.next_offset = self.offset + 1 if more else None
+        self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
+        container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
+        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+
+
+def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
+    """Estimated tokens of each text (plus a separator), stopping once their sum exceeds ``budget``."""
+    costs, total = [], 0
+    for text in texts:
+        cost = ratio.estimate(text) + 1
+        costs.append(cost)
+        total += cost
+        if total > budget:
+            break
+    return costs
+
+
+def _prefix_within(costs: list[int], budget: int) -> int:
+    total = 0
+    for i, cost in enumerate(costs):
+        total += cost
+        if total > budget:
+            return i
+    return len(costs)
+
+
+_INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
+
+
+def rows_of(record: Any, columns: list[str]) -> list[Any]:
+    return [record.get(c) if isinstance(record, dict) else record for c in columns]
+
+
+def _index_columns(rest: list[Any]) -> list[list[str]]:
+    """Index layouts to try: identifier with title and state, then the identifier alone."""
+    key = primary_key(rest)
+    if key is None:
+        return []
+    extra = [c for c in (title_key(rest), "state") if c and c != key and any(isinstance(r, dict) and c in r
+                                                                            for r in rest[:20])]
+    return [[key, *extra], [key]] if extra else [[key]]
+
+
+def _most_records(full: list[int], rows: list[int], budget: int) -> int:
+    """The largest k such that k whole records plus index rows for the rest fit ``budget``."""
+    n = len(rows)
+    suffix = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + rows[i]
+    best, prefix = 0, 0
+    for k in range(1, min(len(full), n) + 1):
+        prefix += full[k - 1]
+        if prefix + suffix[k] <= budget:
+            best = k
+    return best
+
+

@@ -1,0 +1,101 @@
+"""Fit prose: clean it of noise, cut it at a paragraph or line, end it with the envelope line."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.budget import Limit
+from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
+from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
+
+_DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
+_LONG_URL = re.compile(r"(https?://[^\s/)\]>\"']+)[^\s)\]>\"']{200,}")
+_BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+def clean(text: str) -> str:
+    """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
+    text = _DATA_URI.sub("[data URI omitted]", text)
+    text = _LONG_URL.sub(lambda m: m.group(1) + "/…", text)
+    return _BLANK_RUNS.sub("\n\n", text)
+
+
+def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
+             *, offset: int = 0) -> Fitted:
+    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line;
+    the line is shortened (no hint, then no detail) when the budget is too small for it."""
+    for style in LINE_STYLES:
+        fitted = _fit_text(text, facts, limit, way, cursor, offset, style)
+        if fitted is not None:
+            return fitted
+    return last_resort(False, way, limit, facts)
+
+
+def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor, offset: int,
+              style: str) -> Fitted | None:
+    rest = text[offset:]
+    total_lines = text.count("\n") + 1
+    probe = text_line(facts, way, cursor(len(text)) if offset < len(text) else None,
+                      _detail(0, 1, total_lines, len(text), len(text), len(text)), style)
+    avail = limit.tokens - limit.count(probe) - 4
+    avail_chars = len(rest) if limit.chars is None else limit.chars - len(probe) - 2
+    end = _prefix_end(rest, avail, avail_chars, limit)
+    first = text.count("\n", 0, offset) + 1
+    for _ in range(12):
+        if end <= 0:
+            return None
+        body = rest[:end]
+        facts.truncated = end < len(rest) or offset > 0
+        next_cursor = cursor(offset + end) if offset + end < len(text) else None
+        facts.next_offset = offset + end if next_cursor else None
+        last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
+        detail = _detail(first, last, total_lines, offset, offset + end, len(text))
+        candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
+        if limit.fits(candidate):
+            return Fitted(candidate, facts, "text")
+        end = _boundary(rest, int(end * 0.85))
+    return None
+
+
+def _detail(first: int, last: int, lines: int, start: int, end: int, chars: int) -> str:
+    return f"lines {first}-{last} of {lines:,} (chars {start:,}-{end:,} of {chars:,})"
+
+
+def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
+    """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
+    if avail <= 0 or avail_chars <= 0:
+        return 0
+    window = rest[: min(len(rest), avail * 8, avail_chars)]
+    enc_tokens = _encode(window, limit)
+    if len(enc_tokens) <= avail and len(window) == len(rest):
+        return len(rest)
+    if len(enc_tokens) <= avail:
+        cut = len(window)
+    else:
+        cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
+    return _boundary(rest, cut)
+
+
+def _boundary(rest: str, cut: int) -> int:
+    """A paragraph end near ``cut``, else a line end, else ``cut`` itself."""
+    if cut >= len(rest):
+        return len(rest)
+    for mark, reach in (("\n\n", 0.8), ("\n", 0.5)):
+        at = rest.rfind(mark, 0, cut)
+        if at >= cut * reach and at > 0:
+            return at + len(mark)
+    return cut
+
+
+def _encode(text: str, limit: Limit) -> list[int]:
+    from hostshape.tokens import encoding
+
+    return encoding(limit.encoding_name).encode_ordinary(text)
+
+
+def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
+    from hostshape.tokens import encoding
+
+    return encoding(limit.encoding_name).decode_bytes(tokens)
+
+
