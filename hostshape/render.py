@@ -45,7 +45,10 @@ def _exact_fallback(value: Any, orjson_error: Exception) -> str:
         text.encode("utf-8")
     except RecursionError as exc:
         raise NotExact(f"nested deeper than {MAX_DEPTH} levels") from exc
-    except (TypeError, ValueError) as exc:
+    except ValueError as exc:
+        reason = "an integer too long to print" if "integer string conversion" in str(exc) else str(exc)
+        raise NotExact(reason) from exc
+    except TypeError as exc:
         raise NotExact(str(exc) or str(orjson_error)) from exc
     return text
 
