@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("google.adk")
 
+from helpers import PR_NUMBERS  # noqa: E402
+
 from hostshape import Policy, Rule  # noqa: E402
 from hostshape.adapters import adk  # noqa: E402
 from hostshape.examples import payload_text  # noqa: E402
@@ -23,7 +25,6 @@ from hostshape.tokens import count_tokens  # noqa: E402
 pytestmark = pytest.mark.host
 
 BUDGET = 2000
-PR_NUMBERS = [pr["number"] for pr in json.loads(payload_text("gh_pulls_list.json"))]
 
 
 @pytest.fixture

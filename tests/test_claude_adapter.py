@@ -18,6 +18,8 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk")
 
+from helpers import PR_NUMBERS, is_shaped  # noqa: E402
+
 from hostshape import Policy  # noqa: E402
 from hostshape.adapters import claude as adapter  # noqa: E402
 from hostshape.examples import payload_text  # noqa: E402
@@ -25,23 +27,8 @@ from hostshape.testing.anthropic_server import AnthropicServer, Text, ToolUse  #
 from hostshape.testing.claude import run  # noqa: E402
 from hostshape.tokens import count_tokens  # noqa: E402
 
-PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
 ISSUE_NUMBERS = [i["number"] for i in json.loads(payload_text("octokit_issues_page1.json"))]
 HOST_NOTICE = "exceeds maximum allowed tokens"
-
-
-@pytest.fixture
-def policy(tmp_path: Path) -> Policy:
-    return Policy(budget=4000, spill_dir=tmp_path / "spill")
-
-
-def is_shaped(text: str) -> bool:
-    """The text carries hostshape's envelope (JSON first key, or a [hostshape] line)."""
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return "[hostshape]" in text
-    return isinstance(doc, dict) and next(iter(doc), None) == "_hostshape"
 
 
 def envelope_of(text: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PR_NUMBERS, is_shaped
 
 import hostshape.hook as hook
 from hostshape.examples import payload_text
@@ -24,7 +25,6 @@ from hostshape.testing import mcp_server_command
 from hostshape.tokens import count_tokens
 
 REPO_ROOT = Path(hook.__file__).resolve().parents[1]
-PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
 HOST_NOTICE = "exceeds maximum allowed tokens"
 BUDGET = 4000
 
@@ -280,14 +280,6 @@ async def run_claude_code(tool: str, root: Path, hook_args: tuple[str, ...] = ()
         results = server.tool_results()
     saved = sorted(config_dir.glob("projects/*/*/tool-results/*"))
     return {"received": results[0] if results else "", "saved": saved, "stderr": stderr}
-
-
-def is_shaped(text: str) -> bool:
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return "[hostshape]" in text
-    return isinstance(doc, dict) and next(iter(doc), None) == "_hostshape"
 
 
 @pytest.mark.host

@@ -18,6 +18,7 @@ pytest.importorskip("agents")
 from agents import RunConfig, RunHooks
 from agents.extensions import ToolOutputTrimmer
 from agents.run_config import CallModelData, ModelInputData
+from helpers import PR_NUMBERS
 
 import hostshape
 from hostshape import Policy, Rule
@@ -27,13 +28,6 @@ from hostshape.testing.openai_agents import ModelCall, run
 from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
-
-PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
-
-
-@pytest.fixture
-def policy(tmp_path: Any) -> Policy:
-    return Policy(budget=4000, spill_dir=tmp_path / "spill")
 
 
 def envelope(text: str) -> dict[str, Any]:

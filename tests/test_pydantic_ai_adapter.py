@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("pydantic_ai.mcp")
 
+from helpers import PR_NUMBERS  # noqa: E402
+
 from hostshape import Policy, Rule  # noqa: E402
 from hostshape.examples import payload_text  # noqa: E402
 from hostshape.retrieve import RETRIEVAL_TOOL  # noqa: E402
@@ -20,13 +22,6 @@ from hostshape.testing.pydantic_ai import run  # noqa: E402
 from hostshape.tokens import count_tokens  # noqa: E402
 
 pytestmark = pytest.mark.host
-
-PR_NUMBERS = [p["number"] for p in json.loads(payload_text("gh_pulls_list.json"))]
-
-
-@pytest.fixture
-def policy(tmp_path: Any) -> Policy:
-    return Policy(budget=4000, spill_dir=tmp_path / "spill")
 
 
 def records(doc: Any) -> list[Any]:
