@@ -103,17 +103,15 @@ class SpillStore:
 
     def handle_for(self, tool: str | None, args: Any, content: bytes) -> str:
         """The handle of ``content`` returned by ``tool`` called with ``args``."""
-        digest = hashlib.sha256(content).digest()
-        message = b"\0".join([(tool or "").encode("utf-8", "replace"), dumps(args).encode(), digest])
-        return "hs_" + hmac.new(self.secret, message, hashlib.sha256).hexdigest()[:24]
+        return _handle(self.secret, tool, args, content)
 
     # -- save / load ---------------------------------------------------------------------------------------
     def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
         """Save ``text`` (once per handle) and return where it is. Raises SpillError when the folder is unsafe."""
         try:
-            fd, _ = self._ensure()
+            fd, secret = self._ensure()
             content = text.encode("utf-8", "replace")
-            handle = self.handle_for(tool, args, content)
+            handle = _handle(secret, tool, args, content)
             name = f"{handle}.{'json' if is_json else 'txt'}"
             if not _is_regular(name, fd):
                 _write_atomically(name, content, fd)
@@ -162,6 +160,12 @@ class SpillStore:
             except FileNotFoundError:
                 pass
             total -= size
+
+
+def _handle(secret: bytes, tool: str | None, args: Any, content: bytes) -> str:
+    digest = hashlib.sha256(content).digest()
+    message = b"\0".join([(tool or "").encode("utf-8", "replace"), dumps(args).encode(), digest])
+    return "hs_" + hmac.new(secret, message, hashlib.sha256).hexdigest()[:24]
 
 
 def _check_ancestors(directory: Path) -> None:

@@ -126,37 +126,33 @@ class _Unwrapper:
     def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
         texts: list[str] = []
         media: list[str] = []  # labelled placeholders of binary blocks
+        blobs: list[bool] = []  # per placeholder: a resource blob, which no host passes to a model natively
         for block in blocks:
             if hasattr(block, "model_dump"):
                 block = _model_dump(block)
-            self._block_text(block, texts, media)
+            self._block_text(block, texts, media, blobs)
+        opaque = any(blobs)
         if structured is not MISSING and structured is not None:
             mirrored = _mirror(structured, texts)
             if mirrored is not MISSING and not is_error:
-                return self._with_notes(self.payload(mirrored), media)
+                return _with_notes(self.payload(mirrored), media, opaque)
             if not any(texts) and not media:
                 payload = self.payload(structured)
                 payload.is_error = is_error
                 return payload
         if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
-            return self._with_notes(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error), media)
+            return _with_notes(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error), media, opaque)
         if media:  # text beside media: the text is the payload; the media's labels travel as notes
-            return self._with_notes(self._text("\n".join(t for t in texts if t)), media)
+            return _with_notes(self._text("\n".join(t for t in texts if t)), media, opaque)
         if len(texts) > 1 and all(looks_like_json(t) for t in texts):
             values = [parse_json(t) for t in texts]
             if all(v.ok for v in values):
                 return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
         return self._text("\n".join(t for t in texts if t))
 
-    @staticmethod
-    def _with_notes(payload: Payload, notes: list[str]) -> Payload:
-        """``payload`` noting what was replaced; opaque when that includes more than image or audio blocks."""
-        payload.notes.extend(notes)
-        payload.opaque = payload.opaque or any(not n.startswith(("[image", "[audio")) for n in notes)
-        return payload
-
-    def _block_text(self, block: Any, texts: list[str], media: list[str]) -> None:
-        """Append the block's text to ``texts``, or its labelled placeholder to ``media``."""
+    def _block_text(self, block: Any, texts: list[str], media: list[str], blobs: list[bool]) -> None:
+        """Append the block's text to ``texts``, or its labelled placeholder to ``media`` (and to ``blobs``
+        whether it stands for a resource blob)."""
         if not isinstance(block, dict):
             texts.append(str(block))
             return
@@ -164,20 +160,21 @@ class _Unwrapper:
         if kind in ("text", "input_text", "output_text"):
             texts.append(safe_text(str(block.get("text", ""))))
         elif kind in ("image", "audio", "input_image"):
-            self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", texts, media)
+            self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", texts, media, blobs)
         elif kind == "resource":
             resource = block.get("resource") or {}
             if "text" in resource:
                 texts.append(safe_text(str(resource["text"])))
             else:
-                self._binary_block(resource, "resource", resource.get("blob", ""), texts, media)
+                self._binary_block(resource, "resource", resource.get("blob", ""), texts, media, blobs)
         elif kind == "resource_link":
             name = block.get("name") or block.get("title") or ""
             texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
         else:
             texts.append(safe_text(dumps(block)))
 
-    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str]) -> None:
+    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str],
+                      blobs: list[bool]) -> None:
         if self.keep_binary:
             texts.append(safe_text(dumps(block)))
             return
@@ -185,6 +182,14 @@ class _Unwrapper:
         label = _placeholder(kind if kind != "input_image" else "image", mime, _decoded_size(data))
         uri = block.get("uri")
         media.append(f"{label[:-1]}, {uri}]" if uri else label)
+        blobs.append(kind == "resource")
+
+
+def _with_notes(payload: Payload, notes: list[str], opaque: bool) -> Payload:
+    """``payload`` noting the placeholders that replaced binary blocks; ``opaque`` when one was a resource blob."""
+    payload.notes.extend(notes)
+    payload.opaque = payload.opaque or opaque
+    return payload
 
 
 def _model_dump(obj: Any) -> Any:
