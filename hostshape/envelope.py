@@ -47,11 +47,14 @@ class Facts:
     next_offset: int | None = None
     notes: list[str] = field(default_factory=list)
     text_cut: bool = False
+    shrunk: bool = False
+    same: dict[str, Any] = field(default_factory=dict)
+    index: list[list[str]] | None = None  # index layouts the shrink chose (not rendered); None: fit decides
 
     @property
     def cut(self) -> bool:
-        """Anything was cut to meet the budget: records, or text inside them."""
-        return self.truncated or self.text_cut
+        """Anything was cut: records, text inside them, or fields and nested values by the shrink."""
+        return self.truncated or self.text_cut or self.shrunk
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -63,6 +66,8 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
                        ("list", facts.list_path)):
         if value is not None:
             env[key] = value
+    if facts.same:
+        env["same"] = facts.same
     if facts.omitted:
         names = sorted(facts.omitted)
         extra = len(names) - MAX_OMITTED_NAMES
