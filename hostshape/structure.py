@@ -23,7 +23,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 _ETAG = re.compile(r'^(W/)?"[^"]{8,}"$')
 # Generic words for identifiers in any API: a tie-breaker between equally good columns, never a requirement.
-_ID_WORD = re.compile(r"(^|[^a-z])(id|key|name|slug|code|number|uid|address|path|filename|ref)$|(Id|Key|Name|ID)$")
+_ID_WORD = re.compile(r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref)$|(Id|Key|Name|ID)$")
 
 
 def is_url(value: Any) -> bool:
