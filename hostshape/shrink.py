@@ -23,6 +23,7 @@ NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
 MAX_DEPTH = 4
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
+_LEARN = 100  # records whose nested objects teach the schema
 
 
 @dataclass
@@ -73,27 +74,34 @@ class _Schema:
     keep: set[str] = field(default_factory=set)
 
 
-def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
-    """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
-    document shrunk as a container."""
+def shrink_located(located: Located, max_records: int | None, cuts: Cuts, max_chars: int | None = None) -> Any:
+    """The document with its first ``max_records`` records shrunk (later ones as they are; also those after the
+    shrunk ones reach ``max_chars`` of compact JSON) and the rest of the document shrunk as a container."""
     cuts.notes.extend(located.notes)
     records = located.records
     head = records[:max_records] if max_records is not None else records
-    objects = [r for r in head if isinstance(r, dict)]
+    objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects)
     schema = _learn(objects, key, alt)
-    shrunk = [_value(r, "", 0, schema, cuts, root=True) for r in head]
+    shrunk, used = [], 0
+    for record in head:
+        shrunk.append(_value(record, "", 0, schema, cuts, root=True))
+        if max_chars is not None:
+            used += len(dumps(shrunk[-1]))
+            if used > max_chars:
+                break
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, (key, alt))
-    return _around(located.value, located.path, shrunk + records[len(head):], cuts)
+    return _around(located.value, located.path, shrunk + records[len(shrunk):], cuts)
 
 
-def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
+def shrink_document(value: Any, max_records: int | None, cuts: Cuts,
+                    max_chars: int | None = None) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts), located.path
+    return shrink_located(located, max_records, cuts, max_chars), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
@@ -115,7 +123,7 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
 
 def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None) -> _Schema:
     groups: dict[str, list[dict[str, Any]]] = {}
-    for record in records[: structure.SAMPLE]:
+    for record in records[:_LEARN]:
         _gather(record, "", groups, 0)
     schema = _Schema()
     protected = {p for p in (key, alt) if p}
@@ -158,7 +166,7 @@ def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
     """The member that identifies these objects among their (two or more) distinct values, when they are big
     enough to be worth collapsing: readable before opaque, never a string without letters (an address, a date).
     An opaque one only when little else readable would remain (a parent commit's hash beside its links)."""
-    distinct = list({dumps(o): o for o in objects}.values())
+    distinct = list({dumps(o): o for o in objects[: structure.SAMPLE]}.values())
     if len(distinct) < 2 or sum(len(o) for o in distinct) < _MIN_COLLAPSE_MEMBERS * len(distinct):
         return None
     for column in structure.identifiers(distinct):
@@ -187,7 +195,7 @@ def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protecte
         dotted = f"{path}.{name}" if path else name
         if name == ident or dotted in protected:
             continue
-        values = [o[name] for o in objects if name in o and not _is_empty(o[name])]
+        values = [o[name] for o in objects[:50] if name in o and not _is_empty(o[name])]
         if not values:
             continue
         if sum(_is_link(v) for v in values) * 2 > len(values):
@@ -338,9 +346,10 @@ def _leaves(value: Any, depth: int) -> Any:
 
 def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
     """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text."""
-    base, _, suffix = str(key).rpartition("_")
-    return suffix in ("html", "text") and base in record
+    if not (isinstance(key, str) and key.endswith(("_html", "_text"))):
+        return False
+    return key[:-5] in record
 
 
 def _is_empty(value: Any) -> bool:
-    return value is None or value == "" or value == [] or value == {}
+    return value is None or (not value and isinstance(value, (str, list, dict)))

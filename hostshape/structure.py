@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-SAMPLE = 200  # records looked at for column statistics
+SAMPLE = 100  # records looked at for column statistics
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
@@ -72,22 +72,52 @@ def dotted(record: Any, path: str) -> Any:
 
 def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
     """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
-    seen: dict[str, None] = {}
-    for record in records[:SAMPLE]:
+    table = _table(records)
+    return [p for p in table if p.count(".") < depth]
+
+
+_last: tuple[list[Any], dict[str, list[Any]]] | None = None
+
+
+def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
+    """Column values (None where absent) of the first SAMPLE records, two levels deep. The last table is kept
+    (with the records it was made from, compared by identity), since one decision asks for several statistics of
+    the same records."""
+    global _last
+    n = min(len(records), SAMPLE)
+    if _last is not None and len(_last[0]) == n and (n == 0 or all(
+            _last[0][i] is records[i] for i in {0, n // 2, n - 1})):
+        return _last[1]  # the same records: kept alive by _last, so identity cannot be reused
+    sample = list(records[:SAMPLE])
+    table: dict[str, list[Any]] = {}
+    for i, record in enumerate(sample):
         if isinstance(record, dict):
-            _collect(record, "", depth, seen)
-    return list(seen)
+            _collect(record, "", 2, table, i, len(sample))
+    _last = (sample, table)
+    return table
 
 
-def _collect(obj: dict[str, Any], prefix: str, depth: int, seen: dict[str, None]) -> None:
+def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list[Any]], row: int, rows: int) -> None:
     for key, value in obj.items():
         if not isinstance(key, str) or "." in key:
             continue
         if isinstance(value, dict):
             if depth > 1:
-                _collect(value, f"{prefix}{key}.", depth - 1, seen)
+                _collect(value, f"{prefix}{key}.", depth - 1, table, row, rows)
         elif not isinstance(value, list):
-            seen.setdefault(prefix + key)
+            column = table.get(prefix + key)
+            if column is None:
+                column = table[prefix + key] = [None] * rows
+            column[row] = value
+
+
+def _values(records: Sequence[Any], path: str) -> list[Any]:
+    """The values of column ``path`` over the sampled records (None where absent)."""
+    table = _table(records)
+    column = table.get(path)
+    if column is not None:
+        return column
+    return [dotted(r, path) for r in records[:SAMPLE]]
 
 
 @dataclass(frozen=True)
@@ -114,17 +144,23 @@ class Column:
         return (self.opaque, self.nested, self.numeric, _ID_WORD.search(self.path) is None, self.mean_len, self.order)
 
 
+def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
+    """At least ``wanted`` distinct scalar values in the column (a cheap test before full statistics)."""
+    values = _values(records, path)
+    return len({v for v in values if isinstance(v, (str, int, float)) and v != ""}) >= wanted
+
+
 def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
-    values = [dotted(r, path) for r in records[:SAMPLE]]
+    values = _values(records, path)
     present = [v for v in values if v is not None and v != ""]
     hashable = [v if isinstance(v, (str, int, float, bool)) else repr(v) for v in present]
-    texts = [str(v) for v in present]
+    texts = [str(v) for v in present[:50]]
     keyish = sum(is_key_like(v) and not _TIMESTAMP.match(str(v)) for v in present)
     return Column(
         path=path, present=len(present), distinct=len(set(hashable)),
         key_like=bool(present) and keyish == len(present), mostly_key_like=keyish * 10 >= len(present) * 9,
-        opaque=bool(present) and sum(is_opaque(v) for v in present) * 2 > len(present),
-        numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present),
+        opaque=bool(present) and sum(is_opaque(v) for v in present[:50]) * 2 > len(present[:50]),
+        numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
         mean_len=sum(map(len, texts)) / max(1, len(texts)), order=order,
     )
 
@@ -138,7 +174,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
     skip = set(exclude)
     found = []
     for order, path in enumerate(columns(sample)):
-        if path in skip:
+        if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
         if col.present == len(sample) and col.distinct == len(sample) and col.key_like:
@@ -171,7 +207,7 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
     skip = set(exclude)
     best: tuple[Any, ...] | None = None
     for order, path in enumerate(columns(sample)):
-        if path in skip:
+        if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
             continue
         col = stats(sample, path, order)
         if col.mostly_key_like and not col.opaque and col.present * 10 >= len(sample) * 9 \
@@ -189,7 +225,7 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     for order, path in enumerate(columns(sample, depth=2)):
         if path in skipped:
             continue
-        values = [dotted(r, path) for r in sample]
+        values = _values(records, path)
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
         if len(texts) * 2 <= len(sample) or len(set(texts)) * 3 < len(texts) * 2:
             continue
@@ -213,7 +249,7 @@ def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None
     for order, path in enumerate(columns(sample, depth=2)):
         if path in skipped:
             continue
-        values = [dotted(r, path) for r in sample]
+        values = _values(records, path)
         words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
         if len(words) * 10 < len(sample) * 9 or not 2 <= distinct <= max(2, min(8, len(sample) // 2)):
@@ -234,7 +270,7 @@ def record_keys(records: Sequence[Any]) -> tuple[str | None, str | None]:
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
-    key_values = [dotted(r, key) for r in sample]
+    key_values = _values(records, key)
     unique = len({repr(v) for v in key_values}) == len(sample)
     best: tuple[Any, ...] | None = None
     for order, path in enumerate(columns(sample, depth=1)):
@@ -243,7 +279,7 @@ def record_keys(records: Sequence[Any]) -> tuple[str | None, str | None]:
         col = stats(sample, path, order)
         if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
             continue
-        values = [dotted(r, path) for r in sample]
+        values = _values(records, path)
         if values == key_values:
             continue
         if unique:

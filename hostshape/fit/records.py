@@ -30,7 +30,7 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
     path, records = found
     ratio = TokenEstimate(limit)
     seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
-    levels = PREVIEW_LEVELS if len(records) - offset <= limit.tokens else PREVIEW_LEVELS[-1:]
+    levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
         facts.text_cut = cuts > 0
@@ -44,6 +44,18 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if note:
             facts.notes.remove(note)
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bool:
+    """Whether every record, previewed at the shortest level, could fit: extrapolated from the first 20 (so a long
+    list skips the longer preview levels instead of rendering each)."""
+    if len(records) > limit.tokens:
+        return False
+    sample = records[:20]
+    if len(sample) == len(records):
+        return True
+    capped, _ = cap_records(sample, PREVIEW_LEVELS[-1], len(sample))
+    return ratio.estimate(dumps(capped)) * len(records) / len(sample) <= limit.tokens * 1.5
 
 
 def _records_at(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], list[Any]] | None:
