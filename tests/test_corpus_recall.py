@@ -1,8 +1,8 @@
 """Issue 16, done when: zero-configuration shaping holds its promises on every payload of the corpus.
 
-The corpus is ``corpus/manifest.toml`` (recorded payloads from 20 services, with each payload's record lists and
-identifiers); the measures are ``bench/recall.py``'s, so the test and the benchmark agree. At budgets 2,000 /
-4,000 / 8,000, with zero configuration:
+The corpus is ``corpus/manifest.toml`` (recorded payloads from 19 services plus three text documents, with each
+payload's record lists and identifiers); the measures are ``bench/recall.py``'s, so the test and the benchmark
+agree. At budgets 2,000 / 4,000 / 8,000, with zero configuration:
 
 - the text the model receives fits the budget (exact o200k count), is valid JSON when the input was, and two calls
   give the same text; a result already within the budget passes through untouched;
