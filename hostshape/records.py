@@ -69,6 +69,9 @@ def locate(value: Any) -> Located | None:
         rows = _rows_with_header(value, value, ())
         candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None))
     else:
+        whole = _keyed_map(value) if isinstance(value, dict) else None
+        if whole is not None:
+            candidates.append((_weight(whole[0]) * 0.9, (), whole[0], whole[1]))
         for path, member in _members(value, (), MAX_DEPTH):
             if isinstance(member, list) and member:
                 rows = _rows_with_header(member, value, path)
@@ -76,7 +79,7 @@ def locate(value: Any) -> Located | None:
                     candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
                 elif _mostly_objects(member):
                     candidates.append((_weight(member), path, member, None))
-            elif isinstance(member, dict) and path:
+            elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
                     candidates.append((_weight(keyed[0]) * 0.9, path, keyed[0], keyed[1]))
@@ -158,6 +161,11 @@ def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
 def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     """A map whose members are like records of one kind (objects sharing most of their keys), as a list of
     objects that each carry their map key."""
+    if len(obj) >= 5 and all(isinstance(v, list) for v in obj.values()):
+        items = [i for v in list(obj.values())[:50] for i in v[:5]]
+        if not items or not all(isinstance(i, dict) for i in items):
+            return None
+        return [{"key": k, "items": v} for k, v in obj.items()], "map keyed by identifier: shown as a list of {key, items}"
     if len(obj) < 3 or not all(isinstance(v, dict) and v for v in obj.values()):
         return None
     key_sets = [set(v) for v in obj.values()]
@@ -198,7 +206,9 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     child = _dominant_member(dicts, list)
     if child is None:
         return None
-    kids = [k for r in dicts for k in (r.get(child) or [])]
+    if not all(isinstance(r.get(child), list) and r[child] for r in dicts):
+        return None  # a parent without children would vanish
+    kids = [k for r in dicts for k in r[child]]
     if not kids or not all(isinstance(k, dict) for k in kids) or len(kids) < len(dicts):
         return None
     parent_id = structure.identifier(dicts)
