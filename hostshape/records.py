@@ -130,17 +130,43 @@ def _weight(items: list[Any]) -> float:
 def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:
     """Rows given as arrays of scalars, as objects named by a header list of the same length found in the
     document (strings, or objects whose one string column is unique); None when they are not such rows."""
-    head = rows[:50]
-    if not all(isinstance(r, list) for r in head):
+    cells = [_cells(r) for r in rows]
+    head = cells[:50]
+    if any(r is None for r in head):
         return None
-    width = len(head[0])
-    if width < 2 or any(len(r) != width or any(isinstance(c, (dict, list)) for c in r) for r in head):
+    width = len(head[0])  # type: ignore[arg-type]
+    if width < 2 or any(len(r) != width for r in head):  # type: ignore[arg-type]
         return None
     for header_path, names in _headers(document, width):
         if header_path != path:
-            records = [dict(zip(names, row, strict=False)) if isinstance(row, list) else row for row in rows]
+            records = [dict(zip(names, row, strict=False)) if row is not None else raw
+                       for row, raw in zip(cells, rows, strict=True)]
             where = ".".join(header_path) or "the header"
             return records, f"rows given as arrays: shown as objects named by {where}"
+    first: list[Any] = head[0]  # type: ignore[assignment]
+    if len(rows) >= 3 and _header_row(first, head[1:]):  # type: ignore[arg-type]
+        records = [dict(zip(first, row, strict=False)) if row is not None else raw
+                   for row, raw in zip(cells[1:], rows[1:], strict=True)]
+        return records, "rows given as arrays: shown as objects named by the first row"
+    return None
+
+
+def _header_row(first: list[Any], rest: list[list[Any]]) -> bool:
+    """The first row names the columns: distinct non-empty strings, none of them found in its column below."""
+    if not all(isinstance(n, str) and n for n in first) or len(set(first)) != len(first):
+        return False
+    return not any(row[i] == name for row in rest for i, name in enumerate(first))
+
+
+def _cells(row: Any) -> list[Any] | None:
+    """A row's scalar cells: the row itself when it is a list of scalars, or the values of a row object whose one
+    member is a list of one-member cell objects (``{"f": [{"v": 1}, ...]}``); else None."""
+    if isinstance(row, dict) and len(row) == 1:
+        (inner,) = row.values()
+        if isinstance(inner, list) and all(isinstance(c, dict) and len(c) == 1 for c in inner):
+            row = [next(iter(c.values())) for c in inner]
+    if isinstance(row, list) and not any(isinstance(c, (dict, list)) for c in row):
+        return row
     return None
 
 
@@ -212,6 +238,8 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if not kids or not all(isinstance(k, dict) for k in kids) or len(kids) < len(dicts):
         return None
     parent_id = structure.identifier(dicts)
+    if parent_id is None or not all(len(k) > 1 for k in kids[:50]):
+        return None  # children of parents nobody can name, or one-value cells, are not records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
     ref = f"{label}:{parent_id}" if parent_id else None

@@ -214,7 +214,7 @@ def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, ro
     if isinstance(value, list):
         return _list(value, path, depth, schema, cuts)
     if isinstance(value, str):
-        if depth > 1:
+        if depth > 2:  # text in a record's own members and their objects is fit's to cut, as far as needed
             short = preview(value, NESTED_PREVIEW_CHARS)
             if short is not value:
                 cuts.texts[_label(path)] += 1

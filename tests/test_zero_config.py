@@ -134,3 +134,35 @@ def test_an_under_budget_result_passes_through_untouched(tmp_path) -> None:
     raw = json.dumps({"items": [{"id": i, "name": f"n{i}"} for i in range(5)]}, indent=2)
     result = shape(raw, policy=Policy(budget=4000, spill_dir=tmp_path / "spill"))
     assert result.text == raw and not result.changed
+
+
+def test_rows_whose_first_row_names_the_columns(tmp_path) -> None:
+    values = [["Name", "Email", "Notes"]] + [[f"person{i}", f"p{i}@example.com", f"{i} {LONG}"] for i in range(100)]
+    shown, text = _shape(tmp_path, {"range": "A1:C101", "values": values})
+    assert shown["_hostshape"]["list"] == "values" and shown["_hostshape"]["total"] == 100
+    assert shown["values"][0]["Name"] == "person0"
+    assert _all_present(text, [f"person{i}" for i in range(100)])
+
+
+def test_rows_of_cell_objects_take_their_names_from_a_schema(tmp_path) -> None:
+    doc = {"schema": {"fields": [{"name": "sku", "type": "STRING"}, {"name": "info", "type": "STRING"}]},
+           "rows": [{"f": [{"v": f"SKU{i}"}, {"v": f"{i} {LONG}"}]} for i in range(90)], "totalRows": "90"}
+    shown, text = _shape(tmp_path, doc)
+    assert shown["_hostshape"]["list"] == "rows" and shown["_hostshape"]["total"] == 90
+    assert _all_present(text, [f"SKU{i}" for i in range(90)])
+
+
+def test_search_hits_are_unwrapped_and_keep_their_opaque_ids(tmp_path) -> None:
+    hits = [{"_index": "logs", "_id": f"Zx{i:04d}AbCdEfGhIjKlMn", "_score": 1.0,
+             "_source": {"message": f"event {i} {LONG}", "host": f"h{i % 5}"}} for i in range(80)]
+    shown, text = _shape(tmp_path, {"took": 3, "hits": {"total": {"value": 80}, "hits": hits}})
+    assert shown["_hostshape"]["list"] == "hits.hits[]._source"
+    assert _all_present(text, [h["_id"] for h in hits])
+
+
+def test_a_release_map_of_file_lists_lists_every_version(tmp_path) -> None:
+    releases = {f"1.{v}.0": ([{"filename": f"pkg-1.{v}.0.tar.gz", "size": 1000 + v, "digest": f"{v:064x}",
+                               "comment": f"{v} {LONG}"}] if v % 10 else []) for v in range(120)}
+    shown, text = _shape(tmp_path, {"info": {"name": "pkg"}, "releases": releases})
+    assert shown["_hostshape"]["list"] == "releases" and shown["_hostshape"]["total"] == 120
+    assert _all_present(text, [f"1.{v}.0" for v in range(120)])
