@@ -1,8 +1,9 @@
 """The envelope: in-band facts about what the model is reading, what was cut and how to get the rest.
 
 In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
-Keys are short and stable. "Nothing matched" (``"matched": false``) and "cut by the budget" (``"truncated":
-true``) are different states and read differently.
+Keys are short and stable. "Nothing matched" (``"matched": false``) and "something was cut" (``"truncated":
+true``, with ``notes`` naming the cut) are different states and read differently. ``same`` states once the members
+identical in every record shown (removed from the records).
 """
 
 from __future__ import annotations
