@@ -29,7 +29,7 @@ class Located:
     value: Any
     path: Path
     records: list[Any]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # how the document was rewritten; a note ending "not shown" is a cut
 
 
 def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any]] | None:
@@ -255,7 +255,7 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         shown = ", ".join(ids[:40]) + (f" +{len(ids) - 40} more" if len(ids) > 40 else "")
         note += f"; each names its parent's {ref} ({len(ids)} parents: {shown})"
     if dropped:
-        note += f"; parent fields not shown: {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''}"
+        note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out
 

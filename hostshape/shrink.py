@@ -41,9 +41,14 @@ class Cuts:
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
 
+    blobs: int = 0
+
     @property
     def cut(self) -> bool:
-        return bool(self.omitted or self.collapsed_count or self.lists or self.texts or self.deep or self.notes)
+        """Anything was removed (rewriting the document without loss, or stating constants once, is no cut)."""
+        lost_in_rewrite = any(n.endswith("not shown") for n in self.notes)
+        return bool(self.omitted or self.collapsed_count or self.lists or self.texts or self.deep or self.blobs
+                    or lost_in_rewrite)
 
     def summary(self) -> list[str]:
         """Short notes naming every cut with its path and counts."""
@@ -57,6 +62,8 @@ class Cuts:
         if self.texts:
             parts = [f"{p} ({n})" for p, n in sorted(self.texts.items())]
             out.append(f"nested text cut at {NESTED_PREVIEW_CHARS} chars: " + ", ".join(parts))
+        if self.blobs:
+            out.append(f"base64 blobs replaced by a placeholder: {self.blobs}")
         if self.deep:
             out.append("nesting below 4 levels not shown: " + ", ".join(sorted(self.deep)))
         if self.omitted:
@@ -219,7 +226,10 @@ def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, ro
             if short is not value:
                 cuts.texts[_label(path)] += 1
             return short
-        return text_placeholder(value)
+        label = text_placeholder(value)
+        if label is not value:
+            cuts.blobs += 1
+        return label
     return value
 
 

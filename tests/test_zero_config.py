@@ -83,7 +83,7 @@ def test_values_constant_in_every_record_are_stated_once(tmp_path) -> None:
 
 
 def test_a_map_keyed_by_identifier_is_a_record_list(tmp_path) -> None:
-    nodes = {f"node-{i:03d}": {"status": "up" if i % 3 else "down", "load": i / 10, "detail": LONG}
+    nodes = {f"node-{i:03d}": {"status": "up" if i % 3 else "down", "load": i / 10, "detail": f"{i} {LONG}"}
              for i in range(70)}
     located = locate({"cluster": "c1", "nodes": nodes})
     assert located is not None and located.path == ("nodes",) and len(located.records) == 70
