@@ -166,3 +166,24 @@ def test_a_release_map_of_file_lists_lists_every_version(tmp_path) -> None:
     shown, text = _shape(tmp_path, {"info": {"name": "pkg"}, "releases": releases})
     assert shown["_hostshape"]["list"] == "releases" and shown["_hostshape"]["total"] == 120
     assert _all_present(text, [f"1.{v}.0" for v in range(120)])
+
+
+def test_every_record_of_a_rewritten_list_can_be_paged_back(tmp_path) -> None:
+    from hostshape.retrieve import read
+
+    reservations = [{"ReservationId": f"r-{g:04d}", "OwnerId": "123", "Instances": [
+        {"InstanceId": f"i-{g:04d}{k}", "State": {"Name": "running"}, "Log": f"{g}{k} {LONG}"} for k in range(3)]}
+        for g in range(15)]
+    policy = Policy(budget=1500, spill_dir=tmp_path / "spill", retrieval_tool="hostshape_read")
+    first = json.loads(shape(json.dumps({"Reservations": reservations}), policy=policy, tool="t").text)
+    env = first["_hostshape"]
+    assert env["list"] == "Reservations[].Instances" and env["total"] == 45
+    seen = [r["InstanceId"] for r in first["Reservations[].Instances"]]
+    cursor = env.get("next")
+    for _ in range(60):
+        if not cursor:
+            break
+        page = json.loads(read(env["handle"], cursor=cursor, policy=policy))
+        seen += [r["InstanceId"] for r in page["Reservations[].Instances"]]
+        cursor = page["_hostshape"].get("next")
+    assert seen == [f"i-{g:04d}{k}" for g in range(15) for k in range(3)]
