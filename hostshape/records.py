@@ -214,10 +214,9 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         return path, records
     out = []
     for r in dicts:
-        merged = dict(r[inner]) if isinstance(r.get(inner), dict) else {}
-        for key, member in r.items():
-            if key != inner:
-                merged[key if key not in merged else f"_{key}"] = member
+        own = r[inner] if isinstance(r.get(inner), dict) else {}
+        merged = {(key if key not in own else f"_{key}"): member for key, member in r.items() if key != inner}
+        merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
         out.append(merged)
     notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}")
     return _stepped(path, inner), out

@@ -65,7 +65,9 @@ class Cuts:
         if self.blobs:
             out.append(f"base64 blobs replaced by a placeholder: {self.blobs}")
         if self.deep:
-            out.append("nesting below 4 levels not shown: " + ", ".join(sorted(self.deep)))
+            paths = sorted(self.deep)
+            more = f" +{len(paths) - 6} more" if len(paths) > 6 else ""
+            out.append(f"nesting below {MAX_DEPTH} levels not shown: " + ", ".join(paths[:6]) + more)
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
         return out
@@ -173,15 +175,18 @@ def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
     """The member that identifies these objects among their (two or more) distinct values, when they are big
     enough to be worth collapsing: readable before opaque, never a string without letters (an address, a date).
     An opaque one only when little else readable would remain (a parent commit's hash beside its links)."""
-    distinct = list({dumps(o): o for o in objects[: structure.SAMPLE]}.values())
+    sample = objects[: structure.SAMPLE]
+    distinct = list({dumps(o): o for o in sample}.values())
+    if len(distinct) == len(sample):
+        return None  # no object of this kind occurs twice: parts of their records, not references to share
     if len(distinct) < 2 or sum(len(o) for o in distinct) < _MIN_COLLAPSE_MEMBERS * len(distinct):
         return None
     for column in structure.identifiers(distinct):
         if "." in column:
             continue
         stats = structure.stats(distinct, column)
-        if stats.numeric and not all(isinstance(o.get(column), int) for o in distinct):
-            continue
+        if stats.numeric:
+            continue  # a number (a port, a count) or an address stands for nothing on its own
         if stats.opaque and _readable_members(distinct[0], column) > 1:
             return None
         return column
@@ -259,9 +264,9 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
 
 
 def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> Any:
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_DEPTH or (depth + 1 >= MAX_DEPTH and any(isinstance(v, (dict, list)) for v in items)):
         cuts.deep[_label(path)] += 1
-        return "[…]"
+        return f"[{len(items)} items not shown]"
     pairs = _pairs(items)
     if pairs is not None:
         return {k: _value(v, f"{path}[]", depth + 1, schema, cuts, root=False) for k, v in pairs}

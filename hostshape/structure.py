@@ -14,7 +14,8 @@ SAMPLE = 100  # records looked at for column statistics
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_API_LINK = re.compile(r"^https?://(api[.-]|[^/]+/(api|apis|rest)/)|/v\d+(\.\d+)?/|\{[?&/]?\w", re.IGNORECASE)
+_API_LINK = re.compile(r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w",
+                       re.IGNORECASE)
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[A-Za-z0-9_+/=-]{16,}$")
@@ -47,7 +48,7 @@ def is_opaque(value: Any) -> bool:
         return True
     if _TOKEN.match(value) and _DIGIT.search(value):
         return bool(_UPPER.search(value) and _LOWER.search(value)) or not _LETTER.search(value)
-    return value.isdigit() and len(value) >= 10
+    return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
 
 
 def is_key_like(value: Any) -> bool:
