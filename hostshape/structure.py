@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 SAMPLE = 100  # records looked at for column statistics
@@ -151,7 +151,22 @@ def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
     return len({v for v in values if isinstance(v, (str, int, float)) and v != ""}) >= wanted
 
 
+_memo: tuple[dict[str, list[Any]], dict[str, Column]] | None = None
+
+
 def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
+    """Statistics of column ``path`` over the sampled records (remembered while the same records are asked)."""
+    global _memo
+    table = _table(records)
+    if _memo is None or _memo[0] is not table:
+        _memo = (table, {})
+    column = _memo[1].get(path)
+    if column is None:
+        column = _memo[1][path] = _stats(records, path, order)
+    return column if column.order == order else replace(column, order=order)
+
+
+def _stats(records: Sequence[Any], path: str, order: int) -> Column:
     values = _values(records, path)
     present = [v for v in values if v is not None and v != ""]
     hashable = [v if isinstance(v, (str, int, float, bool)) else repr(v) for v in present]
