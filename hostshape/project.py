@@ -46,8 +46,8 @@ def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | 
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
-    more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value (a type error at run time) falls back to the structural shrink, and
-    the projection's note says so."""
+    more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value
+    (a type error at run time) falls back to the structural shrink, and the projection's note says so."""
     if rule is not None and rule.jmespath is not None:
         try:
             result = jmespath.search(rule.jmespath, value)

@@ -191,7 +191,8 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
         items = [i for v in list(obj.values())[:50] for i in v[:5]]
         if not items or not all(isinstance(i, dict) for i in items):
             return None
-        return [{"key": k, "items": v} for k, v in obj.items()], "map keyed by identifier: shown as a list of {key, items}"
+        records = [{"key": k, "items": v} for k, v in obj.items()]
+        return records, "map keyed by identifier: shown as a list of {key, items}"
     if len(obj) < 3 or not all(isinstance(v, dict) and v for v in obj.values()):
         return None
     key_sets = [set(v) for v in obj.values()]

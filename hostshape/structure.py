@@ -24,7 +24,8 @@ _LETTER = re.compile(r"[^\W\d_]")
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 _ETAG = re.compile(r'^(W/)?"[^"]{8,}"$')
 # Generic words for identifiers in any API: a tie-breaker between equally good columns, never a requirement.
-_ID_WORD = re.compile(r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref)$|(Id|Key|Name|ID)$")
+_ID_WORD = re.compile(
+    r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref)$|(Id|Key|Name|ID)$")
 
 
 def is_url(value: Any) -> bool:
@@ -86,9 +87,10 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     the same records."""
     global _last
     n = min(len(records), SAMPLE)
-    if _last is not None and len(_last[0]) == n and (n == 0 or all(
-            _last[0][i] is records[i] for i in {0, n // 2, n - 1})):
-        return _last[1]  # the same records: kept alive by _last, so identity cannot be reused
+    last = _last  # one read: another thread may replace it meanwhile
+    if last is not None and len(last[0]) == n and (n == 0 or all(
+            last[0][i] is records[i] for i in {0, n // 2, n - 1})):
+        return last[1]  # the same records: kept alive by _last, so identity cannot be reused
     sample = list(records[:SAMPLE])
     table: dict[str, list[Any]] = {}
     for i, record in enumerate(sample):
@@ -158,11 +160,12 @@ def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
     """Statistics of column ``path`` over the sampled records (remembered while the same records are asked)."""
     global _memo
     table = _table(records)
-    if _memo is None or _memo[0] is not table:
-        _memo = (table, {})
-    column = _memo[1].get(path)
+    memo = _memo  # one read: another thread may replace it meanwhile
+    if memo is None or memo[0] is not table:
+        memo = _memo = (table, {})
+    column = memo[1].get(path)
     if column is None:
-        column = _memo[1][path] = _stats(records, path, order)
+        column = memo[1][path] = _stats(records, path, order)
     return column if column.order == order else replace(column, order=order)
 
 
