@@ -233,6 +233,20 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
                 and col.distinct * 2 >= len(sample):
             candidate = (-col.distinct, col.rank(), path)
             best = candidate if best is None or candidate < best else best
+    return best[-1] if best else _last_resort_identifier(sample, skip)
+
+
+def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None:
+    """With no key-like column, a unique top-level text column in every record (a search result's URL, a
+    document's title): a link a model can follow beats no identifier at all. URLs first, then shorter texts."""
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=1)):
+        values = _values(sample, path)
+        if path in skip or not all(isinstance(v, str) and 0 < len(v) <= 300 for v in values):
+            continue
+        if len(set(values)) == len(sample):
+            candidate = (not all(is_url(v) for v in values), sum(map(len, values)) / len(values), order, path)
+            best = candidate if best is None or candidate < best else best
     return best[-1] if best else None
 
 

@@ -187,3 +187,11 @@ def test_every_record_of_a_rewritten_list_can_be_paged_back(tmp_path) -> None:
         seen += [r["InstanceId"] for r in page["Reservations[].Instances"]]
         cursor = page["_hostshape"].get("next")
     assert seen == [f"i-{g:04d}{k}" for g in range(15) for k in range(3)]
+
+
+def test_search_results_with_only_urls_and_titles_are_indexed_by_url(tmp_path) -> None:
+    results = [{"title": f"Result number {i} about widgets and more widgets", "url": f"https://site{i}.example.org/p/{i}",
+                "description": f"{i} {LONG}", "age": "2 days"} for i in range(40)]
+    shown, text = _shape(tmp_path, {"type": "search", "web": {"results": results}}, budget=2000)
+    assert shown["_index"]["fields"][:2] == ["url", "title"]
+    assert _all_present(text, [r["url"] for r in results])
