@@ -6,7 +6,7 @@ length, URL-ness, presence), never from one service's field names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -252,45 +252,45 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
 
 def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary."""
-    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
-    skipped = set(skip)
-    best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=2)):
-        if path in skipped:
-            continue
-        values = _values(records, path)
+
+    def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
-        if len(texts) * 2 <= len(sample) or len(set(texts)) * 3 < len(texts) * 2:
-            continue
+        if len(texts) * 2 <= n or len(set(texts)) * 3 < len(texts) * 2:
+            return None
         if sum(" " in t.strip() for t in texts) * 2 < len(texts):
-            continue
+            return None
         mean = sum(map(len, texts)) / len(texts)
-        if mean > 200:
-            continue
-        candidate = (path.count("."), abs(mean - 50), order, path)
-        best = candidate if best is None or candidate < best else best
-    return best[-1] if best else None
+        return None if mean > 200 else (path.count("."), abs(mean - 50))
+
+    return _best_column(records, skip, score)
 
 
 def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     """A column of a few short words repeated across records (open/closed, Running, ok): a status."""
+
+    def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
+        words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
+        distinct = len(set(words))
+        if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
+            return None
+        return None if any(_DIGIT.search(w) for w in words) else (path.count("."), -distinct)
+
+    return _best_column(records, skip, score)
+
+
+def _best_column(records: Sequence[Any], skip: Iterable[str],
+                 score: Callable[[str, list[Any], int], tuple[Any, ...] | None]) -> str | None:
+    """The column with the lowest ``score(path, values, records sampled)`` (None: not a candidate); ties go to
+    the column seen first."""
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
-    if len(sample) < 3:
-        return None
     skipped = set(skip)
     best: tuple[Any, ...] | None = None
     for order, path in enumerate(columns(sample, depth=2)):
         if path in skipped:
             continue
-        values = _values(records, path)
-        words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
-        distinct = len(set(words))
-        if len(words) * 10 < len(sample) * 9 or not 2 <= distinct <= max(2, min(8, len(sample) // 2)):
-            continue
-        if any(_DIGIT.search(w) for w in words):
-            continue
-        candidate = (path.count("."), -distinct, order, path)
-        best = candidate if best is None or candidate < best else best
+        scored = score(path, _values(sample, path), len(sample))
+        if scored is not None and (best is None or (*scored, order) < best[:-1]):
+            best = (*scored, order, path)
     return best[-1] if best else None
 
 
