@@ -58,6 +58,17 @@ class Facts:
         return self.truncated or self.text_cut or self.shrunk
 
 
+def compact(facts: Facts, note_chars: int = 100) -> None:
+    """Shorten ``facts`` for a budget the full envelope would crowd out: values stated once become a note naming
+    them (they are then not shown), and each note is cut to ``note_chars``."""
+    if facts.same:
+        names = list(facts.same)
+        more = f" +{len(names) - 8} more" if len(names) > 8 else ""
+        facts.notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
+        facts.same = {}
+    facts.notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in facts.notes]
+
+
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     """The envelope object for JSON output."""
     env: dict[str, Any] = {"truncated": facts.cut}

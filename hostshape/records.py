@@ -30,6 +30,7 @@ class Located:
     path: Path
     records: list[Any]
     notes: list[str] = field(default_factory=list)  # how the document was rewritten; a note ending "not shown" is a cut
+    parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
 
 
 def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any]] | None:
@@ -88,13 +89,15 @@ def locate(value: Any) -> Located | None:
     _, path, records, how = max(candidates, key=lambda c: c[0])
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
+    refs: list[str] = []
     for _ in range(2):
         flat = _flattened(path, records, notes)
         if flat is None:
             break
-        path, records = flat
+        path, records, ref = flat
+        refs += [ref]
         path, records = _unwrapped(path, records, notes)
-    return Located(_rebuilt(value, path, records), path, records, notes)
+    return Located(_rebuilt(value, path, records), path, records, notes, refs)
 
 
 def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
@@ -200,7 +203,7 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     if len(common) * 2 < max(len(k) for k in key_sets):
         return None
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
-    records = [{name: k, **v} for k, v in obj.items()]
+    records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
 
 
@@ -223,7 +226,7 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     return _stepped(path, inner), out
 
 
-def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any]] | None:
+def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str] | None:
     """Thin parent records whose bulk is one list of child objects, as the children, each naming its parent's
     identifier: ``Reservations[].Instances[]``, ``groups[].rules[]``."""
     dicts = [r for r in records if isinstance(r, dict)]
@@ -242,22 +245,21 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         return None  # children of parents nobody can name, or one-value cells, are not records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
-    ref = f"{label}:{parent_id}" if parent_id else None
+    ref = f"{label}:{parent_id}"
     out: list[Any] = []
     for r in dicts:
         for kid in r.get(child) or []:
-            out.append({ref: structure.dotted(r, parent_id), **kid} if ref else kid)
+            out.append({ref: structure.dotted(r, parent_id)} | kid)
     other = sorted(k for r in dicts[:50] for k in r if k not in (child, parent_id))
     dropped = sorted(set(other))
     note = f"{'.'.join(path) or '[]'}[].{child}[] flattened"
-    if ref:
-        ids = [str(structure.dotted(r, parent_id)) for r in dicts]
-        shown = ", ".join(ids[:40]) + (f" +{len(ids) - 40} more" if len(ids) > 40 else "")
-        note += f"; each names its parent's {ref} ({len(ids)} parents: {shown})"
+    ids = [str(structure.dotted(r, parent_id)) for r in dicts]
+    shown = ", ".join(ids[:40]) + (f" +{len(ids) - 40} more" if len(ids) > 40 else "")
+    note += f"; each names its parent's {ref} ({len(ids)} parents: {shown})"
     if dropped:
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
-    return _stepped(path, child), out
+    return _stepped(path, child), out, ref
 
 
 def _stepped(path: Path, inner: str) -> Path:

@@ -24,6 +24,7 @@ MAX_NESTED_ITEMS = 20
 MAX_DEPTH = 4
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
 _LEARN = 100  # records whose nested objects teach the schema
+_SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
 
 
 @dataclass
@@ -90,7 +91,7 @@ def shrink_located(located: Located, max_records: int | None, cuts: Cuts, max_ch
     records = located.records
     head = records[:max_records] if max_records is not None else records
     objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
-    key, alt = structure.record_keys(objects)
+    key, alt = structure.record_keys(objects, exclude=located.parent_refs)
     schema = _learn(objects, key, alt)
     shrunk, used = [], 0
     for record in head:
@@ -147,7 +148,7 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None) -> _
         if not path or path in ancestors:
             schema.noise[path] = _noise(objects, path, None, protected)
             continue
-        shape = max(Counter(frozenset(o) for o in objects).items(), key=lambda kv: (kv[1], sorted(kv[0])))[0]
+        shape = max(Counter(frozenset(o) for o in objects).items(), key=lambda kv: (kv[1], sorted(map(repr, kv[0]))))[0]
         if shape not in decided:
             decided[shape] = _collapse_key(kinds[shape])
         ident = decided[shape]
@@ -187,6 +188,8 @@ def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
         stats = structure.stats(distinct, column)
         if stats.numeric:
             continue  # a number (a port, a count) or an address stands for nothing on its own
+        if len(distinct) < 5 and not structure.ID_WORD.search(column):
+            return None  # among a few objects any member is unique: only an identifier-named one says it is one
         if stats.opaque and _readable_members(distinct[0], column) > 1:
             return None
         return column
@@ -304,12 +307,15 @@ def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
         return records
     first = objects[0]
     drop: list[str] = []
+    room = _SAME_CHARS  # the envelope is never cut: large constants stay in the records, where fit can preview them
     for name, value in first.items():
         if name == key:
             continue
-        if all(name in r and r[name] == value for r in objects[1:]):
+        size = len(dumps(value)) + len(str(name))
+        if size <= room and all(name in r and r[name] == value for r in objects[1:]):
             cuts.same[name] = value
             drop.append(name)
+            room -= size
         elif key is not None and "." not in key and structure.is_url(value):
             template = _template(objects, name, key)
             if template is not None:

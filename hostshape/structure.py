@@ -24,8 +24,9 @@ _LETTER = re.compile(r"[^\W\d_]")
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
 _ETAG = re.compile(r'^(W/)?"[^"]{8,}"$')
 # Generic words for identifiers in any API: a tie-breaker between equally good columns, never a requirement.
-_ID_WORD = re.compile(
-    r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref)$|(Id|Key|Name|ID)$")
+ID_WORD = re.compile(
+    r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref|login|username|handle|email)$"
+    r"|(Id|Key|Name|ID)$")
 
 
 def is_url(value: Any) -> bool:
@@ -144,7 +145,7 @@ class Column:
     def rank(self) -> tuple[Any, ...]:
         """Lower is better: readable before opaque, own fields before nested ones, words before numbers, then
         identifier-like names, then shorter values."""
-        return (self.opaque, self.nested, self.numeric, _ID_WORD.search(self.path) is None, self.mean_len, self.order)
+        return (self.opaque, self.nested, self.numeric, ID_WORD.search(self.path) is None, self.mean_len, self.order)
 
 
 def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
@@ -294,12 +295,12 @@ def _best_column(records: Sequence[Any], skip: Iterable[str],
     return best[-1] if best else None
 
 
-def record_keys(records: Sequence[Any]) -> tuple[str | None, str | None]:
+def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple[str | None, str | None]:
     """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
     makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
     nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
     issue number beside a global id)."""
-    key = identifier(records)
+    key = identifier(records, exclude=exclude) or identifier(records)
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
@@ -316,12 +317,12 @@ def record_keys(records: Sequence[Any]) -> tuple[str | None, str | None]:
         if values == key_values:
             continue
         if unique:
-            if _ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
+            if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
                 continue
             candidate: tuple[Any, ...] = (0, col.rank(), path)
         else:
             pairs = len({(repr(a), repr(b)) for a, b in zip(key_values, values, strict=True)})
-            candidate = (-pairs, _ID_WORD.search(path) is None, col.rank(), path)
+            candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
 

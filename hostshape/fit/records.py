@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.budget import Limit, TokenEstimate
-from hostshape.envelope import KEY, Facts, WayBack, envelope
+from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
 from hostshape.fit.objects import fit_object
 from hostshape.previews import cap_strings
@@ -18,6 +18,7 @@ from hostshape.render import dumps
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
 CUT_MARK = "…[+"
+ENVELOPE_SHARE = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact)
 
 
 def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
@@ -29,6 +30,8 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
+    if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_SHARE:
+        compact(facts)
     seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
