@@ -195,3 +195,36 @@ def test_search_results_with_only_urls_and_titles_are_indexed_by_url(tmp_path) -
     shown, text = _shape(tmp_path, {"type": "search", "web": {"results": results}}, budget=2000)
     assert shown["_index"]["fields"][:2] == ["url", "title"]
     assert _all_present(text, [r["url"] for r in results])
+
+
+def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
+    from hostshape.project import shrink
+
+    people = [{"login": f"user{i}", "id": 1000 + i, "type": "User", "site_admin": False,
+               "profile": f"https://example.com/u/{i}"} for i in range(3)]
+    records = [{"number": n, "author": dict(people[n % 3]), "spec": {"node": f"node-{n}", "restart": "Always",
+                                                                       "grace": n, "dns": "ClusterFirst"}}
+               for n in range(12)]
+    projection = shrink({"items": records})
+    shown = projection.value["items"]
+    assert shown[0]["author"] == "user0"  # the same person recurs: a reference, named by its login
+    assert isinstance(shown[0]["spec"], dict)  # one per record, never repeated: a part, shown
+    assert projection.cuts is not None and any("author→login" in n for n in projection.cuts.summary())
+
+
+def test_a_small_budget_compacts_the_envelope_instead_of_giving_up(tmp_path) -> None:
+    records = [{"name": f"vm-{i}", "zone": f"z{i % 4}", **{f"setting{k}": f"value-{k}" for k in range(30)},
+                "log": f"{i} {LONG}"} for i in range(20)]
+    shown, text = _shape(tmp_path, {"vms": records}, budget=400)
+    env = shown["_hostshape"]
+    assert env["truncated"] is True and "same" not in env
+    assert any(n.startswith("same in every record, not shown") for n in env["notes"])
+    assert "vm-0" in text
+
+
+def test_member_names_that_are_not_strings_do_not_break_the_shrink(tmp_path) -> None:
+    doc = {"groups": [{"name": f"g{i}", "rules": [{5: "a", "n": f"{i} {LONG}"}, {"n": LONG}]} for i in range(5)],
+           "nodes": {i: {"a": i, 1: 2, "b": LONG} for i in range(10)}}
+    result = shape(doc, policy=Policy(budget=1000, spill_dir=tmp_path / "spill"))
+    assert result.fault is None and result.strategy not in ("fault", "refused", "minimal")
+    json.loads(result.text)
