@@ -100,10 +100,9 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, max_records: int | None = None, *, max_chars: int | None = None) -> Projection:
+def shrink(value: Any, max_records: int | None = None) -> Projection:
     """Zero-configuration shrink (hostshape.shrink): the record list found wherever it is and made plain, noise
-    decided from the data dropped, every cut named. Records past ``max_records``, or past the first whose shrunk
-    JSON reaches ``max_chars`` in all, are kept as they are."""
+    decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are."""
     cuts = Cuts()
-    shrunk, path = shrink_document(value, max_records, cuts, max_chars)
+    shrunk, path = shrink_document(value, max_records, cuts)
     return Projection(shrunk, cuts.omitted, by="generic", path=path, cuts=cuts)

@@ -84,34 +84,27 @@ class _Schema:
     keep: set[str] = field(default_factory=set)
 
 
-def shrink_located(located: Located, max_records: int | None, cuts: Cuts, max_chars: int | None = None) -> Any:
-    """The document with its first ``max_records`` records shrunk (later ones as they are; also those after the
-    shrunk ones reach ``max_chars`` of compact JSON) and the rest of the document shrunk as a container."""
+def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
+    """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
+    document shrunk as a container."""
     cuts.notes.extend(located.notes)
     records = located.records
     head = records[:max_records] if max_records is not None else records
     objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects, exclude=located.parent_refs)
     schema = _learn(objects, key, alt)
-    shrunk, used = [], 0
-    for record in head:
-        shrunk.append(_value(record, "", 0, schema, cuts, root=True))
-        if max_chars is not None:
-            used += len(dumps(shrunk[-1]))
-            if used > max_chars:
-                break
+    shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, (key, alt))
     return _around(located.value, located.path, shrunk + records[len(shrunk):], cuts)
 
 
-def shrink_document(value: Any, max_records: int | None, cuts: Cuts,
-                    max_chars: int | None = None) -> tuple[Any, tuple[str, ...] | None]:
+def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts, max_chars), located.path
+    return shrink_located(located, max_records, cuts), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
