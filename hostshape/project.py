@@ -12,7 +12,9 @@ from hostshape.envelope import Facts
 from hostshape.policy import Rule
 from hostshape.previews import cap_strings, decode_base64_content, preview
 from hostshape.records import longest_record_list, with_path
+from hostshape.render import dumps
 from hostshape.shrink import Cuts, shrink_document
+from hostshape.tokens import count_tokens
 
 __all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink"]
 
@@ -42,24 +44,27 @@ class Projection:
             facts.index = self.cuts.index
 
 
-def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None) -> Projection:
+def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+            budget: int | None = None) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
     more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value
-    (a type error at run time) falls back to the structural shrink, and the projection's note says so."""
+    (a type error at run time) falls back to the structural shrink, and the projection's note says so. ``budget``
+    (tokens; default ``max_records``) lets the shrink's caps on nested lists and nesting grow to use it."""
+    budget = budget if budget is not None else max_records
     if rule is not None and rule.jmespath is not None:
         try:
             result = jmespath.search(rule.jmespath, value)
         except JMESPathError as exc:
-            fallback = shrink(value, max_records)
+            fallback = shrink(value, max_records, budget)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
         return Projection(result, matched=result not in (None, [], {}), by="jmespath")
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if generic:
-        return shrink(value, max_records)
+        return shrink(value, max_records, budget)
     return Projection(value)
 
 
@@ -100,9 +105,37 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, max_records: int | None = None) -> Projection:
+def shrink(value: Any, max_records: int | None = None, budget: int | None = None) -> Projection:
     """Zero-configuration shrink (hostshape.shrink): the record list found wherever it is and made plain, noise
-    decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are."""
+    decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
+
+    Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
+    something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
+    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget."""
     cuts = Cuts()
     shrunk, path = shrink_document(value, max_records, cuts)
+    used = _tokens(shrunk, budget) if budget and cuts.capped else None
+    for _ in range(4):
+        if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
+            break
+        factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
+        bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)),
+                      depth=cuts.depth + (2 if cuts.deep else 0))
+        grown, grown_path = shrink_document(value, max_records, bigger)
+        grown_used = _tokens(grown, budget)
+        if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
+            break
+        cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
     return Projection(shrunk, cuts.omitted, by="generic", path=path, cuts=cuts)
+
+
+_GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget
+_GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take the rest)
+
+
+def _tokens(value: Any, budget: int | None) -> int | None:
+    """Tokens of ``value``'s compact JSON when it is of budget size; None when it is clearly larger."""
+    text = dumps(value)
+    if budget is None or len(text) > budget * 16:
+        return None
+    return count_tokens(text)

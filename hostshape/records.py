@@ -18,7 +18,8 @@ Path = tuple[str, ...]
 
 # Generic identifier words kept whole by fit_object's member cutting (a tie-breaker there, not a shrink rule).
 IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
-MAX_DEPTH = 5  # levels of objects searched for the record list
+MAX_DEPTH = 5  # levels of objects searched for a configured rule's record list (find_records)
+MAX_NODES = 5000  # objects searched for the zero-configuration record list, at any depth (locate)
 _SIZE_SAMPLE = 8
 
 
@@ -73,7 +74,7 @@ def locate(value: Any) -> Located | None:
         whole = _keyed_map(value) if isinstance(value, dict) else None
         if whole is not None:
             candidates.append((_weight(whole[0]) * 0.9, (), whole[0], whole[1]))
-        for path, member in _members(value, (), MAX_DEPTH):
+        for path, member in _members_bounded(value):
             if isinstance(member, list) and member:
                 rows = _rows_with_header(member, value, path)
                 if rows is not None:
@@ -109,6 +110,24 @@ def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
         yield (*path, key), member
         if isinstance(member, dict):
             yield from _members(member, (*path, key), depth - 1)
+
+
+def _members_bounded(value: Any, nodes: int = MAX_NODES) -> Iterator[tuple[Path, Any]]:
+    """Like ``_members`` (depth first, in document order) at any depth, over at most ``nodes`` objects: a record
+    list six wrappers down is found, and a huge or deeply nested document costs a bounded walk."""
+    left = [nodes]
+
+    def walk(obj: dict[str, Any], path: Path) -> Iterator[tuple[Path, Any]]:
+        left[0] -= 1
+        for key, member in obj.items():
+            if not isinstance(key, str):
+                continue
+            yield (*path, key), member
+            if isinstance(member, dict) and left[0] > 0 and len(path) < 100:
+                yield from walk(member, (*path, key))
+
+    if isinstance(value, dict):
+        yield from walk(value, ())
 
 
 def _lists(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, list[Any]]]:
@@ -174,7 +193,7 @@ def _cells(row: Any) -> list[Any] | None:
 
 
 def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
-    for path, member in _members(document, (), MAX_DEPTH):
+    for path, member in _members_bounded(document):
         if not isinstance(member, list) or len(member) != width:
             continue
         if all(isinstance(n, str) for n in member) and len(set(member)) == width:

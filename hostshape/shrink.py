@@ -41,8 +41,15 @@ class Cuts:
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
+    items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
+    depth: int = MAX_DEPTH  # nesting shown below a record (grown by the budget)
 
     blobs: int = 0
+
+    @property
+    def capped(self) -> bool:
+        """A cap that a larger budget could lift cut something (nested lists, nesting)."""
+        return bool(self.lists or self.deep)
 
     @property
     def cut(self) -> bool:
@@ -68,7 +75,7 @@ class Cuts:
         if self.deep:
             paths = sorted(self.deep)
             more = f" +{len(paths) - 6} more" if len(paths) > 6 else ""
-            out.append(f"nesting below {MAX_DEPTH} levels not shown: " + ", ".join(paths[:6]) + more)
+            out.append(f"nesting below {self.depth} levels not shown: " + ", ".join(paths[:6]) + more)
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
         return out
@@ -92,7 +99,7 @@ def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any
     head = records[:max_records] if max_records is not None else records
     objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects, exclude=located.parent_refs)
-    schema = _learn(objects, key, alt)
+    schema = _learn(objects, key, alt, cuts.depth)
     shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, (key, alt))
@@ -124,10 +131,10 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
 # ---- learning the schema from the records -------------------------------------------------------------------
 
 
-def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None) -> _Schema:
+def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = MAX_DEPTH) -> _Schema:
     groups: dict[str, list[dict[str, Any]]] = {}
     for record in records[:_LEARN]:
-        _gather(record, "", groups, 0)
+        _gather(record, "", groups, 0, max_depth)
     schema = _Schema()
     protected = {p for p in (key, alt) if p}
     schema.keep = protected
@@ -151,18 +158,18 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None) -> _
     return schema
 
 
-def _gather(value: Any, path: str, groups: dict[str, list[dict[str, Any]]], depth: int) -> None:
-    if depth > MAX_DEPTH:
+def _gather(value: Any, path: str, groups: dict[str, list[dict[str, Any]]], depth: int, max_depth: int) -> None:
+    if depth > max_depth:
         return
     if isinstance(value, dict):
         groups.setdefault(path, []).append(value)
         for k, v in value.items():
             if isinstance(v, (dict, list)):
-                _gather(v, f"{path}.{k}" if path else str(k), groups, depth + 1)
+                _gather(v, f"{path}.{k}" if path else str(k), groups, depth + 1, max_depth)
     elif isinstance(value, list):
         for item in value[:MAX_NESTED_ITEMS]:
             if isinstance(item, dict):
-                _gather(item, f"{path}[]", groups, depth + 1)
+                _gather(item, f"{path}[]", groups, depth + 1, max_depth)
 
 
 def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
@@ -241,7 +248,7 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
         cuts.collapsed[_label(path)] = ident
         cuts.collapsed_count[_label(path)] += 1
         return obj[ident]
-    if depth >= MAX_DEPTH:
+    if depth >= cuts.depth:
         cuts.deep[_label(path)] += 1
         return "{…}"
     noise = schema.noise.get(path, set())
@@ -260,18 +267,18 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
 
 
 def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> Any:
-    if depth >= MAX_DEPTH or (depth + 1 >= MAX_DEPTH and any(isinstance(v, (dict, list)) for v in items)):
+    if depth >= cuts.depth or (depth + 1 >= cuts.depth and any(isinstance(v, (dict, list)) for v in items)):
         cuts.deep[_label(path)] += 1
         return f"[{len(items)} items not shown]"
     pairs = _pairs(items)
     if pairs is not None:
         return {k: _value(v, f"{path}[]", depth + 1, schema, cuts, root=False) for k, v in pairs}
     child = f"{path}[]"
-    if len(items) <= MAX_NESTED_ITEMS:
+    if len(items) <= cuts.items:
         return [_value(v, child, depth + 1, schema, cuts, root=False) for v in items]
+    head, tail = items[: cuts.items // 2], items[-(cuts.items // 2 - 1) :]
     cuts.lists[_label(path)] += 1
-    cuts.list_items[_label(path)] += len(items) - MAX_NESTED_ITEMS
-    head, tail = items[: MAX_NESTED_ITEMS // 2], items[-(MAX_NESTED_ITEMS // 2 - 1) :]
+    cuts.list_items[_label(path)] += len(items) - len(head) - len(tail)
     middle = f"…{len(items) - len(head) - len(tail)} more…"
     return ([_value(v, child, depth + 1, schema, cuts, root=False) for v in head] + [middle]
             + [_value(v, child, depth + 1, schema, cuts, root=False) for v in tail])

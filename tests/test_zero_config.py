@@ -228,3 +228,22 @@ def test_member_names_that_are_not_strings_do_not_break_the_shrink(tmp_path) -> 
     result = shape(doc, policy=Policy(budget=1000, spill_dir=tmp_path / "spill"))
     assert result.fault is None and result.strategy not in ("fault", "refused", "minimal")
     json.loads(result.text)
+
+
+@pytest.mark.parametrize("budget", [2000, 8000])
+def test_caps_on_nested_lists_grow_with_the_budget(tmp_path, budget: int) -> None:
+    """C9: head and tail of a long ordered list are sized by the budget, not a fixed count."""
+    lines = [f"2031-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z step {i} done" for i in range(4000)]
+    shown, text = _shape(tmp_path, {"run": "nightly", "log": lines}, budget=budget)
+    assert count_tokens(text) >= budget * 0.5
+    assert shown["log"][0] == lines[0] and shown["log"][-1] == lines[-1]
+    assert shown["_hostshape"]["truncated"] is True and any("log" in n for n in shown["_hostshape"]["notes"])
+
+
+def test_a_record_list_deep_inside_wrappers_is_found(tmp_path) -> None:
+    """C1: the record list is searched for at any depth (bounded by objects visited, not levels)."""
+    items = [{"code": f"Q{i:05d}", "text": f"{i} {LONG}"} for i in range(60)]
+    doc = {"envelope": {"body": {"response": {"result": {"page": {"content": {"entries": items}}}}}}}
+    shown, text = _shape(tmp_path, doc, budget=2000)
+    assert _all_present(text, [r["code"] for r in items])
+    assert shown["_hostshape"]["list"].endswith("content.entries")
