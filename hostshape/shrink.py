@@ -59,26 +59,61 @@ class Cuts:
                     or lost_in_rewrite)
 
     def summary(self) -> list[str]:
-        """Short notes naming every cut with its path and counts."""
+        """Short notes naming every cut with its path and counts; paths that differ only in map keys are named
+        once as a pattern (``schemas.*.properties.*.description (150)``), and each note names a few patterns, then
+        how many more (the spilled copy holds everything)."""
         out = list(self.notes)
         if self.collapsed_count:
             parts = [f"{p}→{self.collapsed[p]} ({n})" for p, n in sorted(self.collapsed_count.items())]
-            out.append("objects collapsed to their identifier: " + ", ".join(parts))
+            out.append("objects collapsed to their identifier: " + _few(parts))
         if self.lists:
-            parts = [f"{p} ({self.lists[p]} lists, {self.list_items[p]} items)" for p in sorted(self.lists)]
-            out.append("nested lists cut to head and tail: " + ", ".join(parts))
+            lists = _patterns(self.lists)
+            items = _patterns(self.list_items)
+            parts = [f"{p} ({n} lists, {items.get(p, 0)} items)" for p, n in lists.items()]
+            out.append("nested lists cut to head and tail: " + _few(parts))
         if self.texts:
-            parts = [f"{p} ({n})" for p, n in sorted(self.texts.items())]
-            out.append(f"nested text cut at {NESTED_PREVIEW_CHARS} chars: " + ", ".join(parts))
+            parts = [f"{p} ({n})" for p, n in _patterns(self.texts).items()]
+            out.append(f"nested text cut at {NESTED_PREVIEW_CHARS} chars: " + _few(parts))
         if self.blobs:
             out.append(f"base64 blobs replaced by a placeholder: {self.blobs}")
         if self.deep:
-            paths = sorted(self.deep)
-            more = f" +{len(paths) - 6} more" if len(paths) > 6 else ""
-            out.append(f"nesting below {self.depth} levels not shown: " + ", ".join(paths[:6]) + more)
+            parts = [f"{p} ({n})" for p, n in _patterns(self.deep).items()]
+            out.append(f"nesting below {self.depth} levels not shown: " + _few(parts))
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
         return out
+
+
+_NOTE_PATTERNS = 6  # patterns named per note before "+N more"
+_PATTERN_MIN = 3  # paths differing in one step only are named as one pattern when there are this many
+
+
+def _few(parts: list[str]) -> str:
+    more = f" +{len(parts) - _NOTE_PATTERNS} more" if len(parts) > _NOTE_PATTERNS else ""
+    return ", ".join(parts[:_NOTE_PATTERNS]) + more
+
+
+def _patterns(counts: Counter[str]) -> dict[str, int]:
+    """Paths with their counts, those that differ in one step only (map keys: ``properties.a.description``,
+    ``properties.b.description``, ...) merged into one pattern with ``*`` there and their counts summed; most
+    frequent first."""
+    merged: dict[tuple[str, ...], int] = {}
+    for path, n in counts.items():
+        steps = tuple(path.split("."))
+        merged[steps] = merged.get(steps, 0) + n
+    for _ in range(2):
+        longest = max((len(s) for s in merged), default=0)
+        for i in range(longest):
+            groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+            for steps in merged:
+                if len(steps) > i and steps[i] != "*":
+                    groups.setdefault((*steps[:i], "*", *steps[i + 1:]), []).append(steps)
+            for pattern, members in groups.items():
+                if len(members) >= _PATTERN_MIN:
+                    total = sum(merged.pop(m) for m in members)
+                    merged[pattern] = merged.get(pattern, 0) + total
+    ranked = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {".".join(steps): n for steps, n in ranked}
 
 
 @dataclass

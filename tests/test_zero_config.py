@@ -247,3 +247,17 @@ def test_a_record_list_deep_inside_wrappers_is_found(tmp_path) -> None:
     shown, text = _shape(tmp_path, doc, budget=2000)
     assert _all_present(text, [r["code"] for r in items])
     assert shown["_hostshape"]["list"].endswith("content.entries")
+
+
+@pytest.mark.parametrize("budget", [2000, 8000])
+def test_envelope_notes_name_cut_paths_by_pattern_and_stay_small(tmp_path, budget: int) -> None:
+    """C12: cut paths that differ only in map keys are one pattern; the envelope never crowds out the records."""
+    schemas = {f"Schema{s}": {"id": f"Schema{s}", "type": "object", "description": LONG * 3, "properties": {
+        f"field{f}": {"type": "string", "description": f"{s}.{f} {LONG[:300]}"} for f in range(12)}}
+        for s in range(60)}
+    shown, text = _shape(tmp_path, {"kind": "discovery", "schemas": schemas}, budget=budget)
+    env = shown["_hostshape"]
+    assert count_tokens(json.dumps(env, ensure_ascii=False)) <= budget * 0.15
+    notes = " ".join(env["notes"])
+    assert "properties.*.description" in notes and "field7.description" not in notes
+    assert _all_present(text, [f"Schema{s}" for s in range(60)])

@@ -18,7 +18,7 @@ from hostshape.render import dumps
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
 CUT_MARK = "…[+"
-ENVELOPE_SHARE = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact)
+ENVELOPE_SHARE = 0.15  # an envelope taking more of the budget than this is compacted (envelope.compact)
 
 
 def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
