@@ -341,4 +341,10 @@ def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | 
     status = status_field(records, skip=wide)
     if status:
         wide.append(status)
-    return [wide[:n] for n in range(len(wide), 0, -1)]
+    # Columns go before rows, one at a time: the status, then an opaque second identifier (before the title a
+    # reader can use), then the title, then the second identifier.
+    drop = [c for c in (status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    layouts = [wide]
+    for column in dict.fromkeys(drop):
+        layouts.append([c for c in layouts[-1] if c != column])
+    return layouts

@@ -261,3 +261,16 @@ def test_envelope_notes_name_cut_paths_by_pattern_and_stay_small(tmp_path, budge
     notes = " ".join(env["notes"])
     assert "properties.*.description" in notes and "field7.description" not in notes
     assert _all_present(text, [f"Schema{s}" for s in range(60)])
+
+
+@pytest.mark.parametrize("count", [70, 78, 90])
+def test_index_drops_columns_before_rows_measured_not_estimated(tmp_path, count: int) -> None:
+    """C3: when every identifier fits, the index lists every record; an opaque second id goes before a title."""
+    chan = ["edge", "beta", "lts"]
+    records = [{"name": f"distro-{chan[i % 3]}-{1100 + i}-0-0-v2031{i:04d}", "id": str(4695747588770162260 - i * 3712498),
+                "description": f"Distro, Distro {chan[i % 3]}, {1100 + i}.0.0, amd64 published on 2031-04-27",
+                "family": f"distro-{chan[i % 3]}", "sizeBytes": str(374705530 + i * 1000)} for i in range(count)]
+    shown, text = _shape(tmp_path, records, budget=4000)
+    assert _all_present(text, [r["name"] for r in records])
+    fields = shown.get("_index", {}).get("fields", [])
+    assert "id" not in fields or "description" in fields

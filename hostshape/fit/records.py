@@ -118,6 +118,8 @@ class _RecordFit:
                 if fitted is not None:
                     return fitted
                 over = self._last_tokens / self.limit.tokens
+                if index is not None and complete and k == 0 and len(index[0]) > 1:
+                    break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
                     index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
                 elif k > 0:
