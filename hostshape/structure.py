@@ -304,6 +304,9 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
+    human = _cheaper_human_key(sample, key, set(exclude))
+    if human is not None:
+        return human, key
     key_values = _values(records, key)
     unique = len({repr(v) for v in key_values}) == len(sample)
     best: tuple[Any, ...] | None = None
@@ -325,6 +328,38 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
             candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
+
+
+def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str | None:
+    """A readable column (words, blanks allowed, at most MAX_KEY_CHARS, any depth sampled) unique and present in
+    every record, that lists the records in no more tokens than the opaque ``key`` (or a key built around an opaque
+    part, a resource path ending in a UUID): the cheaper complete listing, and one a reader can use. None when
+    ``key`` is readable or no such column exists."""
+    key_values = _values(sample, key)
+    if not (stats(sample, key).opaque or all(_has_opaque_part(v) for v in key_values)):
+        return None
+    from hostshape.render import dumps
+    from hostshape.tokens import count_tokens
+
+    cost = count_tokens(dumps(key_values))
+    best: tuple[int, int, str] | None = None
+    for order, path in enumerate(columns(sample)):
+        if path == key or path in skip:
+            continue
+        values = _values(sample, path)
+        if not all(isinstance(v, str) and 0 < len(v) <= MAX_KEY_CHARS and not is_url(v) and not is_opaque(v)
+                   and _LETTER.search(v) and not _TIMESTAMP.match(v) for v in values):
+            continue
+        if len(set(values)) < len(sample):
+            continue
+        mine = count_tokens(dumps(values))
+        if mine <= cost and (best is None or (mine, order) < best[:2]):
+            best = (mine, order, path)
+    return best[-1] if best else None
+
+
+def _has_opaque_part(value: Any) -> bool:
+    return isinstance(value, str) and any(is_opaque(part) for part in re.split(r"[/:|@#]", value))
 
 
 def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | None = None) -> list[list[str]]:

@@ -274,3 +274,17 @@ def test_index_drops_columns_before_rows_measured_not_estimated(tmp_path, count:
     assert _all_present(text, [r["name"] for r in records])
     fields = shown.get("_index", {}).get("fields", [])
     assert "id" not in fields or "description" in fields
+
+
+def test_a_cheaper_human_key_one_level_down_beats_an_opaque_id(tmp_path) -> None:
+    """C13: a unique readable column (blanks allowed, nested) that lists every record in fewer tokens than the
+    opaque identifier is the identifier; the opaque one stays as the second column."""
+    words = ["Blob", "Queue", "Reader", "Writer", "Network", "Backup", "Operator", "Vault", "Ledger", "Audit"]
+    names = [f"{words[i % 10]} {words[i // 10 % 10]} {words[i // 100]} Role" for i in range(140)]
+    records = [{"id": f"/tenants/t1/providers/Acme.Auth/roles/{uuid.UUID(int=i * 7919 + 13)}",
+                "name": str(uuid.UUID(int=i * 7919 + 13)), "type": "Acme.Auth/roles",
+                "properties": {"roleName": n, "description": f"{n}: {LONG[:200]}", "scopes": ["/"]}}
+               for i, n in enumerate(names)]
+    assert record_keys(records)[0] == "properties.roleName"
+    _, text = _shape(tmp_path, {"value": records}, budget=2000)
+    assert _all_present(text, names)
