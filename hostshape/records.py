@@ -73,7 +73,7 @@ def locate(value: Any) -> Located | None:
     else:
         whole = _keyed_map(value) if isinstance(value, dict) else None
         if whole is not None:
-            candidates.append((_weight(whole[0]) * 0.9, (), whole[0], whole[1]))
+            candidates.append((_map_weight(whole[0]), (), whole[0], whole[1]))
         for path, member in _members_bounded(value):
             if isinstance(member, list) and member:
                 rows = _rows_with_header(member, value, path)
@@ -84,7 +84,7 @@ def locate(value: Any) -> Located | None:
             elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
-                    candidates.append((_weight(keyed[0]) * 0.9, path, keyed[0], keyed[1]))
+                    candidates.append((_map_weight(keyed[0]), path, keyed[0], keyed[1]))
     if not candidates:
         return None
     _, path, records, how = max(candidates, key=lambda c: c[0])
@@ -149,6 +149,17 @@ def _weight(items: list[Any]) -> float:
     return math.sqrt(len(items) * size)
 
 
+def _map_weight(records: list[Any]) -> float:
+    """What a map rewritten as a list holds: when each entry holds a list of objects (a group), the weight of
+    all their items together (they will be flattened), else of the entries; a little below a plain list."""
+    child = _dominant_member([r for r in records if isinstance(r, dict)], list) if records else None
+    if child is not None:
+        kids = [k for r in records if isinstance(r, dict) and isinstance(r.get(child), list) for k in r[child]]
+        if kids and all(isinstance(k, dict) for k in kids[:50]):
+            return _weight(kids) * 0.95
+    return _weight(records) * 0.9
+
+
 def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:
     """Rows given as arrays of scalars, as objects named by a header list of the same length found in the
     document (strings, or objects whose one string column is unique); None when they are not such rows."""
@@ -209,14 +220,16 @@ def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
 def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     """A map whose members are like records of one kind (objects sharing most of their keys), as a list of
     objects that each carry their map key."""
-    if len(obj) >= 5 and all(isinstance(v, list) for v in obj.values()):
+    if len(obj) >= 2 and all(isinstance(v, list) for v in obj.values()) and _same_kind(list(obj.values())):
         items = [i for v in list(obj.values())[:50] for i in v[:5]]
         if not items or not all(isinstance(i, dict) for i in items):
             return None
         records = [{"key": k, "items": v} for k, v in obj.items()]
         return records, "map keyed by identifier: shown as a list of {key, items}"
-    if len(obj) < 3 or not all(isinstance(v, dict) and v for v in obj.values()):
+    if not all(isinstance(v, dict) and v for v in obj.values()):
         return None
+    if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
+        return None  # two objects are a map of groups only when each holds the same kind of list
     key_sets = [set(v) for v in obj.values()]
     common = set.intersection(*key_sets)
     if len(common) * 2 < max(len(k) for k in key_sets):
@@ -224,6 +237,30 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+
+
+def _same_kind(lists: list[list[Any]]) -> bool:
+    """Lists (two or more) each holding objects of one kind: their items share most of their member names."""
+    firsts = [next((i for i in v[:5] if isinstance(i, dict)), None) for v in lists if v]
+    if len(firsts) < 2 or any(f is None for f in firsts):
+        return len(firsts) >= 2 and all(f is not None for f in firsts)
+    keys = [set(f) for f in firsts]  # type: ignore[arg-type]
+    return len(set.intersection(*keys)) * 2 >= max(map(len, keys))
+
+
+def _group_list(groups: list[dict[str, Any]]) -> str | None:
+    """The one member, of the same name in every group that has lists, holding a list of objects of one kind
+    (GCE aggregated lists: ``{"zones/a": {"machineTypes": [...]}, "zones/b": {...}}``); None when there is none."""
+    name: str | None = None
+    lists = []
+    for group in groups:
+        held = [k for k, v in group.items() if isinstance(v, list) and v and all(isinstance(i, dict) for i in v[:20])]
+        if len(held) > 1 or (held and name is not None and held[0] != name):
+            return None
+        if held:
+            name = held[0]
+            lists.append(group[name])
+    return name if len(lists) >= 2 and _same_kind(lists) else None
 
 
 def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any]]:
@@ -267,7 +304,7 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     ref = f"{label}:{parent_id}"
     out: list[Any] = []
     for r in dicts:
-        for kid in r.get(child) or []:
+        for kid in r[child] if isinstance(r.get(child), list) else []:
             out.append({ref: structure.dotted(r, parent_id)} | kid)
     other = sorted(k for r in dicts[:50] for k in r if k not in (child, parent_id))
     dropped = sorted(set(other))

@@ -288,3 +288,16 @@ def test_a_cheaper_human_key_one_level_down_beats_an_opaque_id(tmp_path) -> None
     assert record_keys(records)[0] == "properties.roleName"
     _, text = _shape(tmp_path, {"value": records}, budget=2000)
     assert _all_present(text, names)
+
+
+@pytest.mark.parametrize("groups", [2, 3])
+def test_a_map_of_a_few_groups_holding_the_same_kind_of_list_is_flattened(tmp_path, groups: int) -> None:
+    """C2: whatever the group count, sibling groups holding lists of one record shape are one record list, each
+    record naming its group; constants are computed over all groups."""
+    doc = {"kind": "aggregated", "items": {f"regions/r{g}": {"volumes": [
+        {"label": f"r{g}-vol-{i}", "region": f"r{g}", "sizeGb": 10 * i, "note": f"{i} {LONG[:160]}"}
+        for i in range(40)]} for g in range(groups)}}
+    shown, text = _shape(tmp_path, doc, budget=2000)
+    assert _all_present(text, [f"r{g}-vol-{i}" for g in range(groups) for i in range(40)])
+    assert "region" not in shown["_hostshape"].get("same", {})
+    assert shown["_hostshape"]["total"] == 40 * groups
