@@ -37,6 +37,7 @@ class Cuts:
     lists: Counter[str] = field(default_factory=Counter)
     list_items: Counter[str] = field(default_factory=Counter)
     texts: Counter[str] = field(default_factory=Counter)
+    by_id: Counter[str] = field(default_factory=Counter)  # records of a sibling list shown by identifier only
     deep: Counter[str] = field(default_factory=Counter)
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -49,13 +50,14 @@ class Cuts:
     @property
     def capped(self) -> bool:
         """A cap that a larger budget could lift cut something (nested lists, nesting)."""
-        return bool(self.lists or self.deep)
+        return bool(self.lists or self.deep or self.by_id)
 
     @property
     def cut(self) -> bool:
         """Anything was removed (rewriting the document without loss, or stating constants once, is no cut)."""
         lost_in_rewrite = any(n.endswith("not shown") for n in self.notes)
         return bool(self.omitted or self.collapsed_count or self.lists or self.texts or self.deep or self.blobs
+                    or self.by_id
                     or lost_in_rewrite)
 
     def summary(self) -> list[str]:
@@ -71,6 +73,9 @@ class Cuts:
             items = _patterns(self.list_items)
             parts = [f"{p} ({n} lists, {items.get(p, 0)} items)" for p, n in lists.items()]
             out.append("nested lists cut to head and tail: " + _few(parts))
+        if self.by_id:
+            parts = [f"{p} ({n})" for p, n in _patterns(self.by_id).items()]
+            out.append("records of other lists shown by their identifier only, after the first few: " + _few(parts))
         if self.texts:
             parts = [f"{p} ({n})" for p, n in _patterns(self.texts).items()]
             out.append(f"nested text cut at {NESTED_PREVIEW_CHARS} chars: " + _few(parts))
@@ -311,12 +316,35 @@ def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) 
     child = f"{path}[]"
     if len(items) <= cuts.items:
         return [_value(v, child, depth + 1, schema, cuts, root=False) for v in items]
+    if depth <= 1:
+        listed = _by_identifier(items, path, depth, schema, cuts)
+        if listed is not None:
+            return listed
     head, tail = items[: cuts.items // 2], items[-(cuts.items // 2 - 1) :]
     cuts.lists[_label(path)] += 1
     cuts.list_items[_label(path)] += len(items) - len(head) - len(tail)
     middle = f"…{len(items) - len(head) - len(tail)} more…"
     return ([_value(v, child, depth + 1, schema, cuts, root=False) for v in head] + [middle]
             + [_value(v, child, depth + 1, schema, cuts, root=False) for v in tail])
+
+
+def _by_identifier(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> list[Any] | None:
+    """A record list beside the main one (a document member, not inside a record): its head whole and every
+    other record by its identifier alone, so that none disappears; None when its items have no identifier."""
+    objects = [i for i in items[: structure.SAMPLE] if isinstance(i, dict)]
+    if len(objects) < len(items[: structure.SAMPLE]) or len(items) > _SIBLING_MAX:
+        return None
+    key = structure.identifier(objects)
+    if key is None or not all(isinstance(i, dict) and structure.dotted(i, key) is not None for i in items):
+        return None
+    keep = max(1, cuts.items // 2)
+    child = f"{path}[]"
+    head = [_value(v, child, depth + 1, schema, cuts, root=False) for v in items[:keep]]
+    cuts.by_id[_label(path)] += len(items) - keep
+    return head + [{key: structure.dotted(v, key)} for v in items[keep:]]
+
+
+_SIBLING_MAX = 2000  # longer lists beside the main one keep head and tail only
 
 
 def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
@@ -328,7 +356,7 @@ def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
         return None
     for name, val in (keys, keys[::-1]):
         names = [i[name] for i in items]
-        if all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names):
+        if all(isinstance(n, str) and structure.is_key_like(n) for n in names) and len(set(names)) == len(names):
             if not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1:
                 return [(i[name], i[val]) for i in items]
     return None

@@ -301,3 +301,21 @@ def test_a_map_of_a_few_groups_holding_the_same_kind_of_list_is_flattened(tmp_pa
     assert _all_present(text, [f"r{g}-vol-{i}" for g in range(groups) for i in range(40)])
     assert "region" not in shown["_hostshape"].get("same", {})
     assert shown["_hostshape"]["total"] == 40 * groups
+
+
+def test_a_record_list_beside_the_main_one_keeps_every_identifier(tmp_path) -> None:
+    """C5: two sibling lists of comparable size: the one that is not the main list shows its head whole and every
+    other record by its identifier, so no record of either disappears."""
+    doc = {"members": [{"handle": f"member{i:03d}", "profile": f"{i} {LONG[:150]}"} for i in range(45)],
+           "teams": [{"team": f"team-{i:03d}", "charter": f"{i} {LONG[:150]}"} for i in range(45)]}
+    shown, text = _shape(tmp_path, doc, budget=2000)
+    assert _all_present(text, [f"member{i:03d}" for i in range(45)] + [f"team-{i:03d}" for i in range(45)])
+    assert shown["_hostshape"]["truncated"] is True
+
+
+def test_a_url_identifier_listing_is_measured_not_estimated(tmp_path) -> None:
+    """C3/C4: the index listing is counted exactly, so a listing of URLs that fits is complete."""
+    records = [{"url": f"https://manual.example.org/v3/chapters/section-{i:03d}.html", "kind": "page",
+                "part": ["intro", "usage"][i % 3 == 0], "rank": [0.5, 0.75][i % 2]} for i in range(80)]
+    _, text = _shape(tmp_path, records, budget=2000)
+    assert _all_present(text, [r["url"] for r in records])

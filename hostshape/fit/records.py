@@ -144,8 +144,8 @@ class _RecordFit:
             self.facts.index if self.facts.index is not None else index_columns(rest))
         for columns in layouts:  # widest first: columns go before rows do
             rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
-            slack = room * (1.1 if columns is layouts[-1] else 1.0)  # estimates err: the narrowest is measured
-            row_costs = _costs_within((dumps(row) for row in rows), self.ratio, int(slack))
+            slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
+            row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
                 yield k, (columns, rows[k:]), True
@@ -158,6 +158,20 @@ class _RecordFit:
                                     room - used)
             yield k, (columns, rows[k : k + max(1, listed)]), False
         yield _most_records(full, [0] * len(full), budget), None, True
+
+    def _measured(self, rows: list[list[Any]], room: int) -> list[int]:
+        """Token costs of index rows whose listing is counted exactly (the estimate only spreads the count over
+        the rows); empty when the listing is clearly over ``room``."""
+        texts = [dumps(row) for row in rows]
+        size = sum(map(len, texts)) + len(texts)
+        if size > room * 16:
+            return []
+        exact = self.limit.count(",".join(texts))
+        if exact > room:
+            return []
+        estimates = [self.ratio.estimate(t) for t in texts]
+        scale = exact / max(1, sum(estimates))
+        return [max(1, round(e * scale)) for e in estimates]
 
     def _skeleton(self, rest: list[Any]) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
