@@ -304,6 +304,11 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
+    refs = [r for r in exclude if r in _table(sample)]
+    if refs and not identifiers(sample, exclude=exclude):  # unique only within its parent (a flattened group)
+        within = _unique_within(sample, refs[-1])
+        if within is not None:
+            return within, refs[-1]
     human = _cheaper_human_key(sample, key, set(exclude))
     if human is not None:
         return human, key
@@ -355,6 +360,24 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
         mine = count_tokens(dumps(values))
         if mine <= cost and (best is None or (mine, order) < best[:2]):
             best = (mine, order, path)
+    return best[-1] if best else None
+
+
+def _unique_within(sample: Sequence[Any], parent: str) -> str | None:
+    """The best readable key-like column unique among the records of each parent: with the parent's column it
+    identifies every record (a machine type's name within its zone)."""
+    parents = _values(sample, parent)
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == parent:
+            continue
+        col = stats(sample, path, order)
+        if col.present < len(sample) or not col.key_like or col.opaque or col.distinct < 2:
+            continue
+        values = _values(sample, path)
+        if len({(repr(a), repr(b)) for a, b in zip(parents, values, strict=True)}) == len(sample):
+            candidate = (col.rank(), path)
+            best = candidate if best is None or candidate < best else best
     return best[-1] if best else None
 
 

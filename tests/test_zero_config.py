@@ -299,6 +299,12 @@ def test_a_map_of_a_few_groups_holding_the_same_kind_of_list_is_flattened(tmp_pa
         for i in range(40)]} for g in range(groups)}}
     shown, text = _shape(tmp_path, doc, budget=2000)
     assert _all_present(text, [f"r{g}-vol-{i}" for g in range(groups) for i in range(40)])
+    # the same names in every group: unique only with the group, which the index then names beside them
+    same_names = {"items": {f"regions/r{g}": {"volumes": [
+        {"label": f"vol-{i}", "sizeGb": 10 * i, "selfLink": f"https://cloud.example.com/v1/r{g}/volumes/vol-{i}",
+         "note": f"{i} {LONG[:160]}"} for i in range(40)]} for g in range(groups)}}
+    shown, text = _shape(tmp_path, same_names, budget=2000)
+    assert shown["_index"]["fields"][0] == "label" and "volumes/vol-3" not in json.dumps(shown["_index"])
     assert "region" not in shown["_hostshape"].get("same", {})
     assert shown["_hostshape"]["total"] == 40 * groups
 
