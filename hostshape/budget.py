@@ -4,7 +4,7 @@ steers choices before the final text is counted."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hostshape.policy import Policy
 from hostshape.tokens import encoding
@@ -18,6 +18,11 @@ SURELY_OVER_CHARS_PER_TOKEN = 16
 # that would just have fitted only means it gets shaped, and the shaped text fits too).
 PROBE_CHARS_PER_TOKEN = 4
 PROBE_MARGIN = 4
+# Exact counts are remembered for the last few texts counted under one Limit (one shaping call), so that a text
+# is tokenized once however many steps check it (the fit that chose it, then the pipeline's final cap).
+REMEMBERED_COUNTS = 4
+# The estimate's first measurement counts at most this many characters (a whole candidate when it is this short).
+SAMPLE_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -27,14 +32,21 @@ class Limit:
     tokens: int
     chars: int | None
     encoding_name: str
+    _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @classmethod
     def of(cls, policy: Policy, budget: int) -> Limit:
         return cls(max(1, math.floor(budget / policy.safety_factor)), policy.max_chars, policy.encoding)
 
     def count(self, text: str) -> int:
-        """Exact token count of ``text``."""
-        return len(encoding(self.encoding_name).encode_ordinary(text))
+        """Exact token count of ``text`` (tokenized once: the last few counts are remembered)."""
+        known = self._counted.get(text)
+        if known is None:
+            known = len(encoding(self.encoding_name).encode_ordinary(text))
+            if len(self._counted) >= REMEMBERED_COUNTS:
+                del self._counted[next(iter(self._counted))]
+            self._counted[text] = known
+        return known
 
     def cheap_fit(self, text: str) -> bool:
         """True when ``text`` certainly fits without tokenizing: every BPE token covers at least one byte."""
@@ -60,7 +72,7 @@ class Limit:
         step = max(256, self.tokens * PROBE_CHARS_PER_TOKEN // 2)
         total = 0
         for chunk_number, start in enumerate(range(0, len(text), step), 1):
-            total += self.count(text[start : start + step])
+            total += len(encoding(self.encoding_name).encode_ordinary(text[start : start + step]))
             if total > self.tokens + PROBE_MARGIN * chunk_number:
                 return False
         return self.count(text) <= self.tokens
@@ -77,7 +89,7 @@ class TokenEstimate:
     def estimate(self, text: str) -> int:
         size = len(text.encode("utf-8"))
         if self.value is None:
-            sample = text[: self.limit.tokens * 4]
+            sample = text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS]
             self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))
         return int(size * self.value) + 1
 

@@ -65,8 +65,18 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
     if avail <= 0 or avail_chars <= 0:
         return 0
-    window = rest[: min(len(rest), avail * 8, avail_chars)]
-    enc_tokens = _encode(window, limit)
+    # Tokenize a window sized from a sample's characters per token (with room to spare) rather than 8 characters
+    # per token: about as much text as the answer will hold, not twice as much. A window that holds fewer than
+    # ``avail`` tokens is widened (rarely: the sample ran dense).
+    sample = rest[:_SAMPLE_CHARS]
+    per_token = len(sample) / max(1, len(_encode(sample, limit)))
+    size = int(avail * per_token * 1.25) + 64
+    while True:
+        window = rest[: min(len(rest), size, avail * 8, avail_chars)]
+        enc_tokens = _encode(window, limit)
+        if len(enc_tokens) > avail or len(window) == len(rest) or len(window) >= min(avail * 8, avail_chars):
+            break
+        size *= 2
     if len(enc_tokens) <= avail and len(window) == len(rest):
         return len(rest)
     if len(enc_tokens) <= avail:
@@ -74,6 +84,9 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     else:
         cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
     return _boundary(rest, cut)
+
+
+_SAMPLE_CHARS = 2000
 
 
 def _boundary(rest: str, cut: int) -> int:
