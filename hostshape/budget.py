@@ -18,6 +18,9 @@ SURELY_OVER_CHARS_PER_TOKEN = 16
 # that would just have fitted only means it gets shaped, and the shaped text fits too).
 PROBE_CHARS_PER_TOKEN = 4
 PROBE_MARGIN = 4
+# ... and taken to be over once the tokens per character counted so far, spread over the whole text, come to this
+# many times the limit (a text that dense at the start and nearly empty after it is shaped though it might fit).
+PROBE_REJECT_FACTOR = 2
 # Exact counts are remembered for the last few texts counted under one Limit (one shaping call), so that a text
 # is tokenized once however many steps check it (the fit that chose it, then the pipeline's final cap).
 REMEMBERED_COUNTS = 4
@@ -75,6 +78,8 @@ class Limit:
             total += len(encoding(self.encoding_name).encode_ordinary(text[start : start + step]))
             if total > self.tokens + PROBE_MARGIN * chunk_number:
                 return False
+            if total * len(text) > PROBE_REJECT_FACTOR * self.tokens * (start + step):
+                return False  # at the density counted so far, the whole text runs far over: see PROBE_REJECT_FACTOR
         return self.count(text) <= self.tokens
 
 
