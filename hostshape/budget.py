@@ -25,7 +25,7 @@ PROBE_REJECT_FACTOR = 2
 # is tokenized once however many steps check it (the fit that chose it, then the pipeline's final cap).
 REMEMBERED_COUNTS = 4
 # The estimate's first measurement counts at most this many characters (a whole candidate when it is this short).
-SAMPLE_CHARS = 4000
+SAMPLE_CHARS = 8000
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,8 @@ class Limit:
     chars: int | None
     encoding_name: str
     _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    _probed: list[tuple[str, list[int]]] = field(default_factory=list, init=False, repr=False, compare=False,
+                                                 hash=False)
 
     @classmethod
     def of(cls, policy: Policy, budget: int) -> Limit:
@@ -75,12 +77,26 @@ class Limit:
         step = max(256, self.tokens * PROBE_CHARS_PER_TOKEN // 2)
         total = 0
         for chunk_number, start in enumerate(range(0, len(text), step), 1):
-            total += len(encoding(self.encoding_name).encode_ordinary(text[start : start + step]))
+            chunk = text[start : start + step]
+            tokens = encoding(self.encoding_name).encode_ordinary(chunk)
+            if start == 0:
+                self._probed[:] = [(chunk, tokens)]
+            total += len(tokens)
             if total > self.tokens + PROBE_MARGIN * chunk_number:
                 return False
             if total * len(text) > PROBE_REJECT_FACTOR * self.tokens * (start + step):
                 return False  # at the density counted so far, the whole text runs far over: see PROBE_REJECT_FACTOR
         return self.count(text) <= self.tokens
+
+
+    def tokenized_prefix(self, text: str) -> tuple[int, list[int]]:
+        """``(n, tokens)``: the tokens of ``text[:n]`` where this limit already tokenized that start of ``text``
+        (the first piece of a long text it rejected), else ``(0, [])``. Only for locating a cut: the tokens of a
+        prefix are not an exact count of any other text."""
+        for chunk, tokens in self._probed:
+            if text.startswith(chunk):
+                return len(chunk), list(tokens)
+        return 0, []
 
 
 class TokenEstimate:
@@ -94,7 +110,7 @@ class TokenEstimate:
     def estimate(self, text: str) -> int:
         size = len(text.encode("utf-8"))
         if self.value is None:
-            sample = text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS]
+            sample = text[: min(SAMPLE_CHARS, self.limit.tokens * 4)]
             self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))
         return int(size * self.value) + 1
 

@@ -65,28 +65,34 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
     if avail <= 0 or avail_chars <= 0:
         return 0
-    # Tokenize a window sized from a sample's characters per token (with room to spare) rather than 8 characters
-    # per token: about as much text as the answer will hold, not twice as much. A window that holds fewer than
-    # ``avail`` tokens is widened (rarely: the sample ran dense).
-    sample = rest[:_SAMPLE_CHARS]
-    per_token = len(sample) / max(1, len(_encode(sample, limit)))
-    size = int(avail * per_token * 1.25) + 64
-    while True:
-        window = rest[: min(len(rest), size, avail * 8, avail_chars)]
-        enc_tokens = _encode(window, limit)
-        if len(enc_tokens) > avail or len(window) == len(rest) or len(window) >= min(avail * 8, avail_chars):
-            break
-        size *= 2
-    if len(enc_tokens) <= avail and len(window) == len(rest):
+    # Tokenize about as much text as the answer will hold, not 8 characters per token of it: start from what the
+    # limit already tokenized of this text (its over-budget probe), then add pieces sized from the characters per
+    # token seen so far. Piece joins may split a word, so the cut can come a token early; the candidate built at
+    # it is counted exactly all the same.
+    reach = min(len(rest), avail * 8, avail_chars)
+    done, tokens = limit.tokenized_prefix(rest[:reach])
+    per_token = done / len(tokens) if tokens else _density(rest, limit)
+    while len(tokens) <= avail and done < reach:
+        piece = rest[done : min(reach, done + int((avail + 1 - len(tokens)) * per_token * 1.1) + 64)]
+        tokens += _encode(piece, limit)
+        done += len(piece)
+        per_token = done / max(1, len(tokens))
+    if len(tokens) <= avail and done == len(rest):
         return len(rest)
-    if len(enc_tokens) <= avail:
-        cut = len(window)
+    if len(tokens) <= avail:
+        cut = done
     else:
-        cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
+        cut = len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
     return _boundary(rest, cut)
 
 
-_SAMPLE_CHARS = 2000
+def _density(text: str, limit: Limit) -> float:
+    """Characters per token at the start of ``text``."""
+    sample = text[:_SAMPLE_CHARS]
+    return len(sample) / max(1, len(_encode(sample, limit)))
+
+
+_SAMPLE_CHARS = 1000
 
 
 def _boundary(rest: str, cut: int) -> int:
