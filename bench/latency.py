@@ -17,6 +17,7 @@ import argparse
 import gc
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,9 +36,9 @@ from hostshape.examples import PAYLOADS  # noqa: E402
 BUDGETS = (2000, 4000, 8000)
 # (label, payload file, characters of it): small passes through, medium and large are shaped
 HOOK_CASES = (
-    ("small (2 KB, passes)", "octokit_issues_page1.json", 2_000),
-    ("medium (21 KB)", "gh_issues_list.json", 21_000),
-    ("large (196 KB)", "gh_pulls_list.json", None),
+    ("small", "gh_issues_list.json", 3_500),  # within 4,000 bytes: passes without the tokenizer
+    ("medium", "gh_issues_list.json", 21_000),
+    ("large", "gh_pulls_list.json", None),
 )
 
 
@@ -69,25 +70,31 @@ def hook_table(runs: int) -> tuple[list[dict[str, Any]], float]:
         text = (PAYLOADS / file).read_text(encoding="utf-8")
         inputs.append((label, hook_input(text if chars is None else _cut_json(text, chars))))
 
-    def run(cmd: list[str], data: bytes) -> tuple[float, bytes]:
+    def run(cmd: list[str], data: bytes) -> tuple[float, float, bytes]:
+        """Wall seconds, CPU seconds (user + system of the child) and stdout of one process."""
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         done = subprocess.run(cmd, input=data, capture_output=True, env=env, cwd=work, check=True, timeout=120)
-        return time.perf_counter() - t0, done.stdout
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
-    baseline: list[float] = []
-    samples: dict[str, list[float]] = {label: [] for label, _ in inputs}
-    shaped = {label: bool(run(hook, data)[1]) for label, data in inputs}  # warm-up; writes the tokenizer cache
+    python = [sys.executable, "-c", "pass"]
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in [("python", b""), *inputs]}
+    shaped = {label: bool(run(hook, data)[2]) for label, data in inputs}  # warm-up; writes the tokenizer cache
     for _ in range(runs):
-        baseline.append(run([sys.executable, "-c", "pass"], b"")[0])
-        for label, data in inputs:
-            samples[label].append(run(hook, data)[0])
-    base = statistics.median(baseline)
+        for label, cmd, data in [("python", python, b""), *((label, hook, data) for label, data in inputs)]:
+            samples[label].append(run(cmd, data)[:2])
+    base_wall = statistics.median(w for w, _ in samples["python"])
+    base_cpu = statistics.median(c for _, c in samples["python"])
     rows = []
     for label, data in inputs:
-        s = samples[label]
-        rows.append({"case": label, "bytes": len(data), "shaped": shaped[label], "median_s": statistics.median(s),
-                     "min_s": min(s), "max_s": max(s), "vs_python": statistics.median(s) / base})
-    return rows, base
+        wall = [w for w, _ in samples[label]]
+        cpu = statistics.median(c for _, c in samples[label])
+        rows.append({"case": f"{label} ({len(data) / 1000:.0f} KB)", "bytes": len(data), "shaped": shaped[label],
+                     "median_s": statistics.median(wall), "min_s": min(wall), "max_s": max(wall),
+                     "vs_python": statistics.median(wall) / base_wall, "cpu_s": cpu, "cpu_vs_python": cpu / base_cpu})
+    return rows, base_wall, base_cpu
 
 
 def _cut_json(text: str, chars: int) -> str:
@@ -177,13 +184,16 @@ def _tokenizer_ms(shape_it: Callable[[str], Any], text: str) -> float:
     return spent[0] * 1000
 
 
-def report(hook_rows: list[dict[str, Any]], base: float, floor_rows: list[dict[str, Any]], runs: int) -> str:
+def report(hook_rows: list[dict[str, Any]], base: tuple[float, float], floor_rows: list[dict[str, Any]],
+           runs: int) -> str:
     lines = [f"Hook latency: `hostshape hook claude-code`, whole process, {runs} runs each, interleaved with "
-             f"`python -c pass` (median {base * 1000:.0f} ms in this run).", "",
-             "| result | shaped | median | spread (min-max) | vs `python -c pass` |", "|---|---|---|---|---|"]
+             f"`python -c pass` (median {base[0] * 1000:.0f} ms wall, {base[1] * 1000:.0f} ms CPU in this run).", "",
+             "| result | shaped | wall median | wall spread (min-max) | wall vs `python -c pass` | CPU median | "
+             "CPU vs `python -c pass` |", "|---|---|---|---|---|---|---|"]
     for r in hook_rows:
         lines.append(f"| {r['case']} | {'yes' if r['shaped'] else 'no'} | {r['median_s']:.3f} s | "
-                     f"{r['min_s']:.3f}-{r['max_s']:.3f} s | {r['vs_python']:.1f}x |")
+                     f"{r['min_s']:.3f}-{r['max_s']:.3f} s | {r['vs_python']:.1f}x | {r['cpu_s']:.3f} s | "
+                     f"{r['cpu_vs_python']:.1f}x |")
     budgets = sorted({r["budget"] for r in floor_rows})
     lines += ["", "Floor ratio: in-process `shape()` time / (`json.loads` of the input + one exact count of the "
               "returned text); text files have no parse term.", "",
@@ -214,9 +224,9 @@ def main(argv: list[str] | None = None) -> str:
     ap.add_argument("--json", type=Path, help="also write the raw rows here")
     args = ap.parse_args(argv)
     files = args.files or sorted(p.name for p in PAYLOADS.iterdir() if p.is_file())
-    hook_rows, base = ([], 1.0) if args.no_hook else hook_table(args.runs)
+    hook_rows, *base = ([], 1.0, 1.0) if args.no_hook else hook_table(args.runs)
     floor_rows = floor_table(files, args.budgets, args.runs)
-    text = report(hook_rows, base, floor_rows, args.runs)
+    text = report(hook_rows, (base[0], base[1]), floor_rows, args.runs)
     if args.json:
         args.json.write_text(json.dumps({"hook": hook_rows, "python_s": base, "floor": floor_rows}, indent=1))
     print(text)

@@ -172,3 +172,24 @@ def test_another_users_cache_is_ignored(tmp_path: Path, reference: list[int]) ->
 def test_no_cache_folder_still_counts(reference: list[int]) -> None:
     enc = tokens.build("o200k_base", None)
     assert [len(enc.encode_ordinary(t)) for t in SAMPLES] == reference
+
+
+# -- each text is tokenized once --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", payload_names())
+def test_a_shaped_answer_is_tokenized_once_and_fits(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hostshape import Policy, shape
+
+    enc = encoding()
+    seen: list[str] = []
+    real = enc.encode_ordinary
+
+    def recording(text: str) -> list[int]:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(enc, "encode_ordinary", recording)
+    result = shape(payload_text(name), policy=Policy(budget=2000, spill_dir=tmp_path), tool="t")
+    monkeypatch.undo()
+    assert result.changed
+    assert seen.count(result.text) == 1  # counted when chosen, not again by the pipeline's final check
+    assert count_tokens(result.text) <= 2000
