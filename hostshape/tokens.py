@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import itertools
 import logging
 import os
 import stat
+import struct
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -64,8 +64,8 @@ _SPECS: dict[str, _Spec] = {
         sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         pat_str=_O200K_PAT,
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-        ranks_sha256="75afc8dd1ca3d9e0e26e7d47eadc80c941192c7bad831a226db3988f83b5624a",
-        ranks_size=1_597_704,
+        ranks_sha256="5d916977cd47cae1ccdcda82b5fbfab3a78fa296fc61ea74543fdd42c246088a",
+        ranks_size=1_832_833,
     ),
     "cl100k_base": _Spec(
         url="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -78,8 +78,8 @@ _SPECS: dict[str, _Spec] = {
             "<|fim_suffix|>": 100260,
             "<|endofprompt|>": 100276,
         },
-        ranks_sha256="75363a2da3798c4c05b97824a60ce84958b635ca7a42e5b6639790f023d8a467",
-        ranks_size=744_123,
+        ranks_sha256="8d87856efa32574ab1c9f588b5fa76eb09fb7b7d34e830e5fd937f9ed73f0ad8",
+        ranks_size=857_928,
     ),
 }
 
@@ -142,7 +142,7 @@ def vocabulary_bytes(name: str) -> bytes:
 _lock = threading.Lock()
 log = logging.getLogger("hostshape")
 
-CACHE_FORMAT = 1  # bump when _serialize changes; the version is in the file name and its first line
+CACHE_FORMAT = 2  # bump when _serialize changes; the version is in the file name and its first line
 
 
 def parse_vocabulary(data: bytes) -> dict[bytes, int]:
@@ -156,21 +156,25 @@ def parse_vocabulary(data: bytes) -> dict[bytes, int]:
 
 
 def _serialize(name: str, ranks: dict[bytes, int]) -> bytes | None:
-    """The cache form of ``ranks``: a header line, one byte per token giving its length, then the tokens in rank
-    order. None when the ranks are not 0..n-1 or a token is too long for that form."""
+    """The cache form of ``ranks``: a header line, a ``struct`` format with one ``<length>s`` item per token, then
+    the tokens in rank order. None when the ranks are not 0..n-1 or a token is too long for that form."""
     tokens = sorted(ranks, key=ranks.__getitem__)
     if [ranks[t] for t in tokens] != list(range(len(tokens))) or any(not 0 < len(t) < 256 for t in tokens):
         return None
-    header = f"hostshape-ranks {CACHE_FORMAT} {name} {len(tokens)}\n".encode()
-    return header + bytes(len(t) for t in tokens) + b"".join(tokens)
+    layout = "".join(f"{len(t)}s" for t in tokens).encode()
+    header = f"hostshape-ranks {CACHE_FORMAT} {name} {len(tokens)} {len(layout)}\n".encode()
+    return header + layout + b"".join(tokens)
 
 
 def _deserialize(data: bytes) -> dict[bytes, int]:
-    """Inverse of ``_serialize``; only ever called on content whose sha256 was checked first."""
+    """Inverse of ``_serialize`` (struct cuts the tokens out in C); only ever called on content whose sha256 was
+    checked first."""
     header, _, body = data.partition(b"\n")
-    n = int(header.split()[3])
-    offsets = list(itertools.accumulate(body[:n], initial=n))
-    tokens = [body[a:b] for a, b in zip(offsets, offsets[1:])]
+    fields = header.split()
+    n, layout = int(fields[3]), int(fields[4])
+    tokens = struct.unpack_from(body[:layout], body, layout)
+    if len(tokens) != n:
+        raise ValueError("token count does not match the header")
     return dict(zip(tokens, range(n)))
 
 

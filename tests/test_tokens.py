@@ -98,23 +98,19 @@ def _truncate(path: Path) -> None:
 
 def _swap_ranks(path: Path) -> None:
     """Same size, valid form, two tokens' ranks exchanged: only the hash can tell."""
-    data = path.read_bytes()
-    header, _, body = data.partition(b"\n")
-    n = int(header.split()[3])
-    lengths, blob = bytearray(body[:n]), body[n:]
-    a, b = 300, 301  # two tokens of equal length: swap them
-    while lengths[a] != lengths[b]:
-        b += 1
-    offsets = [0]
-    for length in lengths:
-        offsets.append(offsets[-1] + length)
-    pieces = [blob[offsets[i] : offsets[i + 1]] for i in range(n)]
-    pieces[a], pieces[b] = pieces[b], pieces[a]
-    path.write_bytes(header + b"\n" + bytes(lengths) + b"".join(pieces))
+    ranks = tokens._deserialize(path.read_bytes())
+    order = sorted(ranks, key=ranks.__getitem__)
+    a = order[300]
+    b = next(t for t in order[301:] if len(t) == len(a))
+    ranks[a], ranks[b] = ranks[b], ranks[a]
+    swapped = tokens._serialize("o200k_base", ranks)
+    assert swapped is not None and len(swapped) == path.stat().st_size
+    path.write_bytes(swapped)
 
 
 def _wrong_version(path: Path) -> None:
-    path.write_bytes(path.read_bytes().replace(b"hostshape-ranks 1", b"hostshape-ranks 2", 1))
+    version = f"hostshape-ranks {tokens.CACHE_FORMAT} ".encode()
+    path.write_bytes(path.read_bytes().replace(version, f"hostshape-ranks {tokens.CACHE_FORMAT + 1} ".encode(), 1))
 
 
 def _group_writable(path: Path) -> None:
