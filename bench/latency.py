@@ -163,9 +163,9 @@ def floor_table(files: list[str], budgets: list[int], runs: int) -> list[dict[st
 
 def _tokenizer_ms(shape_it: Callable[[str], Any], text: str) -> float:
     """CPU ms that one shape() call spends inside the tokenizer (every encode_ordinary it makes)."""
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    enc = encoding()
+    enc = counter()
     real = enc.encode_ordinary
     spent = [0.0]
 

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from hostshape.policy import Policy
-from hostshape.tokens import encoding
+from hostshape.tokens import counter
 
 # A text longer than this many characters per budget token is taken to be over without counting. Real tool output
 # runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
@@ -47,7 +47,7 @@ class Limit:
         """Exact token count of ``text`` (tokenized once: the last few counts are remembered)."""
         known = self._counted.get(text)
         if known is None:
-            known = len(encoding(self.encoding_name).encode_ordinary(text))
+            known = counter(self.encoding_name).count(text)
             if len(self._counted) >= REMEMBERED_COUNTS:
                 del self._counted[next(iter(self._counted))]
             self._counted[text] = known
@@ -78,7 +78,7 @@ class Limit:
         total = 0
         for chunk_number, start in enumerate(range(0, len(text), step), 1):
             chunk = text[start : start + step]
-            tokens = encoding(self.encoding_name).encode_ordinary(chunk)
+            tokens = counter(self.encoding_name).encode_ordinary(chunk)
             if start == 0:
                 self._probed[:] = [(chunk, tokens)]
             total += len(tokens)

@@ -107,14 +107,14 @@ def _boundary(rest: str, cut: int) -> int:
 
 
 def _encode(text: str, limit: Limit) -> list[int]:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).encode_ordinary(text)
+    return counter(limit.encoding_name).encode_ordinary(text)
 
 
 def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).decode_bytes(tokens)
+    return counter(limit.encoding_name).decode_bytes(tokens)
 
 
