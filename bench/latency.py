@@ -2,6 +2,7 @@
 
     python bench/latency.py                 # both tables (markdown) on stdout; a few minutes on two cores
     python bench/latency.py --runs 5 --budgets 4000 --files gh_pulls_list.json
+    python bench/latency.py --readme README.md      # and put the tables into the README's Speed section
 
 - **Hook latency**: the whole ``hostshape hook claude-code`` process (interpreter start, imports, the tokenizer from
   its per-user cache, shaping, output) on a PostToolUse input carrying a small, a medium and a large MCP result,
@@ -222,6 +223,7 @@ def main(argv: list[str] | None = None) -> str:
     ap.add_argument("--files", nargs="+", help="payload file names (default: every file in the corpus)")
     ap.add_argument("--no-hook", action="store_true", help="only the floor table")
     ap.add_argument("--json", type=Path, help="also write the raw rows here")
+    ap.add_argument("--readme", type=Path, help="also put the tables between the speed-table markers of this file")
     args = ap.parse_args(argv)
     files = args.files or sorted(p.name for p in PAYLOADS.iterdir() if p.is_file())
     hook_rows, *base = ([], 1.0, 1.0) if args.no_hook else hook_table(args.runs)
@@ -229,8 +231,20 @@ def main(argv: list[str] | None = None) -> str:
     text = report(hook_rows, (base[0], base[1]), floor_rows, args.runs)
     if args.json:
         args.json.write_text(json.dumps({"hook": hook_rows, "python_s": base, "floor": floor_rows}, indent=1))
+    if args.readme:
+        _into_readme(args.readme, text)
     print(text)
     return text
+
+
+def _into_readme(path: Path, text: str) -> None:
+    start, end = "<!-- speed-table -->\n", "<!-- /speed-table -->"
+    readme = path.read_text(encoding="utf-8")
+    head, _, rest = readme.partition(start)
+    _, _, tail = rest.partition(end)
+    if not rest or not tail and end not in rest:
+        raise SystemExit(f"{path} has no speed-table markers")
+    path.write_text(f"{head}{start}{text}\n{end}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

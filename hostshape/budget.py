@@ -88,7 +88,6 @@ class Limit:
                 return False  # at the density counted so far, the whole text runs far over: see PROBE_REJECT_FACTOR
         return self.count(text) <= self.tokens
 
-
     def tokenized_prefix(self, text: str) -> tuple[int, list[int]]:
         """``(n, tokens)``: the tokens of ``text[:n]`` where this limit already tokenized that start of ``text``
         (the first piece of a long text it rejected), else ``(0, [])``. Only for locating a cut: the tokens of a
