@@ -301,15 +301,20 @@ def build(name: str, folder: Path | None, part: str = "full") -> tiktoken.Encodi
                              special_tokens=spec.special_tokens)
 
 
+_built: dict[tuple[str, str], tiktoken.Encoding] = {}
+
+
 @cache
 def _load(name: str, part: str = "full") -> tiktoken.Encoding:
-    return build(name, cache_dir(), part)
+    _built[name, part] = built = build(name, cache_dir(), part)
+    return built
 
 
 def encoding(name: str = "o200k_base") -> tiktoken.Encoding:
     """The tiktoken Encoding for ``name`` (the whole vocabulary), loaded once per process without network access."""
     with _lock:
-        return _load(name)
+        _built[name, "full"] = built = _load(name)
+    return built
 
 
 class Counter:
@@ -323,6 +328,8 @@ class Counter:
         self._full: tiktoken.Encoding | None = None
 
     def _for(self, text: str) -> tiktoken.Encoding:
+        if self._full is None:
+            self._full = _built.get((self.name, "full"))  # built already (``encoding()``): no need for another
         if self._full is not None:
             return self._full
         if is_narrow(text):

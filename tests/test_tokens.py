@@ -111,10 +111,13 @@ def test_narrow_counts_equal_full_counts_on_random_narrow_text() -> None:
         assert len(narrow.encode_ordinary(text)) == len(full.encode_ordinary(text)), text
 
 
-def test_the_counter_switches_to_the_whole_vocabulary_when_a_text_needs_it(reference: list[int]) -> None:
+def test_the_counter_switches_to_the_whole_vocabulary_when_a_text_needs_it(reference: list[int],
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokens, "_built", {})  # as in a new process: nothing built yet
     c = tokens.Counter("o200k_base")
     assert [c.count(t) for t in SAMPLES] == reference
     assert c._full is not None  # the CJK sample needed it
+    monkeypatch.setattr(tokens, "_built", {})
     fresh = tokens.Counter("o200k_base")
     assert fresh.count(SAMPLES[0]) == reference[0] and fresh._full is None and fresh._narrow is not None
 
@@ -244,3 +247,9 @@ def test_files_of_earlier_cache_formats_are_removed(tmp_path: Path) -> None:
     (folder / "other.txt").write_bytes(b"kept")
     counts_with_cache(folder)
     assert sorted(p.name for p in folder.iterdir()) == [cache_file(folder).name, "other.txt"]
+
+
+def test_the_counter_uses_the_whole_vocabulary_once_it_is_built() -> None:
+    full = encoding()
+    c = tokens.Counter("o200k_base")
+    assert c.count("plain ascii") == 2 and c._full is full and c._narrow is None
