@@ -221,7 +221,8 @@ def test_no_cache_folder_still_counts(reference: list[int]) -> None:
 
 # -- each text is tokenized once --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", payload_names())
-def test_a_shaped_answer_is_tokenized_once_and_fits(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_shaped_answer_is_tokenized_at_most_once_and_fits(name: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from hostshape import Policy, shape
 
     enc = tokens.counter()
@@ -236,7 +237,7 @@ def test_a_shaped_answer_is_tokenized_once_and_fits(name: str, tmp_path: Path, m
     result = shape(payload_text(name), policy=Policy(budget=2000, spill_dir=tmp_path), tool="t")
     monkeypatch.undo()
     assert result.changed
-    assert seen.count(result.text) == 1  # counted when chosen, not again by the pipeline's final check
+    assert seen.count(result.text) <= 1  # counted when chosen (unless its byte length fits), not again after
     assert count_tokens(result.text) <= 2000
 
 
