@@ -108,7 +108,8 @@ def _cut_json(text: str, chars: int) -> str:
     return json.dumps(out, separators=(",", ":"))
 
 
-def median_cpu_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int, min_total: float = 0.05) -> list[float]:
+def median_cpu_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int,
+                       min_total: float = 0.05) -> list[float]:
     """Median CPU time of each ``fn(arg)``, timed round-robin after a warm-up call each, the garbage collector off.
 
     CPU time (``time.thread_time``) rather than wall time: on a shared two-core machine the wall clock of one call

@@ -229,7 +229,8 @@ def _read_cache(folder: Path, name: str, part: str = "full") -> dict[bytes, int]
         st = os.lstat(folder)
         if not stat.S_ISDIR(st.st_mode) or not _private(st):
             return None
-        fd = os.open(_cache_file(folder, name, part), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(_cache_file(folder, name, part), flags)
     except OSError:
         return None
     try:
