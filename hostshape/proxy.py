@@ -439,10 +439,16 @@ class Proxy:
         return ctx
 
     async def _broadcast(self, notification: Any) -> None:
+        import mcp.types as types
+
+        data = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
+        data.pop("jsonrpc", None)  # the upstream's JSON-RPC envelope, kept as an extra field
+        notification = types.ServerNotification.model_validate(data)
         for session in list(self._sessions):
             try:
                 await session.send_notification(notification)
             except Exception:  # noqa: BLE001 - a session that went away
+                log.debug("could not forward a notification", exc_info=True)
                 self._sessions.discard(session)
 
     def _build_server(self) -> Any:
@@ -651,7 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     logging.basicConfig(level=os.environ.get("HOSTSHAPE_LOG", "WARNING").upper(), stream=sys.stderr,
-                        format="%(name)s: %(message)s")
+                        format="%(name)s: %(message)s", force=True)
     try:
         headers = dict(_header(h) for h in args.header)
         upstream = Upstream(command=tuple(command), url=args.url, headers=headers, transport=args.transport)
