@@ -96,7 +96,9 @@ class Upstream:
         if self.command:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            env = {**_default_env(), **dict(self.env or {})} if self.env is not None else None
+            # The whole environment, as the host gave it to the proxy: a host's config sets the server's variables
+            # (tokens, API keys) on the proxy's process, and the SDK default would keep only HOME, PATH and a few.
+            env = {**os.environ, **dict(self.env or {})}
             params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=env, cwd=self.cwd)
             async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
                 yield read_stream, write_stream
@@ -111,12 +113,6 @@ class Upstream:
             return
         async with _streamable_http(self.url, dict(self.headers)) as (read_stream, write_stream):
             yield read_stream, write_stream
-
-
-def _default_env() -> dict[str, str]:
-    from mcp.client.stdio import get_default_environment
-
-    return get_default_environment()
 
 
 @asynccontextmanager
