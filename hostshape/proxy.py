@@ -343,42 +343,58 @@ def _describe(exc: BaseException | None) -> str:
 
 def shape_call_result(result: Any, policy: Policy, *, tool: str, server: str | None = None,
                       args: Mapping[str, Any] | None = None) -> Any:
-    """A successful ``CallToolResult`` shaped to ``policy``; unchanged when it fits (or is an error).
+    """A successful ``CallToolResult`` shaped to ``policy``; the same object when it fits (or is an error).
 
-    The shaped result has one text block, and, when the original had ``structuredContent``, a structured copy the
-    same budget holds for too (hosts differ in which of the two they show the model: Claude Code shows the
-    structured copy): ``{"result": text}`` for FastMCP's ``{"result": "<text>"}`` wrapper, else the shaped JSON
-    object. Never raises: on a fault the original passes (``on_fault="pass"``) or a refusal replaces it."""
+    The shaped result has one text block and, when the original had ``structuredContent``, a structured copy that
+    fits the same budget (see ``shape_mcp_result``). Never raises on bad data: ``shape`` does not."""
     import mcp.types as types
-
-    from hostshape.pipeline import shape
-    from hostshape.tokens import count_tokens
 
     if result.isError:
         return result
-    raw = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    shaped = shape_mcp_result(result.model_dump(mode="json", by_alias=True, exclude_none=True), policy,
+                              tool=tool, server=server, args=args)
+    if shaped is None:
+        return result
+    text, structured = shaped
+    return result.model_copy(update={"content": [types.TextContent(type="text", text=text)],
+                                     "structuredContent": structured})
+
+
+def shape_mcp_result(raw: Mapping[str, Any], policy: Policy, *, tool: str, server: str | None = None,
+                     args: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any] | None] | None:
+    """Shape one MCP tool result (``{"content": [...], "structuredContent": ...}`` as plain data).
+
+    None when it is left as it is (it fits, or on a fault with ``on_fault="pass"``); else ``(text, structured)``:
+    the text for a single text block, and for results that had ``structuredContent`` a structured copy (None
+    otherwise). Hosts differ in which of the two they show the model (Claude Code shows the structured copy, most
+    others the text), so both fit the budget as the host serialises them (compact JSON): FastMCP's
+    ``{"result": "<text>"}`` wrapper becomes ``{"result": text}``, with the text shaped to a smaller budget when the
+    JSON escaping would push it over; other structured results become the shaped JSON object."""
+    from hostshape.pipeline import shape
+    from hostshape.tokens import count_tokens
+
+    shaped = shape(dict(raw), policy=policy, tool=tool, server=server, args=args)
+    if not shaped.changed:
+        return None
+    original = raw.get("structuredContent")
     budget = policy.budget_for(tool, server)
     current = policy
-    shaped = shape(raw, policy=current, tool=tool, server=server, args=args)
-    if not shaped.changed:
-        return result
     structured = None
-    for _ in range(4):
-        structured = _structured(result.structuredContent, shaped)
+    for attempt in range(6):
+        structured = _structured(original, shaped)
         if structured is None:
             break
         over = count_tokens(_compact(structured), policy.encoding) * policy.safety_factor - budget
         if over <= 0:
             break
-        smaller = max(1, int(current.budget_for(tool, server) - over - 8))
+        # The fit moves in steps (whole records, whole pages), so a cut the size of the excess may change nothing:
+        # cut twice as much each time.
+        smaller = max(1, int(current.budget_for(tool, server) - (over + 8) * 2**attempt))
         current = _with_budget(current, tool, server, smaller)
-        shaped = shape(raw, policy=current, tool=tool, server=server, args=args)
-    else:  # could not make the structured copy fit: drop it rather than break the budget
+        shaped = shape(dict(raw), policy=current, tool=tool, server=server, args=args)
+    else:  # the structured copy could not be made to fit: leave it out rather than break the budget
         structured = None
-    return result.model_copy(update={
-        "content": [types.TextContent(type="text", text=shaped.text)],
-        "structuredContent": structured,
-    })
+    return shaped.text, structured
 
 
 def _structured(original: Any, shaped: Any) -> dict[str, Any] | None:
