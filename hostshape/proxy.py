@@ -46,8 +46,8 @@ from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "Proxy", "Upstream", "UpstreamError", "main", "shape_call_result"]
 
 HOST = "any MCP host, via proxy"
-INTERCEPTION_POINT = "hostshape proxy -- <server command> (an MCP server in front of the server)"
-FIRES = "before the host (its limits never trigger)"
+INTERCEPTION_POINT = "hostshape proxy -- <server command>"
+FIRES = "before the host (its own limit never triggers)"
 
 log = logging.getLogger("hostshape.proxy")
 

@@ -56,3 +56,13 @@ async def test_openai_agents_mcp_server_stdio_without_an_adapter(tmp_path: Path)
     assert is_shaped(result.received) and count_tokens(result.received) <= policy.budget
     for number in PR_NUMBERS:
         assert str(number) in result.received
+
+
+def test_the_demo_has_a_proxy_row_run_through_claude_code_without_a_hook() -> None:
+    from hostshape.demo import HOSTS
+
+    (host,) = [h for h in HOSTS if h.key == "proxy"]
+    assert host.framework == "claude_agent_sdk" and host.adapter_module == "hostshape.proxy"
+    from hostshape import proxy
+
+    assert proxy.HOST == "any MCP host, via proxy" and proxy.FIRES.startswith("before the host")
