@@ -32,8 +32,14 @@ from hostshape.examples import TOOLS, payload_text
 from hostshape.testing import mcp_server_command
 from hostshape.tokens import count_tokens
 
-JSON_TOOLS = ["list_pull_requests", "list_commits", "list_issues", "search_issues", "get_pull_request_files",
-              "list_issues_small"]
+JSON_TOOLS = [
+    "list_pull_requests",
+    "list_commits",
+    "list_issues",
+    "search_issues",
+    "get_pull_request_files",
+    "list_issues_small",
+]
 
 
 async def proxy_overhead(calls: int, budget: int) -> list[dict[str, Any]]:
@@ -49,15 +55,19 @@ async def proxy_overhead(calls: int, budget: int) -> list[dict[str, Any]]:
         policy_file.write_text(policy_toml(policy))
         direct_cmd = mcp_server_command()
         proxy_cmd = proxy_command(policy_file)
-        errlog = open(Path(folder) / "stderr.log", "w")  # noqa: SIM115
-        async with stdio_client(StdioServerParameters(command=direct_cmd[0], args=direct_cmd[1:]), errlog=errlog) \
-                as (r1, w1), ClientSession(r1, w1) as direct, \
-                stdio_client(StdioServerParameters(command=proxy_cmd[0], args=proxy_cmd[1:]), errlog=errlog) \
-                as (r2, w2), ClientSession(r2, w2) as proxied:
+        errlog = open(Path(folder) / "stderr.log", "w")  # noqa: SIM115, ASYNC230 - once, before timing
+        async with (
+            stdio_client(StdioServerParameters(command=direct_cmd[0], args=direct_cmd[1:]), errlog=errlog) as (r1, w1),
+            ClientSession(r1, w1) as direct,
+            stdio_client(StdioServerParameters(command=proxy_cmd[0], args=proxy_cmd[1:]), errlog=errlog) as (r2, w2),
+            ClientSession(r2, w2) as proxied,
+        ):
             await direct.initialize()
             await proxied.initialize()
-            for tool, args, label in [("image", {}, "tiny result (passes through)"),
-                                      ("list_pull_requests", {}, "gh_pulls_list.json, 54,552 tokens")]:
+            for tool, args, label in [
+                ("image", {}, "tiny result (passes through)"),
+                ("list_pull_requests", {}, "gh_pulls_list.json, 54,552 tokens"),
+            ]:
                 times: dict[str, list[float]] = {"direct": [], "proxy": [], "core": []}
                 for i in range(calls + 2):
                     t0 = time.perf_counter()
@@ -73,9 +83,16 @@ async def proxy_overhead(calls: int, budget: int) -> list[dict[str, Any]]:
                         times["proxy"].append(t3 - t2)
                 med = {k: statistics.median(v) * 1000 for k, v in times.items()}
                 overhead = med["proxy"] - med["direct"] - med["core"]
-                rows.append({"result": label, "direct_ms": med["direct"], "core_ms": med["core"],
-                             "proxy_ms": med["proxy"], "overhead_ms": overhead,
-                             "ratio": med["proxy"] / (med["direct"] + med["core"])})
+                rows.append(
+                    {
+                        "result": label,
+                        "direct_ms": med["direct"],
+                        "core_ms": med["core"],
+                        "proxy_ms": med["proxy"],
+                        "overhead_ms": overhead,
+                        "ratio": med["proxy"] / (med["direct"] + med["core"]),
+                    }
+                )
         errlog.close()
     return rows
 
@@ -104,9 +121,9 @@ def _payload_tool(file_name: str) -> Any:
 async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]:
     import logging
 
-    import mcp.types as types
     from fastmcp import Client, FastMCP
     from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware
+    from mcp import types
 
     from hostshape.adapters.fastmcp import HostshapeMiddleware
 
@@ -114,8 +131,7 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         contenders = {
-            "hostshape HostshapeMiddleware": lambda: HostshapeMiddleware(Policy(budget=budget,
-                                                                                spill_dir=Path(folder))),
+            "hostshape HostshapeMiddleware": lambda: HostshapeMiddleware(Policy(budget=budget, spill_dir=Path(folder))),
             "fastmcp ResponseLimitingMiddleware": lambda: ResponseLimitingMiddleware(max_size=4 * budget),
         }
         for name, make in contenders.items():
@@ -132,8 +148,7 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
                         await client.call_tool(tool, {})
                     except RuntimeError:  # the client rejects it (structured content vs output schema)
                         accepted = False
-                    request = types.ClientRequest(types.CallToolRequest(params=types.CallToolRequestParams(
-                        name=tool)))
+                    request = types.ClientRequest(types.CallToolRequest(params=types.CallToolRequestParams(name=tool)))
                     samples = []
                     for _ in range(calls):
                         t0 = time.perf_counter()
@@ -145,32 +160,58 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
                         valid = True
                     except ValueError:
                         valid = False
-                    rows.append({"middleware": name, "tool": tool, "payload_tokens": count_tokens(
-                        payload_text(TOOLS[tool])), "tokens": count_tokens(text), "fits": count_tokens(text) <= budget,
-                        "valid_json": valid, "ids_kept": kept(text, ids), "client_accepts": accepted,
-                        "retrievable": "whole" if text == payload_text(TOOLS[tool]) else
-                        ("yes" if "hostshape_read" in text else "no"), "ms": statistics.median(samples) * 1000})
+                    rows.append(
+                        {
+                            "middleware": name,
+                            "tool": tool,
+                            "payload_tokens": count_tokens(payload_text(TOOLS[tool])),
+                            "tokens": count_tokens(text),
+                            "fits": count_tokens(text) <= budget,
+                            "valid_json": valid,
+                            "ids_kept": kept(text, ids),
+                            "client_accepts": accepted,
+                            "retrievable": "whole"
+                            if text == payload_text(TOOLS[tool])
+                            else ("yes" if "hostshape_read" in text else "no"),
+                            "ms": statistics.median(samples) * 1000,
+                        }
+                    )
     return rows
 
 
 def render(overhead: list[dict[str, Any]], compared: list[dict[str, Any]], budget: int, calls: int) -> str:
-    out = [f"# hostshape proxy and FastMCP middleware: one run of `python bench/proxy.py --calls {calls} "
-           f"--budget {budget}`", "",
-           "## What the proxy adds per call (medians, ms)", "",
-           "| result | direct call | core `shape` | via proxy | proxy's own cost | via proxy / (direct + core) |",
-           "|---|---:|---:|---:|---:|---:|"]
+    title = f"# hostshape proxy and FastMCP middleware: one run of `python bench/proxy.py --calls {calls} --budget {budget}`"
+    out = [
+        title,
+        "",
+        "## What the proxy adds per call (medians, ms)",
+        "",
+        "| result | direct call | core `shape` | via proxy | proxy's own cost | via proxy / (direct + core) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for r in overhead:
-        out.append(f"| {r['result']} | {r['direct_ms']:.2f} | {r['core_ms']:.2f} | {r['proxy_ms']:.2f} | "
-                   f"{r['overhead_ms']:.2f} | {r['ratio']:.2f} |")
-    out += ["", f"## HostshapeMiddleware vs ResponseLimitingMiddleware (budget {budget:,} tokens; "
-                f"max_size {4 * budget:,} bytes)", "",
-            "| payload (tokens) | middleware | tokens read | fits | valid JSON | ids kept | client accepts | "
-            "rest retrievable | ms/call |", "|---|---|---:|---|---|---:|---|---|---:|"]
+        out.append(
+            f"| {r['result']} | {r['direct_ms']:.2f} | {r['core_ms']:.2f} | {r['proxy_ms']:.2f} | "
+            f"{r['overhead_ms']:.2f} | {r['ratio']:.2f} |"
+        )
+    limits = f"budget {budget:,} tokens; max_size {4 * budget:,} bytes"
+    head = (
+        "| payload (tokens) | middleware | tokens read | fits | valid JSON | ids kept | client accepts "
+        "| rest retrievable | ms/call |"
+    )
+    out += [
+        "",
+        f"## HostshapeMiddleware vs ResponseLimitingMiddleware ({limits})",
+        "",
+        head,
+        "|---|---|---:|---|---|---:|---|---|---:|",
+    ]
     for r in compared:
-        out.append(f"| {r['tool']} ({r['payload_tokens']:,}) | {r['middleware']} | {r['tokens']:,} | "
-                   f"{'yes' if r['fits'] else 'NO'} | {'yes' if r['valid_json'] else 'no'} | {r['ids_kept']:.0%} | "
-                   f"{'yes' if r['client_accepts'] else 'no'} | {r['retrievable']} | "
-                   f"{r['ms']:.1f} |")
+        out.append(
+            f"| {r['tool']} ({r['payload_tokens']:,}) | {r['middleware']} | {r['tokens']:,} | "
+            f"{'yes' if r['fits'] else 'NO'} | {'yes' if r['valid_json'] else 'no'} | {r['ids_kept']:.0%} | "
+            f"{'yes' if r['client_accepts'] else 'no'} | {r['retrievable']} | {r['ms']:.1f} |"
+        )
     return "\n".join(out) + "\n"
 
 

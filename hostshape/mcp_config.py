@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Change", "proxy_command", "unwrap_config", "wrap_config", "main"]
+__all__ = ["Change", "main", "proxy_command", "unwrap_config", "wrap_config"]
 
 WRAP_BACKUP = ".before-hostshape-wrap"
 UNWRAP_BACKUP = ".before-hostshape-unwrap"
@@ -91,8 +91,9 @@ def _split(entry: dict[str, Any]) -> tuple[list[str], list[str]] | None:
     return argv[: dash + 1], argv[dash + 1 :]
 
 
-def wrap_config(text: str, *, servers: Sequence[str] = (), options: Sequence[str] = (),
-                launcher: Sequence[str] | None = None) -> Change:
+def wrap_config(
+    text: str, *, servers: Sequence[str] = (), options: Sequence[str] = (), launcher: Sequence[str] | None = None
+) -> Change:
     """``text`` (a host config) with its stdio servers, or the ``servers`` named, behind the proxy.
 
     ``options`` go to ``hostshape proxy`` before ``--`` (e.g. ``["--policy", "/path/policy.toml"]``). Raises
@@ -170,11 +171,11 @@ def _load(text: str) -> Any:
         launcher = json.dumps(proxy_command()[0])
         raise ValueError(
             f"not plain JSON ({exc}). If it has comments or trailing commas (JSONC), hostshape does not rewrite it, "
-            f"because the comments would be lost: edit each server by hand, setting \"command\": {launcher} and "
-            "\"args\": [\"proxy\", \"--\", <its command>, <its args>...]."
+            f'because the comments would be lost: edit each server by hand, setting "command": {launcher} and '
+            '"args": ["proxy", "--", <its command>, <its args>...].'
         ) from None
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")
+        raise ValueError("not a JSON object")  # noqa: TRY004 - a bad file, reported like a parse error
     return doc
 
 
@@ -228,11 +229,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hostshape proxy-config",
         description="Put the stdio MCP servers of a host's configuration file (Claude Desktop, Cursor, Windsurf, "
-                    "Claude Code .mcp.json: mcpServers; VS Code mcp.json: servers) behind hostshape proxy, or undo "
-                    "it. Writes FILE.before-hostshape-wrap / -unwrap first.",
+        "Claude Code .mcp.json: mcpServers; VS Code mcp.json: servers) behind hostshape proxy, or undo "
+        "it. Writes FILE.before-hostshape-wrap / -unwrap first.",
     )
-    parser.add_argument("action", choices=("wrap", "unwrap", "show"),
-                        help="wrap / unwrap the file; show: print the wrapped file without writing anything")
+    parser.add_argument(
+        "action",
+        choices=("wrap", "unwrap", "show"),
+        help="wrap / unwrap the file; show: print the wrapped file without writing anything",
+    )
     parser.add_argument("file", type=Path)
     parser.add_argument("--server", action="append", default=[], help="only this server (repeatable)")
     parser.add_argument("--policy", help="policy TOML file the proxy should use (made absolute)")
@@ -274,8 +278,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     backup = _write(path, change.text, WRAP_BACKUP if args.action == "wrap" else UNWRAP_BACKUP)
     verb = "now behind hostshape proxy" if args.action == "wrap" else "no longer behind hostshape proxy"
-    print(f"hostshape proxy-config: {', '.join(change.changed)} {verb} in {path} (backup: {backup}). Restart the "
-          "host to apply.", file=sys.stderr)
+    print(
+        f"hostshape proxy-config: {', '.join(change.changed)} {verb} in {path} (backup: {backup}). Restart the "
+        "host to apply.",
+        file=sys.stderr,
+    )
     return 0
 
 

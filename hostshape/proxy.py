@@ -122,9 +122,10 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[t
     if hasattr(transport, "streamable_http_client"):  # mcp >= 1.24: the client owns an httpx client we configure
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        async with create_mcp_http_client(headers=headers) as client, transport.streamable_http_client(
-            url, http_client=client
-        ) as (read_stream, write_stream, _):
+        async with (
+            create_mcp_http_client(headers=headers) as client,
+            transport.streamable_http_client(url, http_client=client) as (read_stream, write_stream, _),
+        ):
             yield read_stream, write_stream
     else:  # pragma: no cover - older mcp 1.x
         async with transport.streamablehttp_client(url, headers=headers) as (read_stream, write_stream, _):
@@ -158,8 +159,15 @@ class _Connection:
 class Link:
     """The proxy's handle on the upstream: connects lazily, reconnects after a fault, bounds every wait."""
 
-    def __init__(self, upstream: Upstream, *, timeout: float = DEFAULT_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT,
-                 on_notification: Callable[[Any], Awaitable[None]] | None = None, errlog: Any = None) -> None:
+    def __init__(
+        self,
+        upstream: Upstream,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        on_notification: Callable[[Any], Awaitable[None]] | None = None,
+        errlog: Any = None,
+    ) -> None:
         import anyio
 
         self.upstream = upstream
@@ -192,8 +200,11 @@ class Link:
             if conn is not None:
                 conn.stop.set()
                 self.restarts += 1
-                log.warning("hostshape proxy: reconnecting to the upstream server %s (%s)", self.upstream.describe(),
-                            conn.broken or "it stopped")
+                log.warning(
+                    "hostshape proxy: reconnecting to the upstream server %s (%s)",
+                    self.upstream.describe(),
+                    conn.broken or "it stopped",
+                )
             conn = _Connection()
             self._conn = conn
             self._tg.start_soon(self._own, conn)
@@ -202,8 +213,9 @@ class Link:
             if conn.session is None:
                 conn.stop.set()
                 reason = _describe(conn.failure) if conn.failure else f"no answer within {self.connect_timeout:g} s"
-                raise UpstreamError(f"the upstream MCP server ({self.upstream.describe()}) could not be started: "
-                                    f"{reason}")
+                raise UpstreamError(
+                    f"the upstream MCP server ({self.upstream.describe()}) could not be started: {reason}"
+                )
             return conn
 
     async def _own(self, conn: _Connection) -> None:
@@ -222,7 +234,7 @@ class Link:
                 conn.session = session
                 conn.ready.set()
                 await conn.stop.wait()
-        except Exception as exc:  # noqa: BLE001 - a dead upstream is reported to the caller, never raised here
+        except Exception as exc:
             conn.failure = exc
             log.debug("upstream connection ended: %s", exc, exc_info=True)
         finally:
@@ -231,7 +243,7 @@ class Link:
             conn.ready.set()
 
     async def _on_message(self, conn: _Connection, message: Any) -> None:
-        import mcp.types as types
+        from mcp import types
 
         if isinstance(message, Exception):  # a line that is not JSON-RPC (mcp/client/stdio/__init__.py, 1.30)
             reason = f"it sent malformed JSON-RPC ({_describe(message)})"
@@ -246,17 +258,23 @@ class Link:
                 return  # progress goes to its request's callback; cancellation is per request
             try:
                 await self.on_notification(message)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.debug("could not forward a notification", exc_info=True)
 
-    async def request(self, request: Any, result_type: type, *, timeout: float | None = None,
-                      progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> Any:
+    async def request(
+        self,
+        request: Any,
+        result_type: type,
+        *,
+        timeout: float | None = None,
+        progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> Any:
         """Send ``request`` (a ``ClientRequest``) upstream and return its result.
 
         Raises ``McpError`` for the upstream's own JSON-RPC errors (passed through to the client as they are) and
         ``UpstreamError`` when the upstream failed; a cancelled caller cancels the upstream request too."""
         import anyio
-        import mcp.types as types
+        from mcp import types
         from mcp.shared.exceptions import McpError
 
         conn = await self._connection()
@@ -266,9 +284,12 @@ class Link:
         with anyio.CancelScope() as scope:
             conn.inflight.add(scope)
             try:
-                return await session.send_request(request, result_type,
-                                                  request_read_timeout_seconds=timedelta(seconds=wait),
-                                                  progress_callback=progress)
+                return await session.send_request(
+                    request,
+                    result_type,
+                    request_read_timeout_seconds=timedelta(seconds=wait),
+                    progress_callback=progress,
+                )
             except McpError as exc:
                 code = exc.error.code
                 if code == types.CONNECTION_CLOSED or conn.broken:
@@ -293,21 +314,28 @@ class Link:
         raise UpstreamError(self._message(conn.broken or "it stopped"))
 
     def _message(self, what: str) -> str:
-        return (f"[hostshape proxy] the upstream MCP server ({self.upstream.describe()}) failed: {what}. The proxy "
-                "is still running and reconnects on the next request; call the tool again.")
+        return (
+            f"[hostshape proxy] the upstream MCP server ({self.upstream.describe()}) failed: {what}. The proxy "
+            "is still running and reconnects on the next request; call the tool again."
+        )
 
     async def _cancel_upstream(self, session: Any, request_id: Any, reason: str) -> None:
         import anyio
-        import mcp.types as types
+        from mcp import types
 
         if request_id is None:
             return
         with anyio.move_on_after(2):
             try:
-                await session.send_notification(types.ClientNotification(types.CancelledNotification(
-                    params=types.CancelledNotificationParams(requestId=request_id, reason=reason))))
-            except Exception:  # noqa: BLE001 - the upstream may already be gone
-                pass
+                await session.send_notification(
+                    types.ClientNotification(
+                        types.CancelledNotification(
+                            params=types.CancelledNotificationParams(requestId=request_id, reason=reason)
+                        )
+                    )
+                )
+            except Exception:  # the upstream may already be gone
+                log.debug("could not tell the upstream about the cancelled request", exc_info=True)
 
     async def _check_alive(self, conn: _Connection) -> None:
         """After a timeout: restart the upstream unless it still answers a ping."""
@@ -341,27 +369,36 @@ def _describe(exc: BaseException | None) -> str:
 # --- shaping ------------------------------------------------------------------------------------------------------
 
 
-def shape_call_result(result: Any, policy: Policy, *, tool: str, server: str | None = None,
-                      args: Mapping[str, Any] | None = None) -> Any:
+def shape_call_result(
+    result: Any, policy: Policy, *, tool: str, server: str | None = None, args: Mapping[str, Any] | None = None
+) -> Any:
     """A successful ``CallToolResult`` shaped to ``policy``; the same object when it fits (or is an error).
 
     The shaped result has one text block and, when the original had ``structuredContent``, a structured copy that
     fits the same budget (see ``shape_mcp_result``). Never raises on bad data: ``shape`` does not."""
-    import mcp.types as types
+    from mcp import types
 
     if result.isError:
         return result
-    shaped = shape_mcp_result(result.model_dump(mode="json", by_alias=True, exclude_none=True), policy,
-                              tool=tool, server=server, args=args)
+    shaped = shape_mcp_result(
+        result.model_dump(mode="json", by_alias=True, exclude_none=True), policy, tool=tool, server=server, args=args
+    )
     if shaped is None:
         return result
     text, structured = shaped
-    return result.model_copy(update={"content": [types.TextContent(type="text", text=text)],
-                                     "structuredContent": structured})
+    return result.model_copy(
+        update={"content": [types.TextContent(type="text", text=text)], "structuredContent": structured}
+    )
 
 
-def shape_mcp_result(raw: Mapping[str, Any], policy: Policy, *, tool: str, server: str | None = None,
-                     args: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any] | None] | None:
+def shape_mcp_result(
+    raw: Mapping[str, Any],
+    policy: Policy,
+    *,
+    tool: str,
+    server: str | None = None,
+    args: Mapping[str, Any] | None = None,
+) -> tuple[str, dict[str, Any] | None] | None:
     """Shape one MCP tool result (``{"content": [...], "structuredContent": ...}`` as plain data).
 
     None when it is left as it is (it fits, or on a fault with ``on_fault="pass"``); else ``(text, structured)``:
@@ -428,14 +465,22 @@ class Proxy:
     """The downstream MCP server. ``await proxy.start(task_group)`` connects upstream; then serve with
     ``proxy.server`` (a low-level ``mcp.server.lowlevel.Server``) over any transport."""
 
-    def __init__(self, upstream: Upstream, policy: Policy | None = None, *, server_name: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, connect_timeout: float = CONNECT_TIMEOUT,
-                 errlog: Any = None) -> None:
+    def __init__(
+        self,
+        upstream: Upstream,
+        policy: Policy | None = None,
+        *,
+        server_name: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        errlog: Any = None,
+    ) -> None:
         require("mcp", "mcp")
         self.policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
         self.server_name = server_name
-        self.link = Link(upstream, timeout=timeout, connect_timeout=connect_timeout,
-                         on_notification=self._broadcast, errlog=errlog)
+        self.link = Link(
+            upstream, timeout=timeout, connect_timeout=connect_timeout, on_notification=self._broadcast, errlog=errlog
+        )
         self.init: Any = None
         self.upstream_has_read = False
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -451,7 +496,7 @@ class Proxy:
         return ctx
 
     async def _broadcast(self, notification: Any) -> None:
-        import mcp.types as types
+        from mcp import types
 
         data = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
         data.pop("jsonrpc", None)  # the upstream's JSON-RPC envelope, kept as an extra field
@@ -459,12 +504,12 @@ class Proxy:
         for session in list(self._sessions):
             try:
                 await session.send_notification(notification)
-            except Exception:  # noqa: BLE001 - a session that went away
+            except Exception:
                 log.debug("could not forward a notification", exc_info=True)
                 self._sessions.discard(session)
 
     def _build_server(self) -> Any:
-        import mcp.types as types
+        from mcp import types
         from mcp.server.lowlevel import Server
         from mcp.server.models import InitializationOptions
 
@@ -477,8 +522,10 @@ class Proxy:
                 if caps.tools is None:
                     caps.tools = types.ToolsCapability(listChanged=False)
                 return InitializationOptions(
-                    server_name=init.serverInfo.name, server_version=init.serverInfo.version,
-                    capabilities=caps, instructions=init.instructions,
+                    server_name=init.serverInfo.name,
+                    server_version=init.serverInfo.version,
+                    capabilities=caps,
+                    instructions=init.instructions,
                 )
 
         server = ProxyServer("hostshape-proxy")
@@ -509,23 +556,25 @@ class Proxy:
 
     async def _send(self, request: Any, result_type: type, ctx: Any, *, timeout: float | None = None) -> Any:
         """Forward ``request`` upstream with its progress token relayed; upstream failures become McpError."""
-        import mcp.types as types
+        from mcp import types
         from mcp.shared.exceptions import McpError
 
         token = getattr(ctx.meta, "progressToken", None) if ctx.meta is not None else None
         progress = None
         if token is not None:
+
             async def progress(value: float, total: float | None, message: str | None) -> None:
-                await ctx.session.send_progress_notification(token, value, total, message,
-                                                             related_request_id=ctx.request_id)
+                await ctx.session.send_progress_notification(
+                    token, value, total, message, related_request_id=ctx.request_id
+                )
+
         try:
-            return await self.link.request(_outgoing(request), result_type, timeout=timeout,
-                                           progress=progress)
+            return await self.link.request(_outgoing(request), result_type, timeout=timeout, progress=progress)
         except UpstreamError as exc:
             raise McpError(types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))) from None
 
     async def _list_tools(self, request: Any) -> Any:
-        import mcp.types as types
+        from mcp import types
 
         ctx = self._session()
         result = await self._send(request, types.ListToolsResult, ctx, timeout=self.link.connect_timeout)
@@ -537,14 +586,19 @@ class Proxy:
 
     async def _call_tool(self, request: Any) -> Any:
         import anyio
-        import mcp.types as types
+        from mcp import types
 
         ctx = self._session()
         name, args = request.params.name, request.params.arguments or {}
         if name == RETRIEVAL_TOOL and not self.upstream_has_read:
-            text = await anyio.to_thread.run_sync(lambda: read(
-                str(args.get("handle", "")), query=args.get("query") or None, cursor=args.get("cursor") or None,
-                policy=self.policy))
+            text = await anyio.to_thread.run_sync(
+                lambda: read(
+                    str(args.get("handle", "")),
+                    query=args.get("query") or None,
+                    cursor=args.get("cursor") or None,
+                    policy=self.policy,
+                )
+            )
             return types.ServerResult(types.CallToolResult(content=[types.TextContent(type="text", text=text)]))
         result = await self._send(request, types.CallToolResult, ctx)
         if name != RETRIEVAL_TOOL:
@@ -554,13 +608,13 @@ class Proxy:
     def _shape(self, result: Any, name: str, args: Mapping[str, Any]) -> Any:
         try:
             return shape_call_result(result, self.policy, tool=name, server=self.server_name, args=args)
-        except Exception:  # noqa: BLE001 - shape() never raises; this guards the glue around it
+        except Exception:
             log.exception("hostshape proxy could not shape the result of %s; passing it through", name)
             return result
 
 
 def _server_result(result: Any) -> Any:
-    import mcp.types as types
+    from mcp import types
 
     return types.ServerResult(result)
 
@@ -569,7 +623,7 @@ def _outgoing(request: Any) -> Any:
     """The downstream request as a fresh ``ClientRequest`` for the upstream: the same method and params, without the
     downstream's JSON-RPC envelope (kept as extra fields by the request model) and without its progress token (the
     upstream gets the proxy's own, whose notifications are relayed back under the client's token)."""
-    import mcp.types as types
+    from mcp import types
 
     data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
     data.pop("jsonrpc", None)
@@ -584,10 +638,14 @@ def _outgoing(request: Any) -> Any:
 
 def retrieval_tool_definition() -> Any:
     """The ``hostshape_read`` tool as tools/list shows it."""
-    import mcp.types as types
+    from mcp import types
 
-    return types.Tool(name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, inputSchema=RETRIEVAL_SCHEMA,
-                      annotations=types.ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+    return types.Tool(
+        name=RETRIEVAL_TOOL,
+        description=RETRIEVAL_DESCRIPTION,
+        inputSchema=RETRIEVAL_SCHEMA,
+        annotations=types.ToolAnnotations(readOnlyHint=True, openWorldHint=False),
+    )
 
 
 # --- running it ---------------------------------------------------------------------------------------------------
@@ -642,21 +700,31 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hostshape proxy",
         description="An MCP server in front of one upstream MCP server that shapes every successful tool result "
-                    "to the policy's token budget and adds the hostshape_read tool.",
+        "to the policy's token budget and adds the hostshape_read tool.",
         epilog="Example: hostshape proxy --budget 4000 -- npx -y @modelcontextprotocol/server-github",
     )
     parser.add_argument("--policy", help="a policy TOML file (the same format as everywhere in hostshape)")
     parser.add_argument("--budget", type=int, help="token budget per tool result (default: the policy's, 4000)")
     parser.add_argument("--server", dest="server_name", help="server name that policy rules with server= match")
     parser.add_argument("--url", help="the upstream's URL (streamable HTTP; SSE when it ends in /sse)")
-    parser.add_argument("--transport", choices=("auto", "http", "sse"), default="auto",
-                        help="the upstream URL's transport (default: auto)")
-    parser.add_argument("--header", action="append", default=[], metavar="K=V",
-                        help="an HTTP header for the upstream URL (repeatable)")
-    parser.add_argument("--http", metavar="HOST:PORT",
-                        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds a tool call may take upstream (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument(
+        "--transport",
+        choices=("auto", "http", "sse"),
+        default="auto",
+        help="the upstream URL's transport (default: auto)",
+    )
+    parser.add_argument(
+        "--header", action="append", default=[], metavar="K=V", help="an HTTP header for the upstream URL (repeatable)"
+    )
+    parser.add_argument(
+        "--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds a tool call may take upstream (default {DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- the upstream server's command and arguments")
     return parser
 
@@ -668,8 +736,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
-    logging.basicConfig(level=os.environ.get("HOSTSHAPE_LOG", "WARNING").upper(), stream=sys.stderr,
-                        format="%(name)s: %(message)s", force=True)
+    logging.basicConfig(
+        level=os.environ.get("HOSTSHAPE_LOG", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(name)s: %(message)s",
+        force=True,
+    )
     try:
         headers = dict(_header(h) for h in args.header)
         upstream = Upstream(command=tuple(command), url=args.url, headers=headers, transport=args.transport)

@@ -14,7 +14,7 @@ import sys
 import time
 
 import anyio
-import mcp.types as types
+from mcp import types
 from mcp.server.fastmcp import Context
 
 from hostshape.examples.mcp_server import server

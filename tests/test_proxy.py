@@ -21,15 +21,17 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import anyio  # noqa: E402
-import mcp.types as types  # noqa: E402
-from helpers import PR_NUMBERS, is_shaped  # noqa: E402
-from mcp import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp.shared.exceptions import McpError  # noqa: E402
+import anyio
+from helpers import PR_NUMBERS, is_shaped
+from mcp import (
+    ClientSession,
+    types,
+)
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import McpError
 
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape.examples import payload_text
+from hostshape.tokens import count_tokens
 
 UPSTREAM = [sys.executable, str(Path(__file__).with_name("proxy_upstream.py"))]
 BUDGET = 3000
@@ -48,10 +50,11 @@ def proxy_argv(policy: Path, *extra: str, upstream: list[str] = UPSTREAM) -> lis
 @asynccontextmanager
 async def stdio_session(argv: list[str], timeout: float = 60) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(command=argv[0], args=argv[1:])
-    with open(Path(argv[0]).parent.parent / "proxy-test-stderr.log", "a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(
-            read, write, read_timeout_seconds=_td(timeout)
-        ) as session:
+    with open(Path(argv[0]).parent.parent / "proxy-test-stderr.log", "a") as errlog:  # noqa: ASYNC230
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, read_timeout_seconds=_td(timeout)) as session,
+        ):
             await session.initialize()
             yield session
 
@@ -161,11 +164,14 @@ async def test_a_cancelled_call_leaves_the_proxy_working(tmp_path: Path) -> None
 # --- shaping and the way back --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("list_pull_requests", {}),  # FastMCP -> str: text block plus structuredContent {"result": text}
-    ("fetch_plain", {"name": "gh_pulls_list.json"}),  # content blocks only
-    ("fetch_structured", {"name": "gh_pulls_list.json"}),  # structured JSON
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("list_pull_requests", {}),  # FastMCP -> str: text block plus structuredContent {"result": text}
+        ("fetch_plain", {"name": "gh_pulls_list.json"}),  # content blocks only
+        ("fetch_structured", {"name": "gh_pulls_list.json"}),  # structured JSON
+    ],
+)
 async def test_a_large_result_is_shaped_within_the_budget(tmp_path: Path, tool: str, arguments: dict[str, str]) -> None:
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         result = await session.call_tool(tool, arguments)
@@ -190,8 +196,11 @@ async def test_paging_through_hostshape_read_returns_every_record_once(tmp_path:
             cursor = json.loads(text)["_hostshape"].get("next", "")
             if not cursor:
                 break
-        picked = text_of(await session.call_tool(
-            "hostshape_read", {"handle": envelope["handle"], "query": f"[?number==`{PR_NUMBERS[3]}`].title"}))
+        picked = text_of(
+            await session.call_tool(
+                "hostshape_read", {"handle": envelope["handle"], "query": f"[?number==`{PR_NUMBERS[3]}`].title"}
+            )
+        )
     assert walked == PR_NUMBERS
     title = next(p["title"] for p in json.loads(payload_text("gh_pulls_list.json")) if p["number"] == PR_NUMBERS[3])
     assert count_tokens(picked) <= budget and json.dumps(title)[1:-1][:30] in picked
@@ -237,7 +246,7 @@ async def test_malformed_json_rpc_gives_an_error_and_the_next_call_works(tmp_pat
 
 def test_an_upstream_that_cannot_start_is_a_clear_exit(tmp_path: Path) -> None:
     argv = proxy_argv(write_policy(tmp_path), upstream=[sys.executable, "-c", "import sys; sys.exit(4)"])
-    done = subprocess.run(argv, input=b"", capture_output=True, timeout=60)
+    done = subprocess.run(argv, input=b"", capture_output=True, timeout=60, check=False)
     assert done.returncode == 1
     assert b"could not be started" in done.stderr
 
@@ -254,7 +263,9 @@ def free_port() -> int:
 @asynccontextmanager
 async def http_proxy(argv: list[str]) -> AsyncIterator[str]:
     port = free_port()
-    process = subprocess.Popen([*argv[:4], "--http", f"127.0.0.1:{port}", *argv[4:]], stderr=subprocess.PIPE)
+    process = subprocess.Popen(  # noqa: ASYNC220 - started once, then polled without blocking
+        [*argv[:4], "--http", f"127.0.0.1:{port}", *argv[4:]], stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -284,11 +295,22 @@ async def test_streamable_http_downstream_and_upstream(tmp_path: Path) -> None:
         assert is_shaped(text)
 
         # a second proxy (stdio) whose upstream is the first proxy over streamable HTTP, with a header passed on
-        argv = [sys.executable, "-m", "hostshape.cli", "proxy", "--policy", str(policy), "--url", url,
-                "--header", "X-Trace=1"]
+        argv = [
+            sys.executable,
+            "-m",
+            "hostshape.cli",
+            "proxy",
+            "--policy",
+            str(policy),
+            "--url",
+            url,
+            "--header",
+            "X-Trace=1",
+        ]
         async with stdio_session(argv) as chained:
             names_chained = [t.name for t in await all_tools(chained)]
-            page = text_of(await chained.call_tool(
-                "hostshape_read", {"handle": json.loads(text)["_hostshape"]["handle"]}))
+            page = text_of(
+                await chained.call_tool("hostshape_read", {"handle": json.loads(text)["_hostshape"]["handle"]})
+            )
     assert names_chained == names  # the upstream's own hostshape_read is passed through, not doubled
     assert records(page) and count_tokens(page) <= BUDGET

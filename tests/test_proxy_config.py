@@ -13,8 +13,13 @@ import pytest
 from hostshape.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main, unwrap_config, wrap_config
 
 CONFIGS = Path(__file__).with_name("mcp_configs")
-FILES = ["claude_desktop_config.json", "cursor_mcp.json", "vscode_mcp.json", "claude_code_mcp_crlf.json",
-         "claude_code_user.json"]
+FILES = [
+    "claude_desktop_config.json",
+    "cursor_mcp.json",
+    "vscode_mcp.json",
+    "claude_code_mcp_crlf.json",
+    "claude_code_user.json",
+]
 LAUNCHER = ["/opt/hostshape/bin/hostshape"]
 
 
@@ -58,11 +63,19 @@ def test_wrap_keeps_every_entry_and_key(name: str) -> None:
     for server, entry in old.items():
         wrapped = new[server]
         assert {k: v for k, v in wrapped.items() if k not in ("command", "args")} == {
-            k: v for k, v in entry.items() if k not in ("command", "args")}
+            k: v for k, v in entry.items() if k not in ("command", "args")
+        }
         if "command" in entry:
             assert server in change.changed
             assert [wrapped["command"], *wrapped["args"]] == [
-                *LAUNCHER, "proxy", "--budget", "3000", "--", entry["command"], *entry.get("args", [])]
+                *LAUNCHER,
+                "proxy",
+                "--budget",
+                "3000",
+                "--",
+                entry["command"],
+                *entry.get("args", []),
+            ]
         else:  # a URL server is left alone, and says so
             assert wrapped == entry and server in change.skipped
     strip = ("mcpServers", "servers", "projects")

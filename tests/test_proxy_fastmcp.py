@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("fastmcp")
 
-import mcp.types as types  # noqa: E402
-from fastmcp import Client, FastMCP  # noqa: E402
-from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware  # noqa: E402
-from helpers import PR_NUMBERS, is_shaped  # noqa: E402
+from fastmcp import Client, FastMCP
+from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware
+from helpers import PR_NUMBERS, is_shaped
+from mcp import types
 
-from hostshape import Policy  # noqa: E402
-from hostshape.adapters.fastmcp import HostshapeMiddleware  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy
+from hostshape.adapters.fastmcp import HostshapeMiddleware
+from hostshape.examples import payload_text
+from hostshape.tokens import count_tokens
 
 PULLS = "gh_pulls_list.json"
 
@@ -103,8 +103,9 @@ async def test_paging_with_hostshape_read_returns_every_record_once(tmp_path: Pa
 async def test_per_tool_rules_use_the_servers_tool_names(tmp_path: Path) -> None:
     from hostshape import Rule
 
-    policy = Policy(budget=3000, spill_dir=tmp_path / "spill",
-                    rules=(Rule(tool="list_pull_requests", fields=("number", "title")),))
+    policy = Policy(
+        budget=3000, spill_dir=tmp_path / "spill", rules=(Rule(tool="list_pull_requests", fields=("number", "title")),)
+    )
     async with Client(build_server(HostshapeMiddleware(policy, server="corpus"))) as client:
         text = text_of(await client.call_tool("list_pull_requests", {}))
     records = json.loads(text)
@@ -126,7 +127,8 @@ async def test_compared_with_response_limiting_middleware(policy: Policy) -> Non
             await client.call_tool("list_pull_requests", {})
         raw = await client.session.send_request(  # the same call without the client's validation
             types.ClientRequest(types.CallToolRequest(params=types.CallToolRequestParams(name="list_pull_requests"))),
-            types.CallToolResult)
+            types.CallToolResult,
+        )
         limited = text_of(raw)
     assert limited.endswith("[Response truncated due to size limit]")
     with pytest.raises(ValueError):

@@ -31,7 +31,9 @@ async def test_claude_code_without_a_hook_gets_the_shaped_result(tmp_path: Path)
 
     def read_next_page(server: AnthropicServer) -> ToolUse | Text:
         envelope = json.loads(json.loads(server.tool_results()[-1])["result"])["_hostshape"]
-        return ToolUse("mcp__corpus__hostshape_read", {"handle": envelope["handle"], "cursor": envelope.get("next", "")})
+        return ToolUse(
+            "mcp__corpus__hostshape_read", {"handle": envelope["handle"], "cursor": envelope.get("next", "")}
+        )
 
     result = await run("list_pull_requests", policy=policy, script=[read_next_page])
     assert not result.extra["hook_inputs"][0]["tool_response"].startswith("Error:")  # the host limit never fired

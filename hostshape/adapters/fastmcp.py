@@ -64,13 +64,15 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
         return read(handle, query=query or None, cursor=cursor or None, policy=read_policy)
 
     return Tool.from_function(
-        hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, output_schema=None,
+        hostshape_read,
+        name=RETRIEVAL_TOOL,
+        description=RETRIEVAL_DESCRIPTION,
+        output_schema=None,
         annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False),
     )
 
 
-def HostshapeMiddleware(policy: Policy | None = None, *, retrieval: bool = True,  # noqa: N802 - reads as a class
-                        server: str | None = None) -> Any:
+def HostshapeMiddleware(policy: Policy | None = None, *, retrieval: bool = True, server: str | None = None) -> Any:
     """A FastMCP middleware that shapes every successful tool result to ``policy`` (see the module docstring).
 
     ``server`` names this server for rules with ``server=``. Raises ImportError naming the extra when ``fastmcp``
@@ -114,19 +116,22 @@ def _middleware_class() -> type:
             text, structured = shaped
             # A meta dict makes FastMCP return a CallToolResult as is (tools/base.py, to_mcp_result), the same way
             # ResponseLimitingMiddleware does, instead of re-deriving content from the structured copy.
-            return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured,
-                              meta=dict(result.meta or {}))
+            return ToolResult(
+                content=[TextContent(type="text", text=text)],
+                structured_content=structured,
+                meta=dict(result.meta or {}),
+            )
 
         def _shape(self, result: Any, name: str, args: Mapping[str, Any] | None) -> tuple[str, Any] | None:
             raw: dict[str, Any] = {
-                "content": [block.model_dump(mode="json", by_alias=True, exclude_none=True)
-                            for block in result.content],
+                "content": [
+                    block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
+                ],
                 "isError": False,
             }
             if result.structured_content is not None:
                 raw["structuredContent"] = result.structured_content
-            return shape_mcp_result(raw, self.policy, tool=name, server=self.server,
-                                    args=dict(args) if args else None)
+            return shape_mcp_result(raw, self.policy, tool=name, server=self.server, args=dict(args) if args else None)
 
     _HostshapeMiddleware.__name__ = _HostshapeMiddleware.__qualname__ = "HostshapeMiddleware"
     return _HostshapeMiddleware

@@ -23,15 +23,27 @@ __all__ = ["policy_toml", "proxy_command", "run"]
 
 def proxy_command(policy_file: str | Path, upstream: Sequence[str] | None = None) -> list[str]:
     """argv that starts ``hostshape proxy`` with ``policy_file`` in front of ``upstream`` (the example server)."""
-    return [sys.executable, "-m", "hostshape.cli", "proxy", "--policy", str(policy_file), "--",
-            *(upstream or mcp_server_command())]
+    return [
+        sys.executable,
+        "-m",
+        "hostshape.cli",
+        "proxy",
+        "--policy",
+        str(policy_file),
+        "--",
+        *(upstream or mcp_server_command()),
+    ]
 
 
 def policy_toml(policy: Policy) -> str:
     """``policy`` in the TOML form ``Policy.from_toml`` reads (the proxy runs in its own process)."""
-    lines = [f"budget = {policy.budget}", f"encoding = {json.dumps(policy.encoding)}",
-             f"safety_factor = {policy.safety_factor!r}", f"on_fault = {json.dumps(policy.on_fault)}",
-             f"keep_binary = {str(policy.keep_binary).lower()}"]
+    lines = [
+        f"budget = {policy.budget}",
+        f"encoding = {json.dumps(policy.encoding)}",
+        f"safety_factor = {policy.safety_factor!r}",
+        f"on_fault = {json.dumps(policy.on_fault)}",
+        f"keep_binary = {str(policy.keep_binary).lower()}",
+    ]
     if policy.max_chars is not None:
         lines.append(f"max_chars = {policy.max_chars}")
     lines += ["", "[spill]", f"enabled = {str(policy.spill).lower()}", f"max_bytes = {policy.spill_max_bytes}"]
@@ -46,8 +58,9 @@ def policy_toml(policy: Policy) -> str:
         if rule.fields is not None:
             lines.append(f"fields = {json.dumps(list(rule.fields))}")
         if rule.rename:
-            lines.append("rename = {" + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}"
-                                                  for k, v in rule.rename.items()) + "}")
+            lines.append(
+                "rename = {" + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in rule.rename.items()) + "}"
+            )
     return "\n".join(lines) + "\n"
 
 
