@@ -166,6 +166,7 @@ class Link:
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = CONNECT_TIMEOUT,
         on_notification: Callable[[Any], Awaitable[None]] | None = None,
+        on_request: Callable[[Any, type, Any, str], Awaitable[Any]] | None = None,
         errlog: Any = None,
     ) -> None:
         import anyio
@@ -174,6 +175,7 @@ class Link:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.on_notification = on_notification
+        self.on_request = on_request
         self.errlog = errlog if errlog is not None else sys.stderr
         self._tg: Any = None
         self._conn: _Connection | None = None
@@ -228,7 +230,7 @@ class Link:
             async with AsyncExitStack() as stack:
                 read_stream, write_stream = await stack.enter_async_context(self.upstream.connect(self.errlog))
                 session = await stack.enter_async_context(
-                    ClientSession(read_stream, write_stream, message_handler=on_message)
+                    ClientSession(read_stream, write_stream, message_handler=on_message, **self._callbacks())
                 )
                 conn.init = await session.initialize()
                 conn.session = session
@@ -241,6 +243,50 @@ class Link:
             conn.fail(conn.broken or (f"it stopped ({_describe(conn.failure)})" if conn.failure else "it stopped"))
             conn.session = None
             conn.ready.set()
+
+    def _callbacks(self) -> dict[str, Any]:
+        """The upstream's requests to the client (sampling, elicitation, roots), relayed to the downstream client."""
+        from mcp import types
+
+        ask = self.on_request
+        if ask is None:
+            return {}
+
+        async def sampling(context: Any, params: Any) -> Any:
+            return await ask(
+                types.CreateMessageRequest(params=params),
+                types.CreateMessageResult,
+                types.ClientCapabilities(sampling=types.SamplingCapability()),
+                "sampling",
+            )
+
+        async def elicitation(context: Any, params: Any) -> Any:
+            return await ask(
+                types.ElicitRequest(params=params),
+                types.ElicitResult,
+                types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+                "elicitation",
+            )
+
+        async def list_roots(context: Any) -> Any:
+            return await ask(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                types.ClientCapabilities(roots=types.RootsCapability()),
+                "roots",
+            )
+
+        return {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": list_roots}
+
+    async def notify(self, notification: Any) -> None:
+        """Send a client notification (e.g. roots/list_changed) upstream, if connected; never raises."""
+        conn = self._conn
+        if conn is None or conn.session is None or conn.broken:
+            return
+        try:
+            await conn.session.send_notification(notification)
+        except Exception:
+            log.debug("could not forward a notification upstream", exc_info=True)
 
     async def _on_message(self, conn: _Connection, message: Any) -> None:
         from mcp import types
@@ -479,11 +525,17 @@ class Proxy:
         self.policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
         self.server_name = server_name
         self.link = Link(
-            upstream, timeout=timeout, connect_timeout=connect_timeout, on_notification=self._broadcast, errlog=errlog
+            upstream,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
+            on_notification=self._broadcast,
+            errlog=errlog,
+            on_request=self._ask_client,
         )
         self.init: Any = None
         self.upstream_has_read = False
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._latest: Any = None  # weakref to the session that sent the latest request
         self.server = self._build_server()
 
     async def start(self, task_group: Any) -> None:
@@ -493,7 +545,25 @@ class Proxy:
     def _session(self) -> Any:
         ctx = self.server.request_context
         self._sessions.add(ctx.session)
+        self._latest = weakref.ref(ctx.session)
         return ctx
+
+    async def _ask_client(self, request: Any, result_type: type, needs: Any, what: str) -> Any:
+        """Relay one request of the upstream to the client (the one that spoke last); errors come back as data."""
+        from mcp import types
+        from mcp.shared.exceptions import McpError
+
+        session = self._latest() if self._latest is not None else None
+        if session is None or not session.check_client_capability(needs):
+            return types.ErrorData(
+                code=types.INVALID_REQUEST, message=f"the client behind hostshape proxy does not support {what}"
+            )
+        try:
+            return await session.send_request(types.ServerRequest(request), result_type)
+        except McpError as exc:
+            return exc.error
+        except Exception as exc:  # noqa: BLE001 - the upstream gets an error, the proxy keeps running
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"hostshape proxy: {_describe(exc)}")
 
     async def _broadcast(self, notification: Any) -> None:
         from mcp import types
@@ -543,6 +613,11 @@ class Proxy:
         for request_type, result_type in forwarded.items():
             server.request_handlers[request_type] = self._forwarder(result_type)
         server.request_handlers[types.ListToolsRequest] = self._list_tools
+
+        async def roots_changed(notification: Any) -> None:
+            await self.link.notify(types.ClientNotification(types.RootsListChangedNotification()))
+
+        server.notification_handlers[types.RootsListChangedNotification] = roots_changed
         server.request_handlers[types.CallToolRequest] = self._call_tool
         return server
 

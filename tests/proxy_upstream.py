@@ -4,7 +4,7 @@ Run as ``python tests/proxy_upstream.py``. Besides every tool of ``hostshape.exa
 ``crash()`` exits the process mid-call, ``hang(seconds)`` blocks the whole process (no answer, not even to ping),
 ``garble()`` writes a line that is not JSON-RPC to stdout and then blocks, ``progress(steps, delay)`` reports
 progress and logs a message before answering, ``counter()`` answers with how many calls this process served (so a
-test can see a restart). tools/list is paginated, four tools a page, as some real servers do.
+test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment. tools/list is paginated, four tools a page, as some real servers do.
 """
 
 from __future__ import annotations
@@ -53,6 +53,19 @@ async def progress(ctx: Context, steps: int = 3, delay: float = 0.05) -> str:
         await ctx.report_progress(step, steps, f"step {step}")
         await anyio.sleep(delay)
     return "finished"
+
+
+@server.tool()
+async def roots(ctx: Context) -> str:
+    """The client's roots, asked of the client (a server-to-client request)."""
+    listed = await ctx.session.list_roots()
+    return " ".join(str(root.uri) for root in listed.roots)
+
+
+@server.tool()
+def env(name: str) -> str:
+    """The value of one environment variable in the server process."""
+    return os.environ.get(name, "<unset>")
 
 
 @server.tool()

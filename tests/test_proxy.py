@@ -8,6 +8,7 @@ Every assertion is about what the client received, counted with o200k.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -159,6 +160,21 @@ async def test_a_cancelled_call_leaves_the_proxy_working(tmp_path: Path) -> None
             await session.call_tool("progress", {"steps": 2, "delay": 5})
         assert scope.cancelled_caught
         assert text_of(await session.call_tool("counter", {})).startswith("call 1 of process")
+
+
+async def test_requests_of_the_server_reach_the_client_and_the_environment_reaches_the_server(tmp_path: Path) -> None:
+    async def list_roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])  # type: ignore[arg-type]
+
+    argv = proxy_argv(write_policy(tmp_path))
+    env = {"PATH": os.environ.get("PATH", ""), "HOSTSHAPE_TEST_TOKEN": "s3cret"}  # as a host's config sets it
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write, list_roots_callback=list_roots) as s:
+        await s.initialize()
+        roots = text_of(await s.call_tool("roots", {}))
+        token = text_of(await s.call_tool("env", {"name": "HOSTSHAPE_TEST_TOKEN"}))
+    assert roots == "file:///work/project"
+    assert token == "s3cret"
 
 
 # --- shaping and the way back --------------------------------------------------------------------------------------
