@@ -66,6 +66,18 @@ RETRIEVAL_SCHEMA: dict[str, Any] = {
 }
 
 
+def require_mcp() -> None:
+    """Raise ImportError unless the ``mcp`` SDK 1.x is importable (the proxy is built on its 1.x server API)."""
+    require("proxy", "mcp")
+    from importlib.metadata import version
+
+    major = version("mcp").split(".", 1)[0]
+    if major != "1":
+        # mcp 2.x (2.3.0 checked) replaced Server.request_handlers with on_* handlers taking (ctx, params) and
+        # changed ClientSession's construction; langchain-mcp-adapters and fastmcp 3.4 still require mcp<2.
+        raise ImportError(f"hostshape proxy needs the mcp SDK 1.x, found {version('mcp')}: pip install 'mcp>=1.20,<2'")
+
+
 class UpstreamError(Exception):
     """The upstream server failed (crashed, hung, or sent something that is not JSON-RPC)."""
 
@@ -521,7 +533,7 @@ class Proxy:
         connect_timeout: float = CONNECT_TIMEOUT,
         errlog: Any = None,
     ) -> None:
-        require("mcp", "mcp")
+        require_mcp()
         self.policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
         self.server_name = server_name
         self.link = Link(
@@ -827,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hostshape proxy: {exc}", file=sys.stderr)
         return 2
     try:
-        require("mcp", "mcp")
+        require_mcp()
         import anyio
     except ImportError as exc:
         print(f"hostshape proxy: {exc}", file=sys.stderr)
