@@ -761,7 +761,16 @@ async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int
 
     async with anyio.create_task_group() as tg:
         await proxy.start(tg)
-        manager = StreamableHTTPSessionManager(app=proxy.server)
+        security = None
+        if host in ("127.0.0.1", "localhost", "::1"):  # as mcp's FastMCP does (mcp/server/fastmcp/server.py, 1.30)
+            from mcp.server.transport_security import TransportSecuritySettings
+
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+                allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+            )
+        manager = StreamableHTTPSessionManager(app=proxy.server, security_settings=security)
 
         async def handle(scope: Any, receive: Any, send: Any) -> None:
             await manager.handle_request(scope, receive, send)
