@@ -37,7 +37,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from hostshape.adapters._require import require
 from hostshape.policy import Policy
@@ -76,6 +76,14 @@ def require_mcp() -> None:
         # mcp 2.x (2.3.0 checked) replaced Server.request_handlers with on_* handlers taking (ctx, params) and
         # changed ClientSession's construction; langchain-mcp-adapters and fastmcp 3.4 still require mcp<2.
         raise ImportError(f"hostshape proxy needs the mcp SDK 1.x, found {version('mcp')}: pip install 'mcp>=1.20,<2'")
+
+
+OutputSchemas = Literal["auto", "keep", "drop"]
+"""What the proxy does with a tool's ``outputSchema`` in tools/list. Clients such as the mcp Python SDK validate a
+result's ``structuredContent`` against it, and a shaped copy cannot satisfy every schema (projection drops fields a
+schema may require). ``auto`` (default) keeps the schemas every shaped copy satisfies (``always_satisfied``) and
+leaves the others out; ``keep`` keeps all (a warning names a tool whose shaped result does not match); ``drop``
+leaves all out."""
 
 
 class UpstreamError(Exception):
@@ -529,6 +537,7 @@ class Proxy:
         policy: Policy | None = None,
         *,
         server_name: str | None = None,
+        output_schemas: OutputSchemas = "auto",
         timeout: float = DEFAULT_TIMEOUT,
         connect_timeout: float = CONNECT_TIMEOUT,
         errlog: Any = None,
@@ -536,6 +545,11 @@ class Proxy:
         require_mcp()
         self.policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
         self.server_name = server_name
+        if output_schemas not in ("auto", "keep", "drop"):
+            raise ValueError(f"output_schemas must be auto, keep or drop, not {output_schemas!r}")
+        self.output_schemas: OutputSchemas = output_schemas
+        self._schemas: dict[str, dict[str, Any]] = {}  # output schemas the client was shown, by tool
+        self._warned: set[str] = set()
         self.link = Link(
             upstream,
             timeout=timeout,
@@ -665,6 +679,7 @@ class Proxy:
 
         ctx = self._session()
         result = await self._send(request, types.ListToolsResult, ctx, timeout=self.link.connect_timeout)
+        result = result.model_copy(update={"tools": [self._tool(t) for t in result.tools]})
         if result.nextCursor is None:  # the last page: add the way back, unless the upstream has one of its own
             self.upstream_has_read = any(t.name == RETRIEVAL_TOOL for t in result.tools)
             if not self.upstream_has_read:
@@ -692,12 +707,66 @@ class Proxy:
             result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
         return types.ServerResult(result)
 
+    def _tool(self, tool: Any) -> Any:
+        """The tool as the client sees it: unchanged, unless its output schema must go (see ``OutputSchemas``)."""
+        schema = tool.outputSchema
+        if schema is None:
+            return tool
+        if self.output_schemas == "drop" or (self.output_schemas == "auto" and not always_satisfied(schema)):
+            log.info(
+                "hostshape proxy: leaving out the outputSchema of %s (a shaped result could not satisfy it)", tool.name
+            )
+            return tool.model_copy(update={"outputSchema": None})
+        self._schemas[tool.name] = schema
+        return tool
+
     def _shape(self, result: Any, name: str, args: Mapping[str, Any]) -> Any:
         try:
-            return shape_call_result(result, self.policy, tool=name, server=self.server_name, args=args)
+            shaped = shape_call_result(result, self.policy, tool=name, server=self.server_name, args=args)
         except Exception:
             log.exception("hostshape proxy could not shape the result of %s; passing it through", name)
             return result
+        schema = self._schemas.get(name)
+        if shaped is not result and schema is not None and name not in self._warned:
+            problem = _schema_problem(shaped.structuredContent, schema)
+            if problem:
+                self._warned.add(name)
+                log.warning(
+                    "hostshape proxy: the shaped result of %s does not match its outputSchema (%s); clients "
+                    "that validate it will reject it: run the proxy with --output-schemas auto or drop",
+                    name,
+                    problem,
+                )
+        return shaped
+
+
+def always_satisfied(schema: Mapping[str, Any]) -> bool:
+    """True for output schemas every shaped structured copy satisfies: FastMCP's ``{"result": string}`` wrapper
+    (the copy is ``{"result": <shaped text>}``) and free-form objects (no properties, nothing required)."""
+    if schema.get("type") != "object":
+        return False
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or ())
+    if set(properties) == {"result"} and (properties["result"] or {}).get("type") == "string":
+        return required <= {"result"}
+    return not properties and not required and schema.get("additionalProperties", True) is not False
+
+
+def _schema_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
+    """Why ``value`` fails ``schema`` (None when it passes or cannot be checked)."""
+    try:
+        import jsonschema
+    except ImportError:  # pragma: no cover - a dependency of mcp
+        return None
+    if value is None:
+        return "no structured content"
+    try:
+        jsonschema.validate(value, dict(schema))
+    except jsonschema.ValidationError as exc:
+        return exc.message[:200]
+    except Exception:  # noqa: BLE001 - an unusable schema is the client's problem too, not ours
+        return None
+    return None
 
 
 def _server_result(result: Any) -> Any:
@@ -816,6 +885,12 @@ def _parser() -> argparse.ArgumentParser:
         "--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio"
     )
     parser.add_argument(
+        "--output-schemas",
+        choices=("auto", "keep", "drop"),
+        default="auto",
+        help="tools' outputSchema in tools/list: auto (default) leaves out those a shaped result could not satisfy",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
@@ -853,7 +928,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:
         print(f"hostshape proxy: {exc}", file=sys.stderr)
         return 2
-    proxy = Proxy(upstream, policy, server_name=args.server_name, timeout=args.timeout)
+    proxy = Proxy(
+        upstream, policy, server_name=args.server_name, output_schemas=args.output_schemas, timeout=args.timeout
+    )
     try:
         if args.http:
             host, _, port = args.http.rpartition(":")

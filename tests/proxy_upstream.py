@@ -4,11 +4,13 @@ Run as ``python tests/proxy_upstream.py``. Besides every tool of ``hostshape.exa
 ``crash()`` exits the process mid-call, ``hang(seconds)`` blocks the whole process (no answer, not even to ping),
 ``garble()`` writes a line that is not JSON-RPC to stdout and then blocks, ``progress(steps, delay)`` reports
 progress and logs a message before answering, ``counter()`` answers with how many calls this process served (so a
-test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment. tools/list is paginated, four tools a page, as some real servers do.
+test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment, ``typed_pulls()`` returns typed records (an output schema
+with required fields that a shaped result cannot satisfy). tools/list is paginated, four tools a page, as some real servers do.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -16,7 +18,9 @@ import time
 import anyio
 from mcp import types
 from mcp.server.fastmcp import Context
+from pydantic import BaseModel
 
+from hostshape.examples import payload_text
 from hostshape.examples.mcp_server import server
 
 PAGE = 4
@@ -66,6 +70,19 @@ async def roots(ctx: Context) -> str:
 def env(name: str) -> str:
     """The value of one environment variable in the server process."""
     return os.environ.get(name, "<unset>")
+
+
+class Pull(BaseModel):
+    number: int
+    title: str
+    html_url: str
+    body: str | None
+
+
+@server.tool()
+def typed_pulls() -> list[Pull]:
+    """The recorded pull requests as typed records (an output schema with required fields)."""
+    return [Pull(**{k: p.get(k) for k in Pull.model_fields}) for p in json.loads(payload_text("gh_pulls_list.json"))]
 
 
 @server.tool()

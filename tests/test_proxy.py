@@ -117,7 +117,12 @@ async def test_tools_list_is_the_upstreams_plus_hostshape_read(tmp_path: Path) -
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         proxied = await all_tools(session)
         page = await session.list_tools()
-    assert [t.model_dump() for t in proxied[:-1]] == [t.model_dump() for t in upstream_tools]
+    unchanged = [t.model_dump() for t in upstream_tools if t.name != "typed_pulls"]
+    assert [t.model_dump() for t in proxied[:-1] if t.name != "typed_pulls"] == unchanged
+    (typed,) = [t for t in proxied if t.name == "typed_pulls"]  # its outputSchema requires fields shaping drops
+    (original,) = [t for t in upstream_tools if t.name == "typed_pulls"]
+    assert original.outputSchema is not None and typed.outputSchema is None
+    assert typed.model_dump(exclude={"outputSchema"}) == original.model_dump(exclude={"outputSchema"})
     assert proxied[-1].name == "hostshape_read" and proxied[-1].inputSchema["required"] == ["handle"]
     assert page.nextCursor == first_page.nextCursor
     assert [t.name for t in page.tools] == [t.name for t in first_page.tools]
@@ -198,6 +203,22 @@ async def test_a_large_result_is_shaped_within_the_budget(tmp_path: Path, tool: 
     assert is_shaped(text) and not result.isError
     for number in PR_NUMBERS:
         assert str(number) in text
+
+
+async def test_a_typed_tool_is_shaped_and_the_validating_client_accepts_it(tmp_path: Path) -> None:
+    async with stdio_session(proxy_argv(write_policy(tmp_path, 1000))) as session:
+        await all_tools(session)
+        result = await session.call_tool("typed_pulls", {})  # the mcp client validates against what tools/list said
+    text = assert_within_budget(result, 1000)
+    assert is_shaped(text)
+    rejected = ""
+    async with stdio_session(proxy_argv(write_policy(tmp_path, 1000), "--output-schemas", "keep")) as session:
+        await all_tools(session)
+        try:
+            await session.call_tool("typed_pulls", {})
+        except RuntimeError as exc:  # keep: the client rejects a shaped copy its outputSchema does not allow
+            rejected = str(exc)
+    assert "Invalid structured content returned by tool typed_pulls" in rejected
 
 
 async def test_paging_through_hostshape_read_returns_every_record_once(tmp_path: Path) -> None:
