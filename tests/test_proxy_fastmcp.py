@@ -16,6 +16,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware
 from helpers import PR_NUMBERS, is_shaped
 from mcp import types
+from pydantic import BaseModel
 
 from hostshape import Policy
 from hostshape.adapters.fastmcp import HostshapeMiddleware
@@ -23,6 +24,13 @@ from hostshape.examples import payload_text
 from hostshape.tokens import count_tokens
 
 PULLS = "gh_pulls_list.json"
+
+
+class Pull(BaseModel):
+    number: int
+    title: str
+    html_url: str
+    body: str | None
 
 
 def build_server(*middleware: Any) -> FastMCP:
@@ -37,6 +45,11 @@ def build_server(*middleware: Any) -> FastMCP:
     def pulls_structured() -> dict[str, Any]:
         """The same, as structured output."""
         return {"pulls": json.loads(payload_text(PULLS))}
+
+    @server.tool
+    def typed_pulls() -> list[Pull]:
+        """Typed records: an output schema with required fields."""
+        return [Pull(**{k: p.get(k) for k in Pull.model_fields}) for p in json.loads(payload_text(PULLS))]
 
     @server.tool
     def small() -> str:
@@ -70,7 +83,9 @@ async def test_one_line_shapes_every_result_and_adds_hostshape_read(policy: Poli
         structured = await client.call_tool("pulls_structured", {})
         small = await client.call_tool("small", {})
         failed = await client.call_tool("fail", {}, raise_on_error=False)
-    assert sorted(names) == sorted(["list_pull_requests", "pulls_structured", "small", "fail", "hostshape_read"])
+    assert sorted(names) == sorted(
+        ["list_pull_requests", "pulls_structured", "typed_pulls", "small", "fail", "hostshape_read"]
+    )
     for result in (shaped, structured):
         text = text_of(result)
         assert is_shaped(text) and count_tokens(text) <= 3000
@@ -80,6 +95,15 @@ async def test_one_line_shapes_every_result_and_adds_hostshape_read(policy: Poli
     assert shaped.structured_content == {"result": text_of(shaped)}  # the -> str wrapper keeps its form
     assert text_of(small) == "ok" and small.structured_content == {"result": "ok"}
     assert failed.is_error and "upstream API returned 502" in text_of(failed)
+
+
+async def test_typed_results_are_shaped_and_accepted_by_the_validating_client(policy: Policy) -> None:
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=1000)))) as client:
+        listed = {t.name: t for t in await client.list_tools()}
+        result = await client.call_tool("typed_pulls", {})  # validated against the listed schema, if any
+    assert listed["typed_pulls"].outputSchema is None  # its required fields cannot survive every projection
+    assert listed["list_pull_requests"].outputSchema is not None  # the {"result": string} wrapper always can
+    assert count_tokens(text_of(result)) <= 1000 and is_shaped(text_of(result))
 
 
 async def test_paging_with_hostshape_read_returns_every_record_once(tmp_path: Path) -> None:

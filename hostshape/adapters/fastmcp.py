@@ -19,6 +19,9 @@ never triggers; every host gets the same budgeted text. Per-tool rules match the
   (FastMCP's ``{"result": "<text>"}`` wrapper keeps its form), so clients that validate against the tool's
   ``outputSchema`` still accept string tools. The full original is saved to the spill store; ``hostshape_read``
   pages through it.
+- A tool whose output schema a shaped result could not satisfy (typed records with required fields) is listed
+  without it (``output_schemas="auto"``), because clients such as the mcp Python SDK reject results that do not
+  match the listed schema.
 - Error results (``is_error`` / a raised ``ToolError``) pass through untouched; results of ``hostshape_read``
   itself are not shaped again.
 - ``hostshape_read`` is injected with FastMCP's ``ToolInjectionMiddleware`` mechanism (listed and called like the
@@ -36,7 +39,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from hostshape.adapters._require import require
 from hostshape.policy import Policy
@@ -72,13 +75,23 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
     )
 
 
-def HostshapeMiddleware(policy: Policy | None = None, *, retrieval: bool = True, server: str | None = None) -> Any:
+def HostshapeMiddleware(
+    policy: Policy | None = None,
+    *,
+    retrieval: bool = True,
+    server: str | None = None,
+    output_schemas: Literal["auto", "keep"] = "auto",
+) -> Any:
     """A FastMCP middleware that shapes every successful tool result to ``policy`` (see the module docstring).
 
-    ``server`` names this server for rules with ``server=``. Raises ImportError naming the extra when ``fastmcp``
+    ``server`` names this server for rules with ``server=``. ``output_schemas="auto"`` lists a tool without its
+    output schema when a shaped result could not satisfy it (``hostshape.proxy.always_satisfied``), so clients that
+    validate results accept shaped ones; ``"keep"`` lists every schema as the tool declares it. Raises ImportError naming the extra when ``fastmcp``
     is missing."""
     require(_EXTRA, "fastmcp")
-    return _middleware_class()(policy if policy is not None else Policy(), retrieval, server)
+    if output_schemas not in ("auto", "keep"):
+        raise ValueError(f"output_schemas must be auto or keep, not {output_schemas!r}")
+    return _middleware_class()(policy if policy is not None else Policy(), retrieval, server, output_schemas)
 
 
 @lru_cache(maxsize=1)
@@ -88,15 +101,29 @@ def _middleware_class() -> type:
     from fastmcp.tools.base import ToolResult
     from mcp.types import TextContent
 
-    from hostshape.proxy import shape_mcp_result
+    from hostshape.proxy import always_satisfied, shape_mcp_result
 
     class _HostshapeMiddleware(ToolInjectionMiddleware):  # type: ignore[misc]
         """Shapes tool results to a token budget; injects ``hostshape_read``."""
 
-        def __init__(self, policy: Policy, retrieval: bool, server: str | None) -> None:
+        def __init__(self, policy: Policy, retrieval: bool, server: str | None, output_schemas: str) -> None:
+            self.output_schemas = output_schemas
             self.policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL) if retrieval else policy
             self.server = server
             super().__init__(tools=[retrieval_tool(self.policy)] if retrieval else [])
+
+        async def on_list_tools(self, context: Any, call_next: Any) -> Any:
+            # A shaped result cannot satisfy every output schema (projection drops fields typed records require),
+            # and clients such as the mcp Python SDK reject results that do not match: list those tools without it.
+            tools = await call_next(context)
+            if self.output_schemas == "keep":
+                return tools
+            return [
+                t
+                if t.output_schema is None or always_satisfied(t.output_schema)
+                else t.model_copy(update={"output_schema": None})
+                for t in tools
+            ]
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
             # fastmcp 3.4.11 fastmcp/server/middleware/middleware.py: on_call_tool wraps the tool run and returns
