@@ -27,7 +27,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import builtins
 import json
 import logging
 import os
@@ -418,7 +417,12 @@ class Link:
             conn.fail("it stopped answering")
 
 
-_GROUP: Any = getattr(builtins, "BaseExceptionGroup", ())  # Python 3.11+; anyio's backport on 3.10 subclasses it
+try:  # anyio's task groups raise exception groups: the backport on 3.10 (it re-exports the builtin on 3.11+)
+    from exceptiongroup import BaseExceptionGroup as _GROUP
+except ImportError:  # 3.11+ without the backport installed
+    import builtins
+
+    _GROUP = builtins.BaseExceptionGroup
 
 
 def _describe(exc: BaseException | None) -> str:
