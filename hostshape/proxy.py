@@ -422,13 +422,13 @@ try:  # anyio's task groups raise exception groups: the backport on 3.10 (it re-
 except ImportError:  # 3.11+ without the backport installed
     import builtins
 
-    _GROUP = builtins.BaseExceptionGroup
+    _GROUP = builtins.BaseExceptionGroup  # type: ignore[misc]
 
 
 def _describe(exc: BaseException | None) -> str:
     if exc is None:
         return "unknown"
-    if _GROUP and isinstance(exc, _GROUP):  # anyio task groups wrap the cause
+    if isinstance(exc, _GROUP):  # anyio task groups wrap the cause
         inner = exc.exceptions[0] if exc.exceptions else None
         if inner is not None:
             return _describe(inner)
@@ -956,7 +956,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
-    if _GROUP and isinstance(exc, _GROUP):
+    if isinstance(exc, _GROUP):
         return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
     return [exc]
 
