@@ -110,4 +110,8 @@ async def _paged(request: types.ListToolsRequest | None) -> types.ServerResult:
 server._mcp_server.request_handlers[types.ListToolsRequest] = _paged
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if sys.argv[1:2] == ["--sse"]:  # serve the legacy HTTP+SSE transport on 127.0.0.1:<port> instead of stdio
+        server.settings.port = int(sys.argv[2])
+        server.run("sse")
+    else:
+        server.run("stdio")

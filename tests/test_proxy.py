@@ -354,3 +354,34 @@ async def test_streamable_http_downstream_and_upstream(tmp_path: Path) -> None:
             )
     assert names_chained == names  # the upstream's own hostshape_read is passed through, not doubled
     assert records(page) and count_tokens(page) <= BUDGET
+
+
+async def test_an_sse_upstream(tmp_path: Path) -> None:
+    port = free_port()
+    upstream = subprocess.Popen([*UPSTREAM, "--sse", str(port)], stderr=subprocess.DEVNULL)  # noqa: ASYNC220
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                await anyio.sleep(0.1)
+        argv = [
+            sys.executable,
+            "-m",
+            "hostshape.cli",
+            "proxy",
+            "--policy",
+            str(write_policy(tmp_path)),
+            "--url",
+            f"http://127.0.0.1:{port}/sse",
+        ]
+        async with stdio_session(argv) as session:
+            names = [t.name for t in await all_tools(session)]
+            result = await session.call_tool("list_pull_requests", {})
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=20)
+    assert names[-1] == "hostshape_read" and "list_pull_requests" in names
+    assert is_shaped(assert_within_budget(result, BUDGET))
