@@ -7,7 +7,8 @@ Reads the MCP configuration forms hosts use:
 - ``{"servers": {...}}``: VS Code ``.vscode/mcp.json`` (and ``{"mcp": {"servers": ...}}`` in ``settings.json``).
 
 ``wrap`` turns each stdio server (an entry with ``command``), or only those named with ``--server``, from
-``{"command": C, "args": A, ...}`` into ``{"command": <hostshape>, "args": ["proxy", <options>, "--", C, *A], ...}``.
+``{"command": C, "args": A, ...}`` into ``{"command": <hostshape>, "args": ["proxy", <options>, "--server", NAME, "--", C, *A], ...}`` (``--server``
+lets rules of a shared policy file name the server).
 Every other key (``env``, ``cwd``, ``type``, ``disabled``, ...) and every other entry stays as it was; servers
 reached by URL are left alone (point a proxy at them with ``hostshape proxy --url``). ``unwrap`` restores
 ``command`` and ``args`` from what follows ``--``. Both write a backup next to the file first
@@ -99,7 +100,7 @@ def wrap_config(
     ``options`` go to ``hostshape proxy`` before ``--`` (e.g. ``["--policy", "/path/policy.toml"]``). Raises
     ValueError for text that is not a JSON object or names a server that does not exist."""
     doc = _load(text)
-    prefix = [*(launcher or proxy_command()), "proxy", *options, "--"]
+    base = [*(launcher or proxy_command()), "proxy", *options]
     change = Change(text=text)
     seen: set[str] = set()
     for label, group in _servers(doc):
@@ -118,6 +119,8 @@ def wrap_config(
             if not isinstance(args, list):
                 change.skipped[shown] = "its args are not a list"
                 continue
+            # --server NAME: rules in a shared policy file can address this server (Rule.server)
+            prefix = [*base, "--server", name, "--"]
             entry["command"], entry["args"] = prefix[0], [*prefix[1:], entry["command"], *map(str, args)]
             change.changed.append(shown)
     _check_named(servers, seen)
