@@ -187,3 +187,16 @@ async def test_the_mcp_sdk_client_over_stdio(tmp_path: Path) -> None:
         result = await session.call_tool("list_pull_requests", {})  # validated against the tool's outputSchema
     assert sorted(names) == ["hostshape_read", "list_pull_requests"]
     assert count_tokens(text_of(result)) <= 2000 and is_shaped(text_of(result))
+
+
+def test_the_bench_script_runs(tmp_path: Path) -> None:
+    import subprocess
+
+    out = tmp_path / "PROXY.md"
+    bench = Path(__file__).parent.parent / "bench" / "proxy.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--calls", "1", "--out", str(out)], capture_output=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    report = out.read_text()
+    assert "proxy's own cost" in report and "fastmcp ResponseLimitingMiddleware" in report
