@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,11 @@ def session(tmp_path: Path) -> tuple[str, Path]:
     return str(transcript), folder
 
 
+def saved_name(tool: str, server: str = "corpus") -> str:
+    """The name Claude Code 2.1.332 gives a saved result: mcp-<server>-<tool>-<ms>-<base-36 tag>.txt."""
+    return f"mcp-{server}-{tool}-{int(time.time() * 1000)}-9yp700.txt"
+
+
 def test_rescue_reads_a_file_in_the_sessions_tool_results(session: tuple[str, Path]) -> None:
     transcript, folder = session
     saved = folder / "mcp-corpus-list-1.txt"
@@ -343,7 +349,7 @@ def test_host_truncated_result_fits_even_a_tiny_budget(policy: Policy) -> None:
 
 def test_rescue_of_a_result_that_fits_hands_over_the_original(policy: Policy, session: tuple[str, Path]) -> None:
     transcript, folder = session
-    saved = folder / "mcp-corpus-read-1.txt"
+    saved = folder / saved_name("list_pull_requests")
     saved.write_text(json.dumps({"result": "a small original"}))
     notice = (f"Error: result (30 characters) exceeds maximum allowed tokens. Output has been saved to {saved}.\n"
               "Format: JSON with schema: {result: string}\n")
@@ -354,7 +360,7 @@ def test_rescue_of_a_result_that_fits_hands_over_the_original(policy: Policy, se
 
 def test_rescue_of_a_partly_saved_result_says_so(policy: Policy, session: tuple[str, Path]) -> None:
     transcript, folder = session
-    saved = folder / "mcp-corpus-list-2.txt"
+    saved = folder / saved_name("list_pull_requests")
     saved.write_text(payload_text("gh_pulls_list.json")[:150_000])
     notice = (f"Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to {saved}.\n"
               "Format: Plain text\nNote: the output exceeded the persist byte limit; the saved file contains only "
@@ -367,7 +373,7 @@ def test_rescue_of_a_partly_saved_result_says_so(policy: Policy, session: tuple[
 
 
 def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("hostshape.adapters.claude._shaped_text", _boom)
+    monkeypatch.setattr("hostshape.adapters.claude.hook_input._shaped_text", _boom)
     for budget in (8, 4000):
         out = adapter.shape_hook_input(_post_tool_use("x"), policy.replace(budget=budget, on_fault="refuse"))
         assert out is not None

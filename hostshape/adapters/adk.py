@@ -26,28 +26,30 @@ as a single string value of the function response (google-genai copies ``functio
 models.py:3385-3390, then ``json.dumps`` the request, genai/_api_client.py:1784), LiteLLM sends
 ``json.dumps(response, ensure_ascii=False)`` (models/lite_llm.py:1238, 1608-1614). Gemini and LiteLLM therefore send
 the text JSON-escaped inside ``{"result": ...}``, which costs a few percent more tokens (about 3% on compact JSON,
-up to about 16% on diffs). The adapter fits THAT encoded form, ``json.dumps({"result": text}, ensure_ascii=False)``,
-to the budget, re-shaping with a smaller budget when the escaping pushes it over: LiteLLM then sends exactly that
-text, Anthropic less, and Gemini the same text with non-ASCII characters \\u-escaped for transport.
-The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never forwarded once shaped.
+up to about 16% on diffs). The adapter tells the core THAT encoded form,
+``json.dumps({"result": text}, ensure_ascii=False)`` (``HostForm(wrap=json_result)``), and the core fits it to the
+budget: LiteLLM then sends exactly that text, Anthropic less, and Gemini the same text with non-ASCII characters
+\\u-escaped for transport. The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never
+forwarded once shaped.
 
-Left alone (the callback returns None): error shapes (``isError: true``, ADK's ``{"error": ...}`` for transport
-failures, mcp_tool.py:620-627, and refused confirmations, mcp_tool.py:600-607); results whose encoded form already
-fits; non-MCP tools unless a policy rule names them (a rule whose tool pattern is more than a bare ``*``); the
-retrieval tool itself. The callback never raises into the run: a fault is logged to ``hostshape.adapters.adk`` and,
-by ``policy.on_fault``, the original is kept (``"pass"``) or replaced by a short refusal naming the remedy
-(``"refuse"``).
+Left alone (the callback returns None): results whose encoded form already fits (``HostForm.as_is``); ADK's own
+``{"error": ...}`` dicts for transport failures (mcp_tool.py:620-627) and refused confirmations (mcp_tool.py:600-607),
+which are the host's messages, not a tool's result; non-MCP tools unless a policy rule names them (a rule whose tool
+pattern is more than a bare ``*``); the retrieval tool itself. A tool error (``isError: true``) is budgeted like any
+result. The callback never raises into the run: a fault is logged to ``hostshape.adapters.adk`` and answered as the
+core answers it (``policy.on_fault``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.host import HostForm, json_result, refusal_for
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -79,14 +81,7 @@ logger = logging.getLogger("hostshape.adapters.adk")
 
 AfterToolCallback = Callable[..., Any]
 
-# Re-shaping rounds when the JSON-escaped form overshoots the budget. Each round divides the core's budget by the
-# growth escaping caused; on the example payloads one re-shape always sufficed.
-_MAX_FIT_ROUNDS = 4
-
-
 def _require() -> None:
-    from hostshape.adapters._require import require
-
     require(EXTRA, "google.adk")
 
 
@@ -126,68 +121,19 @@ def _rule_names(policy: Policy, tool: str, server: str | None) -> bool:
     return rule is not None and rule.tool.strip("*") != ""
 
 
-def _is_error_shape(response: Any) -> bool:
-    if not isinstance(response, dict):
-        return False
-    if response.get("isError") is True or response.get("is_error") is True:
-        return True
-    # ADK's own failure dicts: {"error": "MCP tool execution failed: ..."} (mcp_tool.py:622, 627).
-    return "error" in response and "content" not in response
+def _is_host_failure(response: Any) -> bool:
+    """ADK's own failure dicts, ``{"error": "MCP tool execution failed: ..."}`` (mcp_tool.py:622, 627): the host's
+    message about a call that produced no result, left as ADK wrote it."""
+    return isinstance(response, dict) and "error" in response and "content" not in response
 
 
 # --- shaping -------------------------------------------------------------------------------------------------------
 
 
-def _with_budget(policy: Policy, tool: str, server: str | None, budget: int) -> Policy:
-    """``policy`` with the budget that applies to ``tool`` on ``server`` set to ``budget``."""
-    rule = policy.rule_for(tool, server)
-    rules = policy.rules
-    if rule is not None and rule.budget is not None:
-        rules = tuple(dataclasses.replace(r, budget=budget) if r is rule else r for r in rules)
-    return policy.replace(budget=budget, rules=rules)
-
-
-def _fits(text: str, policy: Policy, budget: int) -> bool:
-    from hostshape.tokens import count_tokens
-
-    wire = wire_text({"result": text})
-    if policy.max_chars is not None and len(wire) > policy.max_chars:
-        return False
-    return count_tokens(wire, policy.encoding) * policy.safety_factor <= budget
-
-
-def _fit_to_wire(make_text: Callable[[int], str], policy: Policy, budget: int) -> str:
-    """Call ``make_text(b)`` with shrinking ``b`` until ``{"result": text}`` encoded fits ``budget``."""
-    from hostshape.tokens import count_tokens
-
-    b = budget
-    text = make_text(b)
-    for round_ in range(_MAX_FIT_ROUNDS):
-        wire = wire_text({"result": text})
-        used = count_tokens(wire, policy.encoding) * policy.safety_factor
-        if used <= budget and (policy.max_chars is None or len(wire) <= policy.max_chars):
-            return text
-        # Escaping grows the text by a roughly constant ratio, so give the core the budget divided by it (a fixed
-        # step would often leave the core's output unchanged: it drops whole records, not single tokens).
-        inner = max(count_tokens(text, policy.encoding) * policy.safety_factor, 1.0)
-        growth = max(used / inner, len(wire) / policy.max_chars if policy.max_chars else 0.0, 1.0)
-        b = max(1, min(b - 1, int(budget / growth) - 16 * (round_ + 1)))
-        if round_ == _MAX_FIT_ROUNDS - 2:
-            b = max(1, b // 2)  # last round: leave no doubt
-        text = make_text(b)
-    if _fits(text, policy, budget):
-        return text
-    raise RuntimeError(f"could not fit the JSON-encoded result into {budget} tokens")
-
-
-def _refusal(tool: str, exc: BaseException) -> dict[str, str]:
-    return {
-        "result": (
-            f"[hostshape] The result of {tool} was withheld: hostshape failed to shape it "
-            f"({type(exc).__name__}) and the policy says on_fault='refuse'. Call the tool again with narrower "
-            "arguments, or ask the user to set on_fault='pass'."
-        )
-    }
+def _host_form(response: Any) -> HostForm:
+    """What ADK shows the model: the response dict JSON-encoded when left alone, ``{"result": text}`` JSON-encoded
+    when replaced (the module docstring says why that is the form every connector's text is bounded by)."""
+    return HostForm(as_is=response if isinstance(response, str) else wire_text(response), wrap=json_result)
 
 
 def shape_tool_response(
@@ -200,9 +146,9 @@ def shape_tool_response(
 ) -> dict[str, Any] | None:
     """The replacement response for one ADK tool call, or None to keep the original.
 
-    Returns ``{"result": text}`` whose JSON encoding fits the tool's budget, or None when the response is an error
-    shape, already fits, belongs to a tool that is not shaped, or hostshape faulted with ``on_fault="pass"``. Never
-    raises.
+    Returns ``{"result": text}`` whose JSON encoding fits the tool's budget, or None when the response already fits
+    as ADK sends it, is ADK's own failure dict, belongs to a tool that is not shaped, or hostshape faulted with
+    ``on_fault="pass"``. A tool error (``isError``) is budgeted like any result. Never raises.
     """
     name = str(getattr(tool, "name", "tool"))
     try:
@@ -214,51 +160,16 @@ def shape_tool_response(
             return None
         if not _is_mcp_tool(tool) and not _rule_names(policy, tool_name, server_name):
             return None
-        if response is None or _is_error_shape(response):
+        if response is None or _is_host_failure(response):
             return None
-        budget = policy.budget_for(tool_name, server_name)
-        if _fits_as_is(response, policy, budget):
-            return None
-
-        first = shape(response, policy=policy, tool=tool_name, server=server_name, args=dict(args or {}))
-        if first.fault is not None:
-            # shape() already logged; it returns changed=False (pass) or a refusal text (refuse).
-            return {"result": first.text} if first.changed else None
-        if not first.changed and (first.is_error or not first.text):
-            return None
-        # changed=False with no fault means "fits when counted once": ADK would still send the text twice
-        # (content + structuredContent), so the single copy below replaces it when that fits the encoded budget.
-
-        def make_text(b: int) -> str:
-            if b == budget:
-                return first.text
-            res = shape(
-                response,
-                policy=_with_budget(policy, tool_name, server_name, b),
-                tool=tool_name,
-                server=server_name,
-                args=dict(args or {}),
-            )
-            if res.fault is not None:
-                raise RuntimeError(f"hostshape fault while re-fitting: {res.fault}")
-            return res.text
-
-        return {"result": _fit_to_wire(make_text, policy, budget)}
+        res = shape(response, policy=policy, tool=tool_name, server=server_name, args=dict(args or {}),
+                    host=_host_form(response))
+        return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
         logger.exception("hostshape could not shape the result of %s", name)
         if policy.on_fault == "refuse":
-            return _refusal(name, exc)
+            return {"result": refusal_for(policy, exc, host=HostForm(wrap=json_result))}
         return None
-
-
-def _fits_as_is(response: Any, policy: Policy, budget: int) -> bool:
-    """The host's own response already fits once encoded, so there is nothing to gain by touching it."""
-    from hostshape.tokens import count_tokens
-
-    wire = response if isinstance(response, str) else wire_text(response)
-    if policy.max_chars is not None and len(wire) > policy.max_chars:
-        return False
-    return count_tokens(wire, policy.encoding) * policy.safety_factor <= budget
 
 
 # --- the two hooks -------------------------------------------------------------------------------------------------
@@ -271,7 +182,7 @@ def after_tool_callback(policy: Policy | None = None, *, server: str | None = No
     accepts ADK's keywords (tool, args, tool_context, tool_response) and never raises.
     """
     _require()
-    policy = policy if policy is not None else Policy()
+    policy = default_policy(policy)
 
     async def hostshape_after_tool(
         tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
@@ -295,7 +206,7 @@ def _plugin_class() -> type[BasePlugin]:
 
         def __init__(self, policy: Policy | None = None, *, server: str | None = None, name: str = PLUGIN_NAME):
             super().__init__(name=name)
-            self.policy = policy if policy is not None else Policy()
+            self.policy = default_policy(policy)
             self.server = server
 
         async def after_tool_callback(
@@ -326,22 +237,12 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
     _require()
     from google.adk.tools.function_tool import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    policy = policy if policy is not None else Policy()
+    policy = default_policy(policy)
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        try:
-            return _fit_to_wire(
-                lambda b: read(
-                    handle, query=query or None, cursor=cursor or None, policy=policy.replace(budget=b)
-                ),
-                policy,
-                policy.budget,
-            )
-        except Exception as exc:  # never raise into the ADK run
-            logger.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] reading {handle!r} failed ({type(exc).__name__}); call the original tool again."
+        return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
 
     hostshape_read.__name__ = RETRIEVAL_TOOL
     hostshape_read.__qualname__ = RETRIEVAL_TOOL
@@ -359,7 +260,7 @@ def install(
     """
     from hostshape.retrieve import RETRIEVAL_TOOL
 
-    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     if mode == "plugin":
         hook: Any = _plugin_class()(policy, server=server)
     elif mode == "callback":
