@@ -51,16 +51,24 @@ _TRUNCATION_TAIL = re.compile(r"\n\n\[OUTPUT TRUNCATED - exceeded (?P<limit>\d[\
                               r"output was truncated\.")
 CHARS_KEPT_PER_TOKEN = 4
 
+# A notice is about 1.5 KB of text; a longer text is a tool's own output, whatever it starts with.
+NOTICE_MAX_CHARS = 16_000
+
 # Substrings the hook command's fast path never skips, however small the result.
 _NOTICE_WORDS = ("maximum allowed tokens", "OUTPUT TRUNCATED", "tool output was truncated", "persist byte limit")
 
 
 @dataclass(frozen=True)
 class SavedNotice:
-    """Claude Code saved the full result (or, when ``partial``, its first part) to ``path``."""
+    """Claude Code saved the full result of ``size`` characters (or, when ``partial``, its first part) to ``path``."""
 
     path: str
     partial: bool
+    size: int | None = None
+
+    def matches(self, content: str) -> bool:
+        """True when ``content`` is what this notice announced: its length, unless only a part was saved."""
+        return self.partial or self.size is None or utf16_len(content) == self.size
 
 
 @dataclass(frozen=True)
@@ -92,15 +100,15 @@ def read_notice(response: Any) -> SavedNotice | HostCut | None:
     texts = texts_of(response)
     if texts is None:
         return None
-    if len(texts) == 1:
-        saved = _saved_notice(texts[0])
-        if saved is not None:
-            return saved
-        return _cut_in_one_text(texts[0])
-    return _cut_in_blocks(texts)
+    if len(texts) > 1:
+        return _cut_in_blocks(texts)
+    # A host cut first: a tool can start its own text with a copy of the saved notice and let the cut land after it.
+    return _cut_in_one_text(texts[0]) or _saved_notice(texts[0])
 
 
 def _saved_notice(text: str) -> SavedNotice | None:
+    if len(text) > NOTICE_MAX_CHARS:
+        return None
     start = 0
     if text.startswith(ARTIFACT_PREAMBLE):
         start = len(ARTIFACT_PREAMBLE)
@@ -109,8 +117,12 @@ def _saved_notice(text: str) -> SavedNotice | None:
     match = _SAVED.match(text, start)
     if match is None:
         return None
-    rest = text[match.end() : match.end() + 2000]
-    return SavedNotice(match.group("path"), partial=any(note in rest for note in PARTIAL_SAVE_NOTES))
+    rest = text[match.end() :]
+    try:
+        size: int | None = int(match.group("size").replace(",", "").replace(".", ""))
+    except ValueError:
+        size = None
+    return SavedNotice(match.group("path"), partial=any(note in rest for note in PARTIAL_SAVE_NOTES), size=size)
 
 
 def _cut_in_one_text(text: str) -> HostCut | None:
@@ -118,7 +130,7 @@ def _cut_in_one_text(text: str) -> HostCut | None:
     # writes into its own text.
     pos, counted, units = text.find(TRUNCATION_MARK), 0, 0
     while pos >= 0:
-        units += _utf16_len(text[counted:pos])
+        units += utf16_len(text[counted:pos])
         counted = pos
         limit = _tail_limit(text, pos)
         if limit is not None and units == limit * CHARS_KEPT_PER_TOKEN:
@@ -130,7 +142,7 @@ def _cut_in_one_text(text: str) -> HostCut | None:
 def _cut_in_blocks(texts: Sequence[str]) -> HostCut | None:
     limit = _tail_limit(texts[-1], 0)
     kept = "".join(texts[:-1])
-    if limit is None or _utf16_len(kept) != limit * CHARS_KEPT_PER_TOKEN:
+    if limit is None or utf16_len(kept) != limit * CHARS_KEPT_PER_TOKEN:
         return None
     return HostCut(kept, limit)
 
@@ -145,7 +157,7 @@ def _tail_limit(text: str, pos: int) -> int | None:
         return None
 
 
-def _utf16_len(text: str) -> int:
+def utf16_len(text: str) -> int:
     """Length in UTF-16 code units, as the host's JavaScript counts it."""
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 

@@ -126,6 +126,9 @@ def _rescue(notice: SavedNotice, input_data: Mapping[str, Any], policy: Policy, 
     if content is None:
         logger.info("left Claude Code's overflow notice: saved file %r is not readable here", notice.path)
         return None
+    if not notice.matches(content):
+        logger.warning("left Claude Code's overflow notice: %r does not hold the result it announced", notice.path)
+        return None
     notes: tuple[str, ...] = ()
     if notice.partial:  # the host saved only a prefix: say so, like a host cut
         notes = ("[hostshape] Claude Code saved only the first part of this result (its persist byte limit); "
