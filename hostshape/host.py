@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 MAX_ROUNDS = 4
 
 # The one refusal, longest wording first: the core and every adapter answer a fault they cannot shape with the
-# longest of these that fits. ``{fault}`` is the exception's type name.
+# longest of these that fits. ``{fault}`` is the exception's type name, ``{tool}`` the tool's name ("the tool").
 REFUSALS = (
-    "[hostshape] this result could not be shaped ({fault}) and was withheld. Remedy: call the tool again with "
+    "[hostshape] this result could not be shaped ({fault}) and was withheld. Remedy: call {tool} again with "
     "narrower arguments, or set on_fault='pass' to receive results unshaped.",
     "[hostshape] result withheld (hostshape failed); retry with narrower arguments, or set on_fault='pass'.",
     "[hostshape] withheld",
@@ -83,10 +83,17 @@ class HostLimit:
         return self.limit.fits(wire)
 
 
-def refusal(fault: str, fits: Callable[[str], bool]) -> str:
+def fits_budget(text: str, policy: Policy, *, tool: str | None = None, server: str | None = None,
+                host: HostForm | None = None) -> bool:
+    """True when ``text``, in the form ``host`` sends it, is within the tool's budget and the host's caps (for a
+    host that lets an adapter only comment on a result, never replace it)."""
+    return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
+
+
+def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
     """The longest wording of the one refusal that ``fits``; the shortest when none does."""
     for wording in REFUSALS:
-        text = wording.format(fault=fault)
+        text = wording.format(fault=fault, tool=tool or "the tool")
         if fits(text):
             return text
     return REFUSALS[-1]
@@ -98,7 +105,7 @@ def refusal_for(policy: Policy | None, exc: BaseException | str, *, tool: str | 
     policy = policy if policy is not None else Policy()
     fault = exc if isinstance(exc, str) else type(exc).__name__
     limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
-    return refusal(fault, limit.fits)
+    return refusal(fault, limit.fits, tool)
 
 
 def shape_for_host(raw: Any, host: HostForm, shape_once: Callable[..., Shaped], *, policy: Policy,
@@ -133,7 +140,7 @@ def shape_for_host(raw: Any, host: HostForm, shape_once: Callable[..., Shaped], 
         inner = _smaller_budget(inner, text, caps, policy, round_)
         shaped = shape_once(raw, _with_budget(policy, tool, server, inner, host, len(note)), tool, server, args)
     fault = "the host's form of the text does not fit"
-    return dataclasses.replace(first, text=refusal(fault, caps.fits), changed=True, truncated=True,
+    return dataclasses.replace(first, text=refusal(fault, caps.fits, tool), changed=True, truncated=True,
                                strategy="refused", fault=fault)
 
 

@@ -77,7 +77,9 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
              way: WayBack | None = None) -> Shaped:
         return Shaped(
             text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
-            budget=budget, truncated=bool(fitted and fitted.facts.cut), strategy=strategy, tool=tool,
+            # A placeholder standing for binary content (payload.opaque) is a cut too.
+            budget=budget, truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
+            strategy=strategy, tool=tool,
             server=server, handle=way.handle if way else None, path=way.path if way else None,
             is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
             input_text=payload.text,
@@ -153,7 +155,7 @@ def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: 
         return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
                       truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
     limit = Limit.of(policy, budget)
-    text = refusal(type(exc).__name__, limit.fits)
+    text = refusal(type(exc).__name__, limit.fits, tool)
     if not limit.fits(text):
         text = last_resort(False, WayBack(), limit, Facts()).text
     return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",

@@ -329,3 +329,18 @@ def test_adk_error_dicts_pass_through_unchanged(policy: Policy) -> None:
     # McpTool turns transport failures into {"error": ...} (mcp_tool.py:620-627); they are the host's, left as is.
     failure = {"error": "MCP tool execution failed: " + "x" * 50_000}
     assert adk.shape_tool_response(_mcp_tool("list_pull_requests"), {}, failure, policy=policy) is None
+
+
+# --- errors (issue 17) ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["callback", "plugin"])
+async def test_a_long_tool_error_is_budgeted_like_any_result(policy: Policy, mode: str) -> None:
+    # A 40,000-character tool error reached the model unshaped in ADK (9,314 tokens at 4,000).
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    without = await run("fail", policy=None, arguments={"message": message})
+    shaped = await run("fail", policy=policy, mode=mode, arguments={"message": message})
+    assert count_tokens(without.received) > BUDGET
+    assert count_tokens(shaped.received) <= BUDGET
+    text = _result_text(shaped.received)
+    assert "upstream API returned 502" in text and "[hostshape]" in text

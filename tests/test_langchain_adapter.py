@@ -211,3 +211,18 @@ async def test_a_fault_in_the_adapter_glue_passes_through_or_refuses(
     assert isinstance(refused, CallToolResult) and refused.structuredContent is None
     assert refused.content[0].text.startswith("[hostshape]") and "Remedy:" in refused.content[0].text
     assert len([r for r in caplog.records if r.name == "hostshape.adapters.langchain"]) == 2
+
+
+# -- media (issue 17) -------------------------------------------------------------------------------------------------
+async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy) -> None:
+    # text + a 70-byte PNG + a 30-byte blob, far under budget: the image block must still reach the model.
+    without = await run("mixed", policy=None)
+    shaped = await run("mixed", policy=policy)
+    message = shaped.extra["tool_messages"][0]
+    images = [b for b in message.content if isinstance(b, dict) and b.get("type") == "image"]
+    assert len(images) == 1
+    originals = [b for b in without.extra["tool_messages"][0].content if b.get("type") == "image"]
+    assert [(b["base64"], b["mime_type"]) for b in images] == [(b["base64"], b["mime_type"]) for b in originals]
+    assert "Build 4812 passed" in shaped.received and "image omitted" not in shaped.received
+    assert "application/octet-stream, 30 bytes" in shaped.received  # the blob is named, not dropped silently
+    assert count_tokens(shaped.received) <= policy.budget

@@ -45,8 +45,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
-from hostshape.adapters._require import require
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware
@@ -75,6 +75,8 @@ FIRES = "before the model (the host has no limit)"
 StructuredContent = Literal["drop", "shape"]
 
 _EXTRA = "langchain"
+# MCP content blocks a model receives natively beside text: kept as they are, never budgeted as text.
+_MEDIA = ("image", "audio")
 _log = logging.getLogger("hostshape.adapters.langchain")
 
 # Set by the middleware around each tool call. Each call and its middleware run in their own task under
@@ -96,7 +98,7 @@ class ShapeInterceptor:
         require(_EXTRA, "langchain_mcp_adapters", "mcp")
         if structured_content not in ("drop", "shape"):
             raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
-        self.policy = policy if policy is not None else Policy()
+        self.policy = default_policy(policy)
         self.structured_content: StructuredContent = structured_content
 
     async def __call__(
@@ -133,10 +135,14 @@ class ShapeInterceptor:
                 return _shape_tool_message(result, self.policy, self.structured_content, tool, server, args)
             if not isinstance(result, CallToolResult):
                 return result
-            shaped = _shape(result, self.policy, tool, server, args)
+            media = [b for b in result.content if getattr(b, "type", None) in _MEDIA]
+            core_input = result.model_copy(update={"content": [b for b in result.content if b not in media]})
+            if media and not core_input.content:
+                return result  # media only: nothing textual to budget
+            shaped = _shape(core_input if media else result, self.policy, tool, server, args)
             if not shaped.changed:
                 return result
-            return _replace_call_result(result, shaped, self.structured_content)
+            return _replace_call_result(result, shaped, self.structured_content, media)
         except Exception as exc:  # never raise into the agent
             return _on_fault(result, exc, self.policy, tool, _refused_call_result)
 
@@ -153,7 +159,7 @@ def shape_middleware(
     require(_EXTRA, "langchain.agents.middleware")
     if structured_content not in ("drop", "shape"):
         raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
-    return _middleware_class()(policy if policy is not None else Policy(), structured_content)
+    return _middleware_class()(default_policy(policy), structured_content)
 
 
 def retrieval_tool(policy: Policy | None = None) -> BaseTool:
@@ -166,7 +172,7 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
     from langchain_core.tools import StructuredTool
     from pydantic import BaseModel, Field
 
-    read_policy = policy if policy is not None else Policy()
+    read_policy = default_policy(policy)
 
     class ReadArgs(BaseModel):
         handle: str = Field(description="the handle from a _hostshape envelope or [hostshape] line")
@@ -174,11 +180,7 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
         cursor: str = Field(default="", description="the cursor of the previous page, to get the next one")
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        try:
-            return read(handle, query=query or None, cursor=cursor or None, policy=read_policy)
-        except Exception as exc:  # read() never raises by contract; this guards the agent anyway
-            _log.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] could not read {handle!r}: {type(exc).__name__}. Call the original tool again."
+        return read_page(handle, query, cursor, policy=read_policy)
 
     return StructuredTool.from_function(
         func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, args_schema=ReadArgs
@@ -192,7 +194,7 @@ def install(
 
     Pass the interceptor to ``MultiServerMCPClient(tool_interceptors=[...])`` and the tool to the agent.
     """
-    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     return ShapeInterceptor(policy, structured_content=structured_content), retrieval_tool(policy)
 
 
@@ -211,7 +213,11 @@ def _structured_value(shaped: Shaped) -> dict[str, Any]:
     return {"result": shaped.text}
 
 
-def _replace_call_result(result: CallToolResult, shaped: Shaped, structured: StructuredContent) -> CallToolResult:
+def _replace_call_result(
+    result: CallToolResult, shaped: Shaped, structured: StructuredContent, media: list[Any] | None = None
+) -> CallToolResult:
+    """``result`` with the shaped text as its content, followed by the image and audio blocks ``media``, which
+    LangChain passes to the model natively (langchain_mcp_adapters/tools.py, 0.3.2)."""
     from mcp.types import TextContent
 
     # langchain_mcp_adapters/tools.py:268-283 (0.3.2): content blocks become the ToolMessage content and
@@ -219,7 +225,7 @@ def _replace_call_result(result: CallToolResult, shaped: Shaped, structured: Str
     keep = structured == "shape" and result.structuredContent is not None
     return result.model_copy(
         update={
-            "content": [TextContent(type="text", text=shaped.text)],
+            "content": [TextContent(type="text", text=shaped.text), *(media or [])],
             "structuredContent": _structured_value(shaped) if keep else None,
         }
     )
@@ -238,19 +244,12 @@ def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, ref
     if policy.on_fault != "refuse":
         return result
     try:
-        return refuse(result, _refusal_text(tool, exc))
+        from hostshape.host import refusal_for
+
+        return refuse(result, refusal_for(policy, exc, tool=tool))
     except Exception:  # the refusal itself failed: fail open rather than crash the agent
         _log.exception("hostshape could not build a refusal for %s; passing the result through", tool)
         return result
-
-
-def _refusal_text(tool: str | None, exc: Exception) -> str:
-    # Same wording as the core's own refusal (hostshape/pipeline.py, _fault).
-    return (
-        f"[hostshape] the result of {tool or 'this tool'} could not be shaped ({type(exc).__name__}) and was "
-        "withheld. Remedy: call the tool again with narrower arguments, or set on_fault='pass' to receive results "
-        "unshaped."
-    )
 
 
 def _mcp_blocks(content: Any) -> list[Any]:
@@ -278,11 +277,17 @@ def _shape_tool_message(
     server: str | None,
     args: Mapping[str, Any] | None,
 ) -> ToolMessage:
-    raw = {"content": _mcp_blocks(message.content), "isError": message.status == "error"}
+    blocks = [message.content] if isinstance(message.content, str) else list(message.content)
+    media = [b for b in blocks if isinstance(b, Mapping) and b.get("type") in _MEDIA]
+    rest = [b for b in blocks if not (isinstance(b, Mapping) and b.get("type") in _MEDIA)]
+    if media and not rest:
+        return message  # media only: nothing textual to budget
+    raw = {"content": _mcp_blocks(rest), "isError": message.status == "error"}
     shaped = _shape(raw, policy, tool, server, args)
     if not shaped.changed:
         return message
-    content: Any = shaped.text if isinstance(message.content, str) else [{"type": "text", "text": shaped.text}]
+    content: Any = (shaped.text if isinstance(message.content, str)
+                    else [{"type": "text", "text": shaped.text}, *media])
     update: dict[str, Any] = {"content": content}
     artifact = message.artifact
     if isinstance(artifact, Mapping) and set(artifact) == {"structured_content"}:  # an MCP artifact

@@ -53,7 +53,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._require import require
+from hostshape.adapters._shared import default_policy, read_page, require
 from hostshape.policy import Policy
 from hostshape.retrieve import RETRIEVAL_TOOL
 
@@ -241,14 +241,6 @@ def _parse_args(raw: Any) -> dict[str, Any] | None:
     return None
 
 
-def _refusal(tool: str | None, exc: BaseException) -> str:
-    return (
-        f"[hostshape] the result of {tool or 'this tool'} was withheld: hostshape failed while shaping it "
-        f"({type(exc).__name__}). Retry the call with narrower arguments, or ask the operator to set "
-        f"on_fault='pass' to let unshaped results through."
-    )
-
-
 class ShapeToolOutputs:
     """A ``call_model_input_filter`` that replaces each tool output with hostshape's budgeted text.
 
@@ -340,7 +332,9 @@ class ShapeToolOutputs:
     def _on_fault(self, item: dict[str, Any], tool: str | None, exc: BaseException) -> dict[str, Any]:
         if self.policy.on_fault != "refuse":
             return item
-        text = _refusal(tool, exc)
+        from hostshape.host import refusal_for
+
+        text = refusal_for(self.policy, exc, tool=tool)
         output = item.get("output")
         return {**item, "output": text if isinstance(output, str) else [{"type": "input_text", "text": text}]}
 
@@ -415,7 +409,7 @@ class Shaping:
 
 
 def shaping(
-    policy: Policy,
+    policy: Policy | None = None,
     *,
     then: Callable[..., Any] | None = None,
     hooks: RunHooks | None = None,
@@ -427,6 +421,7 @@ def shaping(
     ``hooks``: your own RunHooks; the returned hooks forward every event to them.
     """
     _require_sdk()
+    policy = default_policy(policy)
     index = ToolCallIndex()
     return Shaping(
         policy=policy,
@@ -446,7 +441,7 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
     _require_sdk()
     from agents import function_tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, read
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
         """Read a saved full result.
@@ -456,18 +451,14 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
             query: Optional JMESPath expression applied to the saved result.
             cursor: The cursor from the previous page, to read the next one.
         """
-        try:
-            return read(handle, query=query or None, cursor=cursor or None, policy=policy)
-        except Exception as exc:
-            logger.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] could not read {handle!r} ({type(exc).__name__}); call the original tool again."
+        return read_page(handle, query, cursor, policy=policy)
 
     return function_tool(hostshape_read, name_override=RETRIEVAL_TOOL, description_override=RETRIEVAL_DESCRIPTION)
 
 
 def install(
     agent: Agent[Any],
-    policy: Policy,
+    policy: Policy | None = None,
     *,
     then: Callable[..., Any] | None = None,
     hooks: RunHooks | None = None,
@@ -481,7 +472,7 @@ def install(
         await Runner.run(agent, "...", **shaper.runner_kwargs())
     """
     _require_sdk()
-    policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     tools = [t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL]
     tools.append(retrieval_tool(policy))
     return agent.clone(tools=tools), shaping(policy, then=then, hooks=hooks, cache_size=cache_size)

@@ -19,7 +19,7 @@ from typing import Any
 
 from hostshape.adapters.claude.saved_file import RESCUE_MAX_BYTES, read_saved_result
 from hostshape.adapters.claude_code import HOST_MAX_CHARS, HostCut, SavedNotice, read_notice, saved_for_call
-from hostshape.host import HostForm, refusal_for
+from hostshape.host import HostForm, fits_budget, refusal_for
 from hostshape.policy import Policy, split_tool_name
 
 logger = logging.getLogger("hostshape.adapters.claude")
@@ -201,13 +201,10 @@ def _failure_output(input_data: Mapping[str, Any], policy: Policy) -> dict[str, 
     names = _tool_names(input_data)
     if not isinstance(error, str) or names is None:
         return None
-    from hostshape.budget import Limit
-
     server, tool = names
-    budget = policy.budget_for(tool, server)
-    limit = Limit.of(policy, budget)
-    if limit.fits(error):
+    if fits_budget(error, policy, tool=tool, server=server):
         return None
+    budget = policy.budget_for(tool, server)
     hint = (
         f"[hostshape] The error above is over this tool's budget of {budget:,} tokens; Claude Code does not let hooks "
         "shorten failed results, so it is shown as the tool returned it."
