@@ -344,3 +344,20 @@ async def test_a_long_tool_error_is_budgeted_like_any_result(policy: Policy, mod
     assert count_tokens(shaped.received) <= BUDGET
     text = _result_text(shaped.received)
     assert "upstream API returned 502" in text and "[hostshape]" in text
+
+
+def test_install_into_an_agent_or_an_app(policy: Policy) -> None:
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App
+
+    mine = adk.after_tool_callback(policy)
+    agent = LlmAgent(name="a", model="gemini-2.5-flash", after_tool_callback=mine)
+    installed = adk.install(agent, policy)
+    assert installed.after_tool_callback[0] is mine and len(installed.after_tool_callback) == 2
+    assert [t.name for t in installed.tools] == ["hostshape_read"]
+    assert agent.after_tool_callback is mine and agent.tools == []  # the original is untouched
+    app = adk.install(App(name="x", root_agent=LlmAgent(name="b", model="gemini-2.5-flash")), policy)
+    assert [p.name for p in app.plugins] == ["hostshape"]
+    assert [t.name for t in app.root_agent.tools] == ["hostshape_read"]
+    hook, tool = adk.install(policy, mode="plugin")  # the former form
+    assert hook.name == "hostshape" and tool.name == "hostshape_read"

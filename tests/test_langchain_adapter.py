@@ -226,3 +226,19 @@ async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy)
     assert "Build 4812 passed" in shaped.received and "image omitted" not in shaped.received
     assert "application/octet-stream, 30 bytes" in shaped.received  # the blob is named, not dropped silently
     assert count_tokens(shaped.received) <= policy.budget
+
+
+def test_install_into_a_client_puts_the_interceptor_outermost(policy: Policy) -> None:
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    from hostshape.adapters.langchain import ShapeInterceptor, install
+
+    async def mine(request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    client = MultiServerMCPClient({}, tool_interceptors=[mine])
+    same, tool = install(client, policy)
+    assert same is client and isinstance(client.tool_interceptors[0], ShapeInterceptor)
+    assert client.tool_interceptors[1] is mine and tool.name == "hostshape_read"
+    install(client, policy)  # twice: still one hostshape interceptor
+    assert sum(isinstance(i, ShapeInterceptor) for i in client.tool_interceptors) == 1

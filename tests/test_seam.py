@@ -99,3 +99,15 @@ def test_every_adapter_says_where_it_fires(module: str) -> None:
     adapter = importlib.import_module(f"hostshape.adapters.{module}")
     assert adapter.HOST and adapter.INTERCEPTION_POINT
     assert adapter.FIRES in ("after the host limit", "before the model (the host has no limit)")
+
+
+@pytest.mark.parametrize("module", ["adk", "claude", "langchain", "openai_agents", "pydantic_ai"])
+def test_one_install_shape(module: str) -> None:
+    # install(target, policy=None, **host_options) in every host.
+    import importlib
+    import inspect
+
+    params = list(inspect.signature(importlib.import_module(f"hostshape.adapters.{module}").install).parameters.values())
+    assert params[1].name == "policy" and params[1].default is None
+    assert params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])

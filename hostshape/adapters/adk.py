@@ -251,20 +251,55 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
 
 
 def install(
-    policy: Policy | None = None, *, mode: Literal["callback", "plugin"] = "callback", server: str | None = None
-) -> tuple[Any, FunctionTool]:
-    """The shaping hook and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
+    target: Any = None,
+    policy: Policy | None = None,
+    *,
+    mode: Literal["callback", "plugin"] = "callback",
+    server: str | None = None,
+) -> Any:
+    """Install hostshape in ``target`` and return what the ADK user plugs in; the policy gets ``retrieval_tool``.
 
-    ``mode="callback"`` gives an ``after_tool_callback`` for ``LlmAgent``; ``mode="plugin"`` a
-    :class:`ShapingPlugin` for ``App(plugins=[...])``. Add the tool to the agent's ``tools``.
+    - an ``LlmAgent``: a clone whose ``after_tool_callback`` list ends with hostshape's and whose tools include
+      ``hostshape_read``;
+    - an ``App``: a copy whose plugins end with :class:`ShapingPlugin` (it also covers workflow tool nodes) and
+      whose root agent, when an ``LlmAgent``, has the ``hostshape_read`` tool;
+    - a ``Policy`` or nothing (the former form, ``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
+      tool), the hook an ``after_tool_callback`` (``mode="callback"``) or a :class:`ShapingPlugin` (``"plugin"``).
     """
+    _require()
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App
+
     from hostshape.retrieve import RETRIEVAL_TOOL
 
+    if isinstance(target, Policy):
+        target, policy = None, target
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    if mode == "plugin":
-        hook: Any = _plugin_class()(policy, server=server)
-    elif mode == "callback":
-        hook = after_tool_callback(policy, server=server)
-    else:
+    if mode not in ("callback", "plugin"):
         raise ValueError(f"mode must be 'callback' or 'plugin', not {mode!r}")
+    if isinstance(target, LlmAgent):
+        return _with_hostshape(target, policy, after_tool_callback(policy, server=server))
+    if isinstance(target, App):
+        root = target.root_agent
+        if isinstance(root, LlmAgent):
+            root = _with_hostshape(root, policy, None)
+        plugins = [*target.plugins, _plugin_class()(policy, server=server)]
+        return target.model_copy(update={"plugins": plugins, "root_agent": root})
+    if target is not None:
+        raise TypeError(f"install() takes an LlmAgent, an App or a Policy, not {type(target).__name__}")
+    hook: Any = _plugin_class()(policy, server=server) if mode == "plugin" else after_tool_callback(policy, server=server)
     return hook, retrieval_tool(policy)
+
+
+def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None) -> Any:
+    """A clone of ``agent`` with ``callback`` appended to its after-tool callbacks and the retrieval tool added."""
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    update: dict[str, Any] = {
+        "tools": [*(t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL), retrieval_tool(policy)]
+    }
+    if callback is not None:
+        existing = agent.after_tool_callback
+        callbacks = list(existing) if isinstance(existing, list) else [existing] if existing is not None else []
+        update["after_tool_callback"] = [*callbacks, callback]
+    return agent.clone(update=update)

@@ -74,10 +74,10 @@ FIRES = "before the model (the host has no limit)"
 
 StructuredContent = Literal["drop", "shape"]
 
-_EXTRA = "langchain"
+EXTRA = "langchain"
 # MCP content blocks a model receives natively beside text: kept as they are, never budgeted as text.
 _MEDIA = ("image", "audio")
-_log = logging.getLogger("hostshape.adapters.langchain")
+logger = logging.getLogger("hostshape.adapters.langchain")
 
 # Set by the middleware around each tool call. Each call and its middleware run in their own task under
 # asyncio.gather (langgraph/prebuilt/tool_node.py:861-880, 1205-1251; 1.2.24), so one call's value never leaks into
@@ -95,7 +95,7 @@ class ShapeInterceptor:
     """
 
     def __init__(self, policy: Policy | None = None, *, structured_content: StructuredContent = "drop") -> None:
-        require(_EXTRA, "langchain_mcp_adapters", "mcp")
+        require(EXTRA, "langchain_mcp_adapters", "mcp")
         if structured_content not in ("drop", "shape"):
             raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
         self.policy = default_policy(policy)
@@ -156,7 +156,7 @@ def shape_middleware(
     retrieval tool; an artifact of the MCP form ``{"structured_content": ...}`` is dropped or shaped like the
     interceptor's, other artifacts are kept. Never raises; tool exceptions propagate as without it.
     """
-    require(_EXTRA, "langchain.agents.middleware")
+    require(EXTRA, "langchain.agents.middleware")
     if structured_content not in ("drop", "shape"):
         raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
     return _middleware_class()(default_policy(policy), structured_content)
@@ -168,7 +168,7 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
     It reads with ``policy`` (give it the same policy as the interceptor, or use ``install``). Never raises: every
     failure comes back as text telling the model what to do instead.
     """
-    require(_EXTRA, "langchain_core.tools")
+    require(EXTRA, "langchain_core.tools")
     from langchain_core.tools import StructuredTool
     from pydantic import BaseModel, Field
 
@@ -188,14 +188,28 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
 
 
 def install(
-    policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
-) -> tuple[ShapeInterceptor, BaseTool]:
-    """The interceptor and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
+    target: Any = None, policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+) -> tuple[Any, BaseTool]:
+    """Install hostshape and return what the LangChain user plugs in, with the policy's ``retrieval_tool`` set.
 
-    Pass the interceptor to ``MultiServerMCPClient(tool_interceptors=[...])`` and the tool to the agent.
+    - a ``MultiServerMCPClient``: the client, with the interceptor added first to its ``tool_interceptors``
+      (outermost, so it shapes what every other interceptor returns), and the ``hostshape_read`` tool;
+    - a ``Policy`` or nothing (the former form, ``install(policy)``): the interceptor, for
+      ``MultiServerMCPClient(tool_interceptors=[...])``, and the ``hostshape_read`` tool.
     """
+    if isinstance(target, Policy):
+        target, policy = None, target
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    return ShapeInterceptor(policy, structured_content=structured_content), retrieval_tool(policy)
+    interceptor = ShapeInterceptor(policy, structured_content=structured_content)
+    if target is None:
+        return interceptor, retrieval_tool(policy)
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    if not isinstance(target, MultiServerMCPClient):
+        raise TypeError(f"install() takes a MultiServerMCPClient or a Policy, not {type(target).__name__}")
+    others = [i for i in target.tool_interceptors if not isinstance(i, ShapeInterceptor)]
+    target.tool_interceptors = [interceptor, *others]
+    return target, retrieval_tool(policy)
 
 
 # --- glue ---------------------------------------------------------------------------------------------------------
@@ -240,7 +254,7 @@ def _refused_call_result(result: Any, text: str) -> Any:
 
 
 def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, refuse: Callable[[Any, str], Any]) -> Any:
-    _log.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
+    logger.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
     if policy.on_fault != "refuse":
         return result
     try:
@@ -248,7 +262,7 @@ def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, ref
 
         return refuse(result, refusal_for(policy, exc, tool=tool))
     except Exception:  # the refusal itself failed: fail open rather than crash the agent
-        _log.exception("hostshape could not build a refusal for %s; passing the result through", tool)
+        logger.exception("hostshape could not build a refusal for %s; passing the result through", tool)
         return result
 
 

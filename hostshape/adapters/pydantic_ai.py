@@ -52,9 +52,9 @@ FIRES = "before the model (the host has no limit)"
 METADATA_KEY = "hostshape"
 """Key under which ``ToolReturnPart.metadata`` carries the shaping statistics (never sent to the model)."""
 
-_log = logging.getLogger("hostshape.adapters.pydantic_ai")
+logger = logging.getLogger("hostshape.adapters.pydantic_ai")
 
-_EXTRA = "pydantic-ai"
+EXTRA = "pydantic-ai"
 _MODULES = ("pydantic_ai", "pydantic_ai.mcp")
 
 ProcessToolCall = Callable[["RunContext[Any]", "CallToolFunc", str, "dict[str, Any]"], Awaitable[Any]]
@@ -136,7 +136,7 @@ class ShapingHook:
             res = shape(raw, policy=self.policy, tool=tool, server=self.server, args=args,
                         host=HostForm(as_is=_retry_text(message), wrap=_retry_text))
         except Exception:  # keep the host's own retry
-            _log.exception("shaping the error of %r failed in the Pydantic AI adapter", tool)
+            logger.exception("shaping the error of %r failed in the Pydantic AI adapter", tool)
             return None
         return res.text if res.changed and res.text else None
 
@@ -165,7 +165,7 @@ def process_tool_call(policy: Policy | None = None, *, server: str | None = None
     ``server`` names the MCP server for rule routing (``Rule(server=...)``); ``attach`` fills it from the toolset's
     id. The hook never raises anything but what the tool call itself raised (``ModelRetry`` for tool errors).
     """
-    require(_EXTRA, *_MODULES)
+    require(EXTRA, *_MODULES)
     return ShapingHook(policy=default_policy(policy), server=server)
 
 
@@ -177,7 +177,7 @@ def attach(targets: Any, *, policy: Policy | None = None) -> Any:
     A hook a toolset already has keeps running, inside hostshape's; attaching twice replaces the policy rather than
     shaping twice. Non-MCP toolsets are left alone.
     """
-    require(_EXTRA, *_MODULES)
+    require(EXTRA, *_MODULES)
     chosen = default_policy(policy)
     for target in _as_list(targets):
         for leaf in _mcp_leaves(target):
@@ -193,7 +193,7 @@ def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
     It returns a budgeted page of a result hostshape saved when it cut it, narrowed by an optional JMESPath query,
     with a cursor for the next page. It never raises: unknown handles and foreign cursors come back as text.
     """
-    require(_EXTRA, "pydantic_ai", "pydantic_ai.toolsets")
+    require(EXTRA, "pydantic_ai", "pydantic_ai.toolsets")
     from pydantic_ai import Tool
     from pydantic_ai.toolsets import FunctionToolset
 
@@ -208,7 +208,7 @@ def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
     return FunctionToolset([tool], id=RETRIEVAL_TOOL)
 
 
-def install(targets: Any = (), *, policy: Policy | None = None) -> list[AbstractToolset[Any]]:
+def install(targets: Any = (), policy: Policy | None = None) -> list[AbstractToolset[Any]]:
     """Shape every MCP result in ``targets`` and offer the retrieval tool, in one call.
 
     Attaches the hook (see ``attach``) with ``policy.replace(retrieval_tool="hostshape_read")`` so each envelope's
@@ -216,7 +216,7 @@ def install(targets: Any = (), *, policy: Policy | None = None) -> list[Abstract
     ``Agent(toolsets=...)``. ``MCP`` capabilities in ``targets`` are attached in place but not returned: keep
     passing them as ``capabilities=``.
     """
-    require(_EXTRA, *_MODULES)
+    require(EXTRA, *_MODULES)
     from pydantic_ai.toolsets import AbstractToolset
 
     from hostshape.retrieve import RETRIEVAL_TOOL
@@ -276,7 +276,7 @@ def _block(item: Any) -> dict[str, Any]:
 
 
 def _on_fault(policy: Policy, value: Any, tool: str, exc: Exception) -> Any:
-    _log.error("shaping %r failed in the Pydantic AI adapter: %r", tool, exc, exc_info=exc)
+    logger.error("shaping %r failed in the Pydantic AI adapter: %r", tool, exc, exc_info=exc)
     if policy.on_fault == "pass":
         return value
     from hostshape.host import refusal_for
