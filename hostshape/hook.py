@@ -5,8 +5,8 @@ reads the hook output as JSON from its stdout. ``hostshape hook claude-code`` re
 PostToolUseFailure) input, shapes the MCP tool result with the Claude adapter
 (``hostshape.adapters.claude.shape_hook_input``, which also rescues results Claude Code saved to a file because
 they were over MAX_MCP_OUTPUT_TOKENS) and writes the hook output, or nothing when the result should be left as it
-is. It fires AFTER Claude Code's own size limit; tests/test_hook_command.py proves both the under-limit and the
-over-limit (rescue) case with the real CLI.
+is. It fires AFTER Claude Code's own size limit (docs/hosts.md names the tests that prove the under-limit and the
+over-limit rescue case with the real CLI).
 
 ``hostshape hook codex`` does the same for OpenAI's Codex CLI with ``hostshape.adapters.codex``. This module holds
 only the command line: arguments, the policy file, stdin and stdout; each host's adapter does the rest.

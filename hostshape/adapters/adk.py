@@ -1,10 +1,8 @@
 """Google ADK adapter: an ``after_tool_callback`` and a plugin that shape MCP tool results before the model reads them.
 
 ADK has no result-size limit of its own (google-adk 2.13.0 passed 5-6 MB results to the model unchanged), so this
-adapter fires before the model and hostshape's budget is the only budget. In real runs,
-``tests/test_adk_adapter.py::test_without_hostshape_adk_hands_the_model_the_whole_result_twice`` shows the host
-passing a 112k-token result through, and ``test_the_model_receives_the_list_within_the_budget`` shows the model
-receiving it within the budget. ADK stores in the session whatever the callback returns, so once a result is shaped
+adapter fires before the model and hostshape's budget is the only budget (docs/hosts.md names the tests that prove
+it with the real framework). ADK stores in the session whatever the callback returns, so once a result is shaped
 the original is reachable only through hostshape's spill (the envelope's handle, read back with the
 ``hostshape_read`` tool that :func:`install` adds).
 

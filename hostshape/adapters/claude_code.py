@@ -3,8 +3,7 @@
 Observed in the CLI bundled with claude-agent-sdk 0.2.189 (Claude Code 2.1.332); where each string comes from is in
 docs/hosts.md. Only the host's own notice is honoured: its exact form, at the exact position the host puts it. A
 tool can write any of these texts into its own output, so each reader below checks the form and the position, and
-every pattern is anchored and bounded (linear in the text's length; tests/test_claude_adapter.py runs them on
-400,000-character runs).
+every pattern is anchored and bounded: linear in the text's length, tested on 400,000-character runs.
 
 This module imports nothing heavy: the hook command's fast path reads ``mentions_notice``.
 """

@@ -1,8 +1,8 @@
 """OpenAI Codex CLI: a PostToolUse command hook whose ``decision: "block"`` reason replaces an MCP tool result.
 
 Codex has no size limit of its own before the hook, so the hook fires before the model and hostshape's budget is the
-only budget; tests/test_hook_command.py::test_codex_result_is_shaped proves it with the real Codex CLI (0.171.0)
-and a loopback Responses API. Codex hands the hook the whole ``CallToolResult`` (content, structuredContent,
+only budget (docs/hosts.md names the test that proves it with the real Codex CLI 0.171.0 and a loopback Responses
+API). Codex hands the hook the whole ``CallToolResult`` (content, structuredContent,
 isError). It parses ``updatedMCPToolOutput`` but rejects it at run time (codex-rs/hooks/src/engine/output_parser.rs,
 0.171.0: the hook is marked Failed and the original result goes to the model); a PostToolUse block "rejects the
 result, not the already-completed tool execution": Codex sends ``reason`` to the model as the

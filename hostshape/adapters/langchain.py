@@ -2,9 +2,8 @@
 
 LangChain has no result-size limit of its own, so hostshape's budget is the only one: the interceptor fires on the
 raw ``CallToolResult`` inside ``langchain-mcp-adapters``, before the adapter converts it to a ``ToolMessage`` and
-before the model sees it. ``tests/test_langchain_adapter.py`` proves both with the real framework and a real stdio
-MCP server: ``test_without_hostshape_langchain_gives_the_model_the_whole_payload`` (55k tokens reach the model) and
-``test_the_model_receives_the_shaped_result_within_budget``.
+before the model sees it (docs/hosts.md names the tests that prove both with the real framework and a real stdio
+MCP server).
 
 Use::
 

@@ -2,8 +2,7 @@
 
 Where it fires: immediately before every model call, over the whole input history. The SDK has no size limit of
 its own on tool outputs (openai-agents 0.24.0 passed 5-6 MB results to the model unchanged), so this filter is the
-only budget: ``tests/test_openai_agents_adapter.py::test_model_receives_budgeted_json`` proves that what the model
-receives fits the budget.
+only budget (docs/hosts.md names the test that proves what the model receives fits it).
 
 Wiring, in one step::
 

@@ -1,8 +1,8 @@
 """Pydantic AI adapter: a ``process_tool_call`` hook on ``pydantic_ai.mcp.MCPToolset``.
 
 Where it fires: Pydantic AI has no result-size limit of its own (usage limits only abort a run), so the hook fires
-before the model and hostshape's budget is the only budget; ``tests/test_pydantic_ai_adapter.py::
-test_the_model_receives_the_shaped_text_within_budget`` proves the model receives exactly the shaped text.
+before the model and hostshape's budget is the only budget; the model receives exactly the shaped text
+(docs/hosts.md names the test that proves it).
 
 Observed on pydantic-ai-slim 2.68.0 (site-packages/pydantic_ai):
 

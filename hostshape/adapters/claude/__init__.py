@@ -6,8 +6,8 @@ to, and the hook rescues it by reading that file (this call's file in the sessio
 regular file of bounded size with one link, owned by this user) and shaping the full original. When large-output
 files are disabled (ENABLE_MCP_LARGE_OUTPUT_FILES=false) the host has already cut the result to its first
 characters: nothing can be rescued, and the shaped text says the host truncated it and that the rest cannot be
-retrieved. tests/test_claude_adapter.py proves each case with the real bundled CLI; docs/hosts.md lists the facts
-and where in the CLI they were read.
+retrieved. docs/hosts.md lists the facts, where in the CLI they were read, and the tests that prove each case
+with the real bundled CLI.
 
 The package splits by concern: ``hook_input`` (one hook input in, the hook output out; also behind
 ``hostshape hook claude-code``), ``saved_file`` (reading the saved result safely), and this module, the Claude
