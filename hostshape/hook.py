@@ -207,7 +207,7 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
             output = _adapter_output(host, data, policy)
     except Exception as exc:  # the glue's own fault: log it, then follow policy.on_fault
         _log().exception("%s: fault while shaping %s", host, tool_name)
-        return _refusal(host, event, exc, policy) if policy.on_fault == "refuse" else None
+        return _refusal(host, str(event), exc, policy) if policy.on_fault == "refuse" else None
     return output if isinstance(output, dict) and output else None
 
 

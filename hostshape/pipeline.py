@@ -16,8 +16,8 @@ from hostshape import telemetry
 from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
-from hostshape.host import HostForm, refusal, shape_for_host
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
+from hostshape.host import HostForm, refusal, shape_for_host
 from hostshape.policy import Policy
 from hostshape.project import project
 from hostshape.render import NotExact, dumps, safe_text

@@ -14,13 +14,13 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from helpers import PR_NUMBERS  # noqa: E402
+from helpers import PR_NUMBERS
 
-from hostshape import Policy, Rule  # noqa: E402
-from hostshape.adapters import adk  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.testing.adk import run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy, Rule
+from hostshape.adapters import adk
+from hostshape.examples import payload_text
+from hostshape.testing.adk import run
+from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
@@ -269,12 +269,12 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy,
     first = _envelope(received[0])
     assert first["handle"] and first["next"] and "hostshape_read" in first["hint"]
     walked = [item["number"] for item in _items(received[0])]
-    for text, step in zip(received[1:], plan):
+    for text, step in zip(received[1:], plan, strict=False):
         if step == "walk":
             walked += [item["number"] for item in _items(text)]
     assert sorted(walked) == sorted(PR_NUMBERS)  # every record exactly once
 
-    query_pages = [_items(text) for text, step in zip(received[1:], plan) if step.startswith("query")]
+    query_pages = [_items(text) for text, step in zip(received[1:], plan, strict=False) if step.startswith("query")]
     assert all("node_id" in item for page in query_pages for item in page)  # fields the first page omitted
     first_numbers = {item["number"] for item in query_pages[0]}
     assert query_pages[1] and not first_numbers & {item["number"] for item in query_pages[1]}

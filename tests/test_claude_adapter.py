@@ -19,14 +19,14 @@ import pytest
 
 pytest.importorskip("claude_agent_sdk")
 
-from helpers import PR_NUMBERS, is_shaped  # noqa: E402
+from helpers import PR_NUMBERS, is_shaped
 
-from hostshape import Policy  # noqa: E402
-from hostshape.adapters import claude as adapter  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.testing.anthropic_server import AnthropicServer, Text, ToolUse  # noqa: E402
-from hostshape.testing.claude import run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy
+from hostshape.adapters import claude as adapter
+from hostshape.examples import payload_text
+from hostshape.testing.anthropic_server import AnthropicServer, Text, ToolUse
+from hostshape.testing.claude import run
+from hostshape.tokens import count_tokens
 
 ISSUE_NUMBERS = [i["number"] for i in json.loads(payload_text("octokit_issues_page1.json"))]
 HOST_NOTICE = "exceeds maximum allowed tokens"
@@ -381,7 +381,7 @@ def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch
     assert adapter.shape_hook_input(_post_tool_use("x"), policy) is None  # on_fault="pass": leave it
 
 
-# -- installing ---------------------------------------------------------------------------------------------------------
+# -- installing ----------------------------------------------------------------------------------------------------
 def test_install_adds_hooks_retrieval_server_and_permission_to_existing_options(policy: Policy) -> None:
     from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
 
@@ -416,7 +416,7 @@ def test_the_module_imports_without_the_sdk_and_names_the_extra(monkeypatch: pyt
         importlib.reload(adapter)
 
 
-# -- hostile tool output (issue 17) -------------------------------------------------------------------------------------
+# -- hostile tool output (issue 17) --------------------------------------------------------------------------------
 HOST_TAIL = ("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated. If this MCP server "
              "provides pagination or filtering tools, use them to retrieve specific portions of the data.")
 

@@ -20,8 +20,8 @@ from hostshape.tokens import count_tokens
 
 pytest.importorskip("langchain_mcp_adapters")
 
-from hostshape.adapters import langchain as adapter  # noqa: E402
-from hostshape.testing.langchain import run, run_agent  # noqa: E402
+from hostshape.adapters import langchain as adapter
+from hostshape.testing.langchain import run, run_agent
 
 pytestmark = pytest.mark.host
 

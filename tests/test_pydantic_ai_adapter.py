@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("pydantic_ai.mcp")
 
-from helpers import PR_NUMBERS  # noqa: E402
+from helpers import PR_NUMBERS
 
-from hostshape import Policy, Rule  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.retrieve import RETRIEVAL_TOOL  # noqa: E402
-from hostshape.testing.pydantic_ai import run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy, Rule
+from hostshape.examples import payload_text
+from hostshape.retrieve import RETRIEVAL_TOOL
+from hostshape.testing.pydantic_ai import run
+from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 

@@ -107,7 +107,8 @@ def test_one_install_shape(module: str) -> None:
     import importlib
     import inspect
 
-    params = list(inspect.signature(importlib.import_module(f"hostshape.adapters.{module}").install).parameters.values())
+    install = importlib.import_module(f"hostshape.adapters.{module}").install
+    params = list(inspect.signature(install).parameters.values())
     assert params[1].name == "policy" and params[1].default is None
     assert params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])

@@ -191,7 +191,7 @@ def after_tool_callback(policy: Policy | None = None, *, server: str | None = No
 
 
 @functools.cache
-def _plugin_class() -> type[BasePlugin]:
+def _plugin_class() -> Any:  # a BasePlugin subclass built on first use; its __init__ takes a Policy
     _require()
     from google.adk.plugins.base_plugin import BasePlugin
 
@@ -285,7 +285,9 @@ def install(
         return target.model_copy(update={"plugins": plugins, "root_agent": root})
     if target is not None:
         raise TypeError(f"install() takes an LlmAgent, an App or a Policy, not {type(target).__name__}")
-    hook: Any = _plugin_class()(policy, server=server) if mode == "plugin" else after_tool_callback(policy, server=server)
+    if mode == "plugin":
+        return _plugin_class()(policy, server=server), retrieval_tool(policy)
+    hook: Any = after_tool_callback(policy, server=server)
     return hook, retrieval_tool(policy)
 
 

@@ -35,7 +35,10 @@ _SAVED = re.compile(
     r"tokens\. Output has been saved to (?P<path>/[^\n]{1,4096})\.\nFormat: "
 )
 # Notes after "Format:" saying the file holds only the first part of the result.
-PARTIAL_SAVE_NOTES = ("Note: the output exceeded the persist byte limit", "Note: the output was cut before it was saved")
+PARTIAL_SAVE_NOTES = (
+    "Note: the output exceeded the persist byte limit",
+    "Note: the output was cut before it was saved",
+)
 # The saved file's name: "mcp-" + server + "-" + tool (each with characters outside [A-Za-z0-9_-] replaced by "_"),
 # then the time of saving in milliseconds and a random base-36 tag.
 _SAVED_NAME = re.compile(r"mcp-(?P<call>[A-Za-z0-9_-]{1,512})-(?P<ms>\d{10,16})-[0-9a-z]{1,12}\.[a-z]{1,8}")

@@ -158,7 +158,8 @@ def shape_middleware(
     require(EXTRA, "langchain.agents.middleware")
     if structured_content not in ("drop", "shape"):
         raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
-    return _middleware_class()(default_policy(policy), structured_content)
+    middleware: Any = _middleware_class()
+    return middleware(default_policy(policy), structured_content)
 
 
 def retrieval_tool(policy: Policy | None = None) -> BaseTool:

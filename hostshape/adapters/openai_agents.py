@@ -152,7 +152,7 @@ def _describe_tool(tool: Any, context: Any) -> ToolCall:
 def _hooks_class() -> type:
     from agents import RunHooks
 
-    class ToolNameHooks(RunHooks):  # type: ignore[misc]
+    class ToolNameHooks(RunHooks):
         """RunHooks that record which tool (and MCP server) each tool_call_id ran, then call ``inner``'s hooks.
 
         Recording never raises; the inner hooks' own exceptions propagate as they would without hostshape.
@@ -284,13 +284,13 @@ class ShapeToolOutputs:
         from agents.run_config import ModelInputData as _ModelInputData
 
         try:
-            items = list(model_data.input)
+            items: list[Any] = list(model_data.input)
             calls = {
                 str(item.get("call_id")): item
                 for item in items
                 if isinstance(item, dict) and item.get("type") == "function_call"
             }
-            shaped = [
+            shaped: list[Any] = [
                 self._shape_item(item, calls)
                 if isinstance(item, dict) and item.get("type") == "function_call_output"
                 else item

@@ -99,7 +99,7 @@ class ShapingHook:
         from hostshape import shape
 
         outer: ToolReturn[Any] | None = value if isinstance(value, ToolReturn) else None
-        content = outer.return_value if outer is not None else value
+        content: Any = outer.return_value if outer is not None else value
         if content is None or isinstance(content, BinaryContent):
             return value
         # Images and audio reach the model natively, beside the text (ToolReturnPart.files): they are kept as they

@@ -43,16 +43,16 @@ __all__ = [
     "EXTRA",
     "FIRES",
     "HOST",
-    "INTERCEPTION_POINT",
     "HOST_MAX_CHARS",
+    "INTERCEPTION_POINT",
     "RESCUE_MAX_BYTES",
     "RETRIEVAL_SERVER",
     "hostshape_hooks",
     "hostshape_options",
+    "install",
     "read_saved_result",
     "retrieval_server",
     "saved_result_path",
-    "install",
     "shape_hook_input",
 ]
 
@@ -96,9 +96,10 @@ def hostshape_hooks(
             out = None
         return out or {}
 
+    # The SDK types each callback's input as a union of TypedDicts; these accept any mapping.
     return {
-        "PostToolUse": [HookMatcher(matcher=matcher, hooks=[post_tool_use])],
-        "PostToolUseFailure": [HookMatcher(matcher=matcher, hooks=[post_tool_use_failure])],
+        "PostToolUse": [HookMatcher(matcher=matcher, hooks=[post_tool_use])],  # type: ignore[list-item]
+        "PostToolUseFailure": [HookMatcher(matcher=matcher, hooks=[post_tool_use_failure])],  # type: ignore[list-item]
     }
 
 
@@ -173,7 +174,8 @@ def install(
         ours = pieces["hooks"]
     else:
         logger.warning("hostshape install: mcp_servers is not a dict, so the retrieval tool was not added")
-        servers, allowed, ours = options.mcp_servers, list(options.allowed_tools), hostshape_hooks(policy, matcher=matcher)
+        servers, allowed = options.mcp_servers, list(options.allowed_tools)
+        ours = hostshape_hooks(policy, matcher=matcher)
     for event, matchers in ours.items():
         hooks.setdefault(event, []).extend(matchers)
     return dataclasses.replace(options, hooks=hooks, mcp_servers=servers, allowed_tools=allowed)
