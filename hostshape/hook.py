@@ -254,7 +254,7 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
         texts = [json.dumps(response, ensure_ascii=False)]
     else:
         return False
-    from hostshape.policy import split_tool_name
+    from hostshape.adapters.claude_code import split_tool_name
 
     server, tool = split_tool_name(tool_name)
     rule = policy.rule_for(tool, server)

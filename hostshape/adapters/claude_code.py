@@ -164,6 +164,18 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def split_tool_name(qualified: str) -> tuple[str | None, str]:
+    """(server, tool) from a qualified MCP tool name, as Claude Code (and Codex) name MCP tools.
+
+    ``mcp__github__list_pulls`` gives ``("github", "list_pulls")``; any other name gives ``(None, name)``.
+    """
+    if qualified.startswith("mcp__"):
+        server, sep, tool = qualified[len("mcp__") :].partition("__")
+        if sep and tool:
+            return server, tool
+    return None, qualified
+
+
 def file_name_part(name: str) -> str:
     """A server or tool name as it appears in a saved file's name."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hostshape.adapters.claude_code import split_tool_name
 from hostshape.host import HostForm
-from hostshape.policy import Policy, split_tool_name
+from hostshape.policy import Policy
 
 HOST = "OpenAI Codex CLI"
 INTERCEPTION_POINT = "PostToolUse command hook (decision: block, reason)"

@@ -18,9 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from hostshape.adapters.claude.saved_file import RESCUE_MAX_BYTES, read_saved_result
-from hostshape.adapters.claude_code import HOST_MAX_CHARS, HostCut, SavedNotice, read_notice, saved_for_call
+from hostshape.adapters.claude_code import (
+    HOST_MAX_CHARS,
+    HostCut,
+    SavedNotice,
+    read_notice,
+    saved_for_call,
+    split_tool_name,
+)
 from hostshape.host import HostForm, fits_budget, refusal_for
-from hostshape.policy import Policy, split_tool_name
+from hostshape.policy import Policy
 
 logger = logging.getLogger("hostshape.adapters.claude")
 
