@@ -311,3 +311,15 @@ async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy)
     assert "image omitted" not in shaped.received  # the image was not omitted
     assert "application/octet-stream, 30 bytes" in shaped.received  # the blob is named, not dropped silently
     assert count_tokens(shaped.received) <= policy.budget
+
+
+# -- the capability: every tool, the newer idiom ----------------------------------------------------------------------
+async def test_the_capability_shapes_every_tool_and_its_errors(policy: Policy) -> None:
+    shaped = await run("list_pull_requests", policy=policy, via="capability")
+    assert count_tokens(shaped.received) <= policy.budget
+    assert [r["number"] for r in records(json.loads(shaped.received))] == PR_NUMBERS[: len(records(json.loads(
+        shaped.received)))]
+    assert "hostshape_read" in shaped.extra["tool_names"]  # the capability offers the way back
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    failed = await run("fail", policy=policy, via="capability", arguments={"message": message})
+    assert failed.extra["part"].outcome == "retried" and count_tokens(failed.received) <= policy.budget

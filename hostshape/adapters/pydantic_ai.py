@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -139,6 +140,65 @@ class ShapingHook:
             logger.exception("shaping the error of %r failed in the Pydantic AI adapter", tool)
             return None
         return res.text if res.changed and res.text else None
+
+
+def capability(policy: Policy | None = None) -> Any:
+    """A Pydantic AI capability that shapes the result of EVERY tool of an agent and offers ``hostshape_read``.
+
+    ``Agent(model, toolsets=[...], capabilities=[capability(policy)])``: its ``wrap_tool_execute`` shapes each
+    tool's return value (and a ``ModelRetry`` message) like ``process_tool_call`` does for MCP toolsets, routing
+    rules by the name the model sees (a prefixed toolset's prefix included); results an MCP hook already shaped
+    are left alone. Its toolset is the retrieval toolset. Pydantic AI's capability hooks
+    (capabilities/abstract.py:1373-1391, pydantic-ai-slim 2.68.0) cover function tools too, which
+    ``process_tool_call`` cannot.
+    """
+    require(EXTRA, "pydantic_ai", "pydantic_ai.capabilities")
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    return _capability_class()(default_policy(policy, retrieval_tool=RETRIEVAL_TOOL))
+
+
+@functools.cache
+def _capability_class() -> Any:
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.exceptions import ToolRetryError
+    from pydantic_ai.messages import ToolReturn, ToolReturnPart
+
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    class Shaping(AbstractCapability[Any]):
+        """Shapes every tool result to ``policy`` (see ``capability``)."""
+
+        def __init__(self, policy: Policy) -> None:
+            self.policy = policy
+            self.shaper = ShapingHook(policy=policy)
+            self.toolset = retrieval_toolset(policy)
+
+        def get_toolset(self) -> Any:
+            return self.toolset
+
+        async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+            name = str(call.tool_name)
+            try:
+                result = await handler(args)
+            except ToolRetryError as retry:  # a tool's ModelRetry, already a retried ToolReturnPart (tool_manager.py)
+                part = retry.tool_retry
+                if name == RETRIEVAL_TOOL or not isinstance(part, ToolReturnPart) or not isinstance(part.content, str):
+                    raise
+                shaped = await _in_thread(self.shaper._shape_error, part.content, name, dict(args or {}))
+                if shaped is None:
+                    raise
+                raise ToolRetryError(dataclasses.replace(part, content=shaped)) from retry
+            already = isinstance(result, ToolReturn) and METADATA_KEY in (result.metadata or {})
+            if name == RETRIEVAL_TOOL or already:
+                return result
+            try:
+                return await _in_thread(self.shaper._shape, result, name, dict(args or {}))
+            except Exception as exc:  # never raise into the run
+                return _on_fault(self.policy, result, name, exc)
+
+    Shaping.__module__ = __name__
+    return Shaping
 
 
 async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
@@ -291,6 +351,7 @@ __all__: Sequence[str] = (
     "METADATA_KEY",
     "ShapingHook",
     "attach",
+    "capability",
     "install",
     "process_tool_call",
     "retrieval_toolset",
