@@ -243,32 +243,19 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     the whole CallToolResult serialised (Codex: text blocks plus structuredContent). Anything that is not plain text
     (images, resources, unknown shapes) and the host's own over-limit notices go to the adapter.
     """
-    from hostshape.adapters.claude_code import HOST_MAX_CHARS, mentions_notice, texts_of
+    from hostshape.adapters.claude_code import HOST_MAX_CHARS, mentions_notice, split_tool_name, texts_of
+    from hostshape.host import HostForm, fits_by_size
 
     texts = texts_of(response)
-    if texts is not None:
-        pass
-    elif isinstance(response, dict) and texts_of(response.get("content")) is not None:
+    if texts is None and isinstance(response, dict) and texts_of(response.get("content")) is not None:
         import json
 
         texts = [json.dumps(response, ensure_ascii=False)]
-    else:
+    if texts is None or any(mentions_notice(t) for t in texts):
         return False
-    from hostshape.adapters.claude_code import split_tool_name
-
     server, tool = split_tool_name(tool_name)
-    rule = policy.rule_for(tool, server)
-    if rule is not None and (rule.jmespath is not None or rule.fields is not None):
-        return False  # a projection may apply to a result that fits; let the core decide
-    size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
-    limit = policy.budget_for(tool, server) / policy.safety_factor
-    if policy.max_chars is not None:
-        limit = min(limit, policy.max_chars)
-    # Claude Code persists any result over its character limit after the hook, so the adapter caps its output
-    # there; a result over it is never skipped.
-    if size > min(limit, HOST_MAX_CHARS):
-        return False
-    return not any(mentions_notice(t) for t in texts)
+    # Claude Code persists any result over its character limit after the hook: such a result is never skipped.
+    return fits_by_size(texts, policy, tool=tool, server=server, host=HostForm(max_chars=HOST_MAX_CHARS))
 
 
 def _write(stdout: IO[Any], output: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +88,23 @@ def fits_budget(text: str, policy: Policy, *, tool: str | None = None, server: s
     """True when ``text``, in the form ``host`` sends it, is within the tool's budget and the host's caps (for a
     host that lets an adapter only comment on a result, never replace it)."""
     return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
+
+
+def fits_by_size(texts: Sequence[str], policy: Policy, *, tool: str | None = None, server: str | None = None,
+                 host: HostForm | None = None) -> bool:
+    """True when ``texts`` together certainly fit without tokenizing and no rule of ``policy`` projects them.
+
+    Sound because every o200k/cl100k token covers at least one byte, so their UTF-8 size bounds their tokens; the
+    host's caps (``host.max_chars``, ``host.max_bytes``) and ``policy.max_chars`` hold too. For callers that must
+    decide before loading the tokenizer (``hostshape hook``'s start-up).
+    """
+    rule = policy.rule_for(tool, server)
+    if rule is not None and (rule.jmespath is not None or rule.fields is not None):
+        return False  # a projection applies even to a result that fits
+    form = host or HostForm()
+    caps = [Limit.of(policy, policy.budget_for(tool, server)).tokens, policy.max_chars, form.max_chars,
+            form.max_bytes]
+    return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) <= min(c for c in caps if c is not None)
 
 
 def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
