@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hostshape.budget import Limit
@@ -58,9 +59,9 @@ def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if end <= 0:
             return None
         body = rest[:end]
-        facts.truncated = end < len(rest) or offset > 0
         next_cursor = cursor(offset + end) if offset + end < len(text) else None
-        facts.next_offset = offset + end if next_cursor else None
+        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0,
+                                    next_offset=offset + end if next_cursor else None)
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
         detail = _detail(first, last, total_lines, offset, offset + end, len(text))
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
