@@ -538,3 +538,14 @@ async def test_host_truncation_of_a_content_block_result_is_stated(policy: Polic
     assert result.received.startswith("[hostshape] Claude Code truncated this tool result")
     assert "cannot be retrieved" in result.received and "OUTPUT TRUNCATED" not in result.received
     assert count_tokens(result.received) <= policy.budget
+
+
+@pytest.mark.host
+async def test_the_budget_holds_for_the_wrapper_the_real_cli_shows(tmp_path: Path) -> None:
+    # FastMCP "-> str": Claude Code hands the hook '{"result":"..."}' and, left alone, shows the model that escaped
+    # string: 2,970 tokens for a 2,741-token text. At a budget of 2,850 the model must read at most 2,850.
+    policy = Policy(budget=2850, spill_dir=tmp_path / "spill")
+    result = await run("fetch", arguments={"name": "octokit_issues_page1.json"}, policy=policy)
+    assert count_tokens(result.extra["hook_inputs"][0]["tool_response"]) > 2850  # what the host would show
+    assert count_tokens(result.received) <= 2850
+    assert json.loads(result.received) == json.loads(payload_text("octokit_issues_page1.json"))  # whole, unwrapped
