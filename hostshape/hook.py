@@ -207,7 +207,7 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
             output = _adapter_output(host, data, policy)
     except Exception as exc:  # the glue's own fault: log it, then follow policy.on_fault
         _log().exception("%s: fault while shaping %s", host, tool_name)
-        return _refusal(host, str(event), exc, policy) if policy.on_fault == "refuse" else None
+        return _fault_output(host, data, str(event), exc, policy)
     return output if isinstance(output, dict) and output else None
 
 
@@ -221,11 +221,14 @@ def _adapter_output(host: str, data: dict[str, Any], policy: Policy) -> dict[str
     return shape_hook_input(data, policy)
 
 
-def _refusal(host: str, event: str, exc: Exception, policy: Policy) -> dict[str, Any]:
-    """The fail-closed answer: the core's one refusal, in the host's hook output."""
-    from hostshape.host import refusal_for
+def _fault_output(host: str, data: dict[str, Any], event: str, exc: Exception, policy: Policy) -> dict[str, Any] | None:
+    """The core's answer to a fault in the glue (``hostshape.host.glue_fault``), in the host's hook output; None
+    leaves the result as the host made it."""
+    from hostshape.host import glue_fault
 
-    text = refusal_for(policy, exc)
+    text = glue_fault(data.get("tool_response" if event == "PostToolUse" else "error"), policy, exc)
+    if text is None:
+        return None
     if host == "codex":
         from hostshape.adapters.codex import refusal_output
 

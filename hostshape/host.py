@@ -125,6 +125,18 @@ def refusal_for(policy: Policy | None, exc: BaseException | str, *, tool: str | 
     return refusal(fault, limit.fits, tool)
 
 
+def glue_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | None = None,
+               server: str | None = None, host: HostForm | None = None) -> str | None:
+    """What an adapter hands its host after its OWN glue failed on ``raw`` (the core's faults are answered inside
+    ``shape``): None to leave the host's result (``on_fault="pass"``), else the core's answer, fitted to ``host``.
+
+    The one place every adapter asks, so the fault answer changes for all hosts at once.
+    """
+    if policy.on_fault == "pass":
+        return None
+    return refusal_for(policy, exc, tool=tool, server=server, host=host)
+
+
 def shape_for_host(raw: Any, host: HostForm, shape_once: Callable[..., Shaped], *, policy: Policy,
                    tool: str | None, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
     """Shape ``raw`` so that what ``host`` shows the model fits; see ``HostForm``. Never raises.

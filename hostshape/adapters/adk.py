@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.host import HostForm, json_result, refusal_for
+from hostshape.host import HostForm, glue_fault, json_result
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -165,9 +165,8 @@ def shape_tool_response(
         return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
         logger.exception("hostshape could not shape the result of %s", name)
-        if policy.on_fault == "refuse":
-            return {"result": refusal_for(policy, exc, host=HostForm(wrap=json_result))}
-        return None
+        text = glue_fault(response, policy, exc, tool=name, host=HostForm(wrap=json_result))
+        return {"result": text} if text else None
 
 
 # --- the two hooks -------------------------------------------------------------------------------------------------

@@ -47,5 +47,5 @@ def shape_hook_input(data: Mapping[str, Any], policy: Policy) -> dict[str, Any] 
 
 
 def refusal_output(text: str) -> dict[str, Any]:
-    """The hook output carrying a refusal ``text`` in place of the result."""
+    """The hook output carrying the core's fault answer ``text`` in place of the result."""
     return {"decision": "block", "reason": text}

@@ -255,12 +255,11 @@ def _refused_call_result(result: Any, text: str) -> Any:
 
 def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, refuse: Callable[[Any, str], Any]) -> Any:
     logger.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
-    if policy.on_fault != "refuse":
-        return result
     try:
-        from hostshape.host import refusal_for
+        from hostshape.host import glue_fault
 
-        return refuse(result, refusal_for(policy, exc, tool=tool))
+        text = glue_fault(result, policy, exc, tool=tool)
+        return result if text is None else refuse(result, text)
     except Exception:  # the refusal itself failed: fail open rather than crash the agent
         logger.exception("hostshape could not build a refusal for %s; passing the result through", tool)
         return result

@@ -329,11 +329,11 @@ class ShapeToolOutputs:
             return self._on_fault(item, tool, exc)
 
     def _on_fault(self, item: dict[str, Any], tool: str | None, exc: BaseException) -> dict[str, Any]:
-        if self.policy.on_fault != "refuse":
-            return item
-        from hostshape.host import refusal_for
+        from hostshape.host import glue_fault
 
-        text = refusal_for(self.policy, exc, tool=tool)
+        text = glue_fault(item.get("output"), self.policy, exc, tool=tool)
+        if text is None:
+            return item
         output = item.get("output")
         return {**item, "output": text if isinstance(output, str) else [{"type": "input_text", "text": text}]}
 

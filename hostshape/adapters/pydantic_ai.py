@@ -337,11 +337,10 @@ def _block(item: Any) -> dict[str, Any]:
 
 def _on_fault(policy: Policy, value: Any, tool: str, exc: Exception) -> Any:
     logger.error("shaping %r failed in the Pydantic AI adapter: %r", tool, exc, exc_info=exc)
-    if policy.on_fault == "pass":
-        return value
-    from hostshape.host import refusal_for
+    from hostshape.host import glue_fault
 
-    return refusal_for(policy, exc, tool=tool)
+    text = glue_fault(value, policy, exc, tool=tool)
+    return value if text is None else text
 
 
 __all__: Sequence[str] = (

@@ -26,7 +26,7 @@ from hostshape.adapters.claude_code import (
     saved_for_call,
     split_tool_name,
 )
-from hostshape.host import HostForm, fits_budget, refusal_for
+from hostshape.host import HostForm, fits_budget, glue_fault
 from hostshape.policy import Policy
 
 logger = logging.getLogger("hostshape.adapters.claude")
@@ -47,7 +47,7 @@ def shape_hook_input(
       failed results), else None.
     - Anything else (other events, non-MCP tools, the retrieval tool itself): None.
 
-    Never raises: a fault is logged and gives None, or the one refusal when ``policy.on_fault == "refuse"``.
+    Never raises: a fault is logged and answered by ``hostshape.host.glue_fault`` (None when the policy fails open).
     """
     try:
         event = input_data.get("hook_event_name")
@@ -70,7 +70,7 @@ def shape_hook_input(
         text = _shaped_text(input_data, policy, server, tool, max_file_bytes)
     except Exception as exc:  # never raise into the host
         logger.exception("hostshape failed on a Claude Code hook input")
-        text = refusal_for(policy, exc) if policy.on_fault == "refuse" else None
+        text = glue_fault(input_data.get("tool_response"), policy, exc, host=HostForm(max_chars=HOST_MAX_CHARS))
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
