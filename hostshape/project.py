@@ -8,7 +8,7 @@ from typing import Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
-from hostshape.envelope import Facts
+from hostshape.envelope import KEY, Facts
 from hostshape.policy import Rule
 from hostshape.previews import cap_strings, decode_base64_content, preview
 from hostshape.records import longest_record_list, with_path
@@ -46,6 +46,19 @@ class Projection:
 
 def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
             budget: int | None = None) -> Projection:
+    """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
+    envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
+    projection = _project(value, rule, generic=generic, max_records=max_records, budget=budget)
+    if isinstance(projection.value, dict) and KEY in projection.value:
+        aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
+        projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
+        moved = f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
+        projection.note = f"{projection.note}; {moved}" if projection.note else moved
+    return projection
+
+
+def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+             budget: int | None = None) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
