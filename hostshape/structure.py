@@ -363,6 +363,36 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
     return best[-1] if best else None
 
 
+ANY_OF = "|"  # a coalesced column: the first of these members present in a record
+
+
+def coalesced_identifier(records: Sequence[Any]) -> str | None:
+    """For records of several kinds (an event feed: ``user_id`` / ``order_no`` / ``event``), members each unique
+    and key-like where present, that together give every record exactly one identifier: ``"user_id|order_no"``.
+    None when no such set exists (or one member alone would do)."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if len(sample) < 3 or len(sample) < len(records[:SAMPLE]):
+        return None
+    chosen: list[str] = []
+    covered = [False] * len(sample)
+    for order, path in enumerate(columns(sample, depth=1)):
+        values = _values(sample, path)
+        present = [i for i, v in enumerate(values) if v is not None and v != ""]
+        if not present or any(covered[i] for i in present):
+            continue
+        mine = [values[i] for i in present]
+        if len({repr(v) for v in mine}) < len(mine) or not all(is_key_like(v) for v in mine):
+            continue
+        if len(mine) < 2 or is_opaque(mine[0]) and len(present) < len(sample) // 2:
+            continue
+        chosen.append(path)
+        for i in present:
+            covered[i] = True
+        if all(covered):
+            return ANY_OF.join(chosen) if len(chosen) > 1 else None
+    return None
+
+
 def _unique_within(sample: Sequence[Any], parent: str) -> str | None:
     """The best readable key-like column unique among the records of each parent: with the parent's column it
     identifies every record (a machine type's name within its zone)."""
@@ -391,7 +421,9 @@ def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | 
     Empty when the records have no identifier."""
     key, alt = keys if keys is not None else record_keys(records)
     if key is None:
-        return []
+        key = coalesced_identifier(records)
+        if key is None:
+            return []
     wide = [key] + ([alt] if alt else [])
     title = title_field(records, skip=wide)
     if title:

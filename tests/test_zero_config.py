@@ -335,3 +335,23 @@ def test_a_tool_member_named_like_the_envelope_is_moved_aside(tmp_path) -> None:
     assert shown["_hostshape"]["truncated"] is True
     assert shown["_hostshape_input"] == doc["_hostshape"]
     assert any("_hostshape_input" in n for n in shown["_hostshape"]["notes"])
+
+
+def test_records_of_several_kinds_are_indexed_by_each_kinds_identifier(tmp_path) -> None:
+    """C6: no one member identifies every record, but each kind has its own unique one: the index coalesces them."""
+    kinds = [lambda i: {"kind": "account", "account_ref": f"acc_{i:05d}", "tier": "gold", "bio": f"{i} {LONG[:90]}"},
+             lambda i: {"kind": "invoice", "invoice_no": 70000 + i, "lines": [1, 2], "memo": f"{i} {LONG[:90]}"},
+             lambda i: {"kind": "ping", "ping": f"png-{i:04d}", "meta": {"p": "/x"}, "body": f"{i} {LONG[:90]}"}]
+    records = [kinds[i % 3](i) for i in range(150)]
+    shown, text = _shape(tmp_path, records, budget=2000)
+    ids = [r.get("account_ref") or r.get("invoice_no") or r.get("ping") for r in records]
+    assert _all_present(text, ids)
+    assert "account_ref|invoice_no|ping" in shown["_index"]["fields"]
+
+
+def test_rows_as_arrays_without_a_header_are_indexed_by_their_first_unique_position(tmp_path) -> None:
+    """C7: a table without column names: the first unique, key-like position identifies each row."""
+    rows = [[i % 50, f"row-{i:04d}", round(i / 7, 4), "xyz"[i % 3], "y" * 24] for i in range(400)]
+    shown, text = _shape(tmp_path, rows, budget=4000)
+    assert _all_present(text, [r[1] for r in rows])
+    assert shown["_index"]["fields"] == ["[1]"]

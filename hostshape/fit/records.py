@@ -11,7 +11,7 @@ from hostshape.fit._base import Cursor, Fitted, no_cursor
 from hostshape.fit.objects import fit_object
 from hostshape.previews import cap_strings
 from hostshape.records import find_records, with_path
-from hostshape.structure import dotted, index_columns
+from hostshape.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 from hostshape.render import dumps
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
@@ -140,8 +140,8 @@ class _RecordFit:
         only when reached. When no index can list every record, half the budget goes to whole records and the
         rest to index rows for as many of the following records as fit."""
         room = budget - _INDEX_HEADER
-        layouts = [] if not self.index or not isinstance(rest[0], dict) else (
-            self.facts.index if self.facts.index is not None else index_columns(rest))
+        layouts = [] if not self.index else row_layouts(rest) if isinstance(rest[0], list) else [] if not isinstance(
+            rest[0], dict) else (self.facts.index if self.facts.index is not None else index_columns(rest))
         for columns in layouts:  # widest first: columns go before rows do
             rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
@@ -250,9 +250,42 @@ _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond th
 
 def rows_of(record: Any, columns: list[str]) -> list[Any]:
     """One index row: the record's values at the (dotted) columns; a record that is not an object as itself."""
+    if isinstance(record, list):
+        return [_short(_cell(record, c)) for c in columns]
     if not isinstance(record, dict):
         return [record for _ in columns]
-    return [_short(record[c] if c in record else dotted(record, c)) for c in columns]
+    return [_short(record[c] if c in record else _any_of(record, c)) for c in columns]
+
+
+def _any_of(record: dict[str, Any], column: str) -> Any:
+    """The value at a dotted column, or at the first present of a coalesced one (``user_id|order_no``)."""
+    for part in column.split(ANY_OF):
+        value = record[part] if part in record else dotted(record, part)
+        if value is not None:
+            return value
+    return None
+
+
+def _cell(row: list[Any], column: str) -> Any:
+    """A row-as-array's cell at a positional column ``[i]``; the whole row for any other column."""
+    if column.startswith("[") and column.endswith("]") and column[1:-1].isdigit():
+        i = int(column[1:-1])
+        return row[i] if i < len(row) else None
+    return row
+
+
+def row_layouts(rows: list[Any]) -> list[list[str]]:
+    """Index layouts for rows given as arrays of scalars without a header: the first position that is unique and
+    key-like in every sampled row (``[0]``); none when there is no such position."""
+    sample = rows[:SAMPLE]
+    if not sample or not all(isinstance(r, list) and r and not any(isinstance(c, (dict, list)) for c in r)
+                             for r in sample):
+        return []
+    for i in range(min(len(r) for r in sample)):
+        values = [r[i] for r in sample]
+        if len({repr(v) for v in values}) == len(values) and all(is_key_like(v) for v in values):
+            return [[f"[{i}]"]]
+    return []
 
 
 def _short(value: Any) -> Any:
