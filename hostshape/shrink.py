@@ -38,6 +38,7 @@ class Cuts:
     list_items: Counter[str] = field(default_factory=Counter)
     texts: Counter[str] = field(default_factory=Counter)
     by_id: Counter[str] = field(default_factory=Counter)  # records of a sibling list shown by identifier only
+    deviating: dict[str, list[str]] = field(default_factory=dict)  # links kept: they break the dropped ones' pattern
     deep: Counter[str] = field(default_factory=Counter)
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -86,6 +87,8 @@ class Cuts:
             out.append(f"nesting below {self.depth} levels not shown: " + _few(parts))
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
+        for where, links in sorted(self.deviating.items()):
+            out.append(f"links kept where they break the pattern, {where}: " + _few(links))
         return out
 
 
@@ -129,6 +132,7 @@ class _Schema:
     collapse: dict[str, str] = field(default_factory=dict)
     noise: dict[str, set[str]] = field(default_factory=dict)
     keep: set[str] = field(default_factory=set)
+    usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
 
 
 def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
@@ -186,7 +190,7 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_
     decided: dict[frozenset[str], str | None] = {}
     for path, objects in groups.items():
         if not path or path in ancestors:
-            schema.noise[path] = _noise(objects, path, None, protected)
+            schema.noise[path] = _noise(objects, path, None, protected, schema.usual)
             continue
         shape = max(Counter(frozenset(o) for o in objects).items(), key=lambda kv: (kv[1], sorted(map(repr, kv[0]))))[0]
         if shape not in decided:
@@ -194,7 +198,7 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_
         ident = decided[shape]
         if ident is not None:
             schema.collapse[path] = ident
-        schema.noise[path] = _noise(objects, path, ident, protected)
+        schema.noise[path] = _noise(objects, path, ident, protected, schema.usual)
     return schema
 
 
@@ -241,11 +245,15 @@ def _readable_members(obj: dict[str, Any], besides: str) -> int:
                and not structure.is_url(v) and not structure.is_opaque(v))
 
 
-def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protected: set[str]) -> set[str]:
+def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protected: set[str],
+           _usual: dict[str, str] | None = None) -> set[str]:
+    """Members that are noise here: mostly API links (the prefix they share is remembered in ``_usual``, so a
+    link that breaks the pattern is kept), or opaque tokens in every object."""
     names: dict[str, None] = {}
     for o in objects[:50]:
         names.update(dict.fromkeys(k for k in o if isinstance(k, str)))
     noise = set()
+    usual = _usual if _usual is not None else {}
     for name in names:
         dotted = f"{path}.{name}" if path else name
         if name == ident or dotted in protected:
@@ -255,6 +263,10 @@ def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protecte
             continue
         if sum(_is_link(v) for v in values) * 2 > len(values):
             noise.add(name)
+            prefixes = Counter(_link_prefix(v) for v in values if isinstance(v, str))
+            common = prefixes.most_common(1)
+            if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
+                usual[dotted] = common[0][0]
         elif all(structure.is_opaque(v) for v in values):
             noise.add(name)
     return noise
@@ -296,8 +308,11 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     for key, member in obj.items():
         child = f"{path}.{key}" if path else str(key)
         if key in noise or (not schema.noise and _is_link(member)):
-            cuts.omitted.add(key)
-            continue
+            usual = schema.usual.get(child)
+            if not (usual is not None and isinstance(member, str) and _link_prefix(member) != usual):
+                cuts.omitted.add(key)
+                continue  # a link like all the others; one that breaks their pattern is information, kept
+            cuts.deviating.setdefault(f"{_label(child)} (others under {usual}/)", []).append(member)
         if _is_empty(member) or _is_rendering_of_sibling(key, obj):
             continue
         shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
@@ -399,6 +414,11 @@ def _template(records: list[dict[str, Any]], name: str, key: str) -> str | None:
         if r.get(name) != f"{prefix}{r.get(key)}{suffix}":
             return None
     return f"{prefix}{{{key}}}{suffix}"
+
+
+def _link_prefix(url: str) -> str:
+    """A link without its last path segment (and query): what links built from one template share."""
+    return url.split("?", 1)[0].rsplit("/", 1)[0]
 
 
 def _label(path: str) -> str:

@@ -355,3 +355,12 @@ def test_rows_as_arrays_without_a_header_are_indexed_by_their_first_unique_posit
     shown, text = _shape(tmp_path, rows, budget=4000)
     assert _all_present(text, [r[1] for r in rows])
     assert shown["_index"]["fields"] == ["[1]"]
+
+
+def test_a_link_that_breaks_the_pattern_of_the_dropped_links_is_kept(tmp_path) -> None:
+    """C11: links built from one template are noise; the one pointing elsewhere is information."""
+    records = [{"sku": f"k{i:04d}", "href": f"https://api.shop.example/v3/items/k{i:04d}", "qty": i % 9,
+                "blurb": f"{i} {LONG[:200]}"} for i in range(120)]
+    records[77]["href"] = "https://archive.other.example/legacy/k0077"
+    _, text = _shape(tmp_path, records, budget=4000)
+    assert "archive.other.example/legacy/k0077" in text and "api.shop.example/v3/items/k0001" not in text
