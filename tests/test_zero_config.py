@@ -364,3 +364,18 @@ def test_a_link_that_breaks_the_pattern_of_the_dropped_links_is_kept(tmp_path) -
     records[77]["href"] = "https://archive.other.example/legacy/k0077"
     _, text = _shape(tmp_path, records, budget=4000)
     assert "archive.other.example/legacy/k0077" in text and "api.shop.example/v3/items/k0001" not in text
+
+
+def test_the_same_input_gives_the_same_layout_in_every_process(tmp_path) -> None:
+    """The token estimate is seeded by the records, not by the envelope's random spill handle."""
+    import subprocess
+    import sys
+
+    records = [{"resource": f"projects/p/locations/eu/clusters/c/pools/pool-{i:03d}", "name": ["a", "b"][i % 2],
+                "nodes": i % 8, "version": "1.29"} for i in range(120)]
+    script = ("import json,sys,tempfile\nfrom hostshape import shape, Policy\n"
+              "r=shape(sys.stdin.read(),policy=Policy(budget=4000,spill_dir=tempfile.mkdtemp()))\n"
+              "e=json.loads(r.text)['_hostshape'];print(e.get('returned'),e.get('listed'))")
+    seen = {subprocess.run([sys.executable, "-c", script], input=json.dumps(records), capture_output=True,
+                           text=True, check=True).stdout for _ in range(3)}
+    assert len(seen) == 1

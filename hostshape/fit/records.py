@@ -30,6 +30,7 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
+    ratio.estimate(dumps(records[offset : offset + 50]))  # seeded by the records, never by the (random) handle
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_SHARE:
         compact(facts)
     seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
