@@ -19,7 +19,7 @@ from hostshape.envelope import Facts, WayBack
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
 from hostshape.host import HostForm, refusal, shape_for_host
 from hostshape.policy import Policy
-from hostshape.project import project
+from hostshape.project import project, surrogate_note
 from hostshape.render import NotExact, dumps, safe_text
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
@@ -95,6 +95,9 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     way = _way_back(payload, policy, tool, args)
     cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
     facts = Facts(notes=list(payload.notes))
+    replaced = surrogate_note(payload.text) if payload.is_data else None
+    if replaced:
+        facts.notes.append(replaced)
     if payload.is_data and not payload.is_error:
         projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,20 @@ from hostshape.render import dumps
 from hostshape.shrink import Cuts, shrink_document
 from hostshape.tokens import count_tokens
 
-__all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink"]
+__all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
+
+# A \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one, or a low one not preceded by a high one.
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def surrogate_note(text: str) -> str | None:
+    """A note when JSON ``text`` escapes lone UTF-16 surrogates, which no UTF-8 text can carry: they are shown
+    as U+FFFD, and the envelope must say so (nothing is changed silently)."""
+    if "\\u" not in text:
+        return None
+    count = sum(1 for _ in _LONE_SURROGATE.finditer(text))
+    return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)" if count else None
 
 
 @dataclass

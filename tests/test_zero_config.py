@@ -379,3 +379,16 @@ def test_the_same_input_gives_the_same_layout_in_every_process(tmp_path) -> None
     seen = {subprocess.run([sys.executable, "-c", script], input=json.dumps(records), capture_output=True,
                            text=True, check=True).stdout for _ in range(3)}
     assert len(seen) == 1
+
+
+def test_lone_surrogates_shown_as_replacement_characters_are_named(tmp_path) -> None:
+    """C14: escapes of lone UTF-16 surrogates cannot be carried: shown as U+FFFD, and a note says so."""
+    raw = "[" + ",".join(f'{{"name":"n-{i:03d}","label":"bad \\ud800 {i}","note":"{"x" * 80}"}}'
+                         for i in range(150)) + "]"
+    text = shape(raw, policy=Policy(budget=2000, spill_dir=tmp_path / "spill")).text
+    env = json.loads(text)["_hostshape"]
+    assert "\ufffd" in text and any("surrogate" in n for n in env["notes"])
+    paired = "[" + ",".join(f'{{"name":"n-{i:03d}","label":"ok \\ud83d\\ude00 {i}","note":"{"x" * 80}"}}'
+                            for i in range(150)) + "]"
+    env = json.loads(shape(paired, policy=Policy(budget=2000, spill_dir=tmp_path / "spill")).text)["_hostshape"]
+    assert not any("surrogate" in n for n in env.get("notes", []))
