@@ -19,9 +19,8 @@ from hostshape.tokens import count_tokens
 
 __all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
 
-# A \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one, or a low one not preceded by a high one.
-_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
-                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+# Any escape of a UTF-16 surrogate (a literal prefix, so the scan is fast); pairing is checked per match.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def surrogate_note(text: str) -> str | None:
@@ -29,7 +28,20 @@ def surrogate_note(text: str) -> str | None:
     as U+FFFD, and the envelope must say so (nothing is changed silently)."""
     if "\\u" not in text:
         return None
-    count = sum(1 for _ in _LONE_SURROGATE.finditer(text))
+    count, pending = 0, -1  # pending: where an unpaired high surrogate escape ends
+    for match in _SURROGATE_ESCAPE.finditer(text):
+        high = match.group()[3] in "89abAB"
+        if pending >= 0:
+            paired = not high and match.start() == pending
+            pending = -1
+            if paired:
+                continue
+            count += 1
+        if high:
+            pending = match.end()
+        else:
+            count += 1
+    count += pending >= 0
     return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)" if count else None
 
 
