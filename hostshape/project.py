@@ -173,8 +173,34 @@ _GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take th
 
 
 def _tokens(value: Any, budget: int | None) -> int | None:
-    """Tokens of ``value``'s compact JSON when it is of budget size; None when it is clearly larger."""
-    text = dumps(value)
-    if budget is None or len(text) > budget * 16:
+    """Tokens of ``value``'s compact JSON when it is of budget size (counted, or extrapolated from its first
+    ``_SAMPLE_CHARS`` characters: it steers the caps, the fit counts the final text); None when clearly larger."""
+    if budget is None or not _smaller_than(value, budget * 16):
         return None
-    return count_tokens(text)
+    text = dumps(value)
+    if len(text) > budget * 16:
+        return None
+    if len(text) <= _SAMPLE_CHARS:
+        return count_tokens(text)
+    return int(len(text) * count_tokens(text[:_SAMPLE_CHARS]) / _SAMPLE_CHARS) + 1  # a decision, not the budget
+
+
+_SAMPLE_CHARS = 6000  # tokens per character measured on this much of a shrunk value to decide whether to grow
+
+
+def _smaller_than(value: Any, chars: int) -> bool:
+    """Whether ``value``'s compact JSON is shorter than ``chars``, rendering its members one at a time and stopping
+    as soon as it is not (a large document is not rendered whole to learn that it is large)."""
+    parts = value.values() if isinstance(value, dict) else value if isinstance(value, list) else [value]
+    total = 0
+    for part in parts:
+        if isinstance(part, list) and len(part) > 50:
+            for item in part:
+                total += len(dumps(item)) + 1
+                if total >= chars:
+                    return False
+        else:
+            total += len(dumps(part)) + 1
+        if total >= chars:
+            return False
+    return True

@@ -30,7 +30,7 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
-    ratio.estimate(dumps(records[offset : offset + 50]))  # seeded by the records, never by the (random) handle
+    ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_SHARE:
         compact(facts)
     seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
@@ -167,10 +167,14 @@ class _RecordFit:
         size = sum(map(len, texts)) + len(texts)
         if size > room * 16:
             return []
-        exact = self.limit.count(",".join(texts))
+        estimates = [self.ratio.estimate(t) + 1 for t in texts]
+        if not 0.8 * room <= sum(estimates) <= 1.25 * room:  # clearly within or over: the estimate decides
+            return estimates if sum(estimates) <= room else []
+        listing = ",".join(texts)
+        exact = self.limit.count(listing)
+        self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
         if exact > room:
             return []
-        estimates = [self.ratio.estimate(t) for t in texts]
         scale = exact / max(1, sum(estimates))
         return [max(1, round(e * scale)) for e in estimates]
 
