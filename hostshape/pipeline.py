@@ -98,6 +98,7 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     replaced = surrogate_note(payload.text) if payload.is_data else None
     if replaced:
         facts.notes.append(replaced)
+        facts.replaced = True
     if payload.is_data and not payload.is_error:
         projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)

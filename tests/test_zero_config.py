@@ -387,7 +387,7 @@ def test_lone_surrogates_shown_as_replacement_characters_are_named(tmp_path) -> 
                          for i in range(150)) + "]"
     text = shape(raw, policy=Policy(budget=2000, spill_dir=tmp_path / "spill")).text
     env = json.loads(text)["_hostshape"]
-    assert "\ufffd" in text and any("surrogate" in n for n in env["notes"])
+    assert "\ufffd" in text and any("surrogate" in n for n in env["notes"]) and env["truncated"] is True
     paired = "[" + ",".join(f'{{"name":"n-{i:03d}","label":"ok \\ud83d\\ude00 {i}","note":"{"x" * 80}"}}'
                             for i in range(150)) + "]"
     env = json.loads(shape(paired, policy=Policy(budget=2000, spill_dir=tmp_path / "spill")).text)["_hostshape"]
