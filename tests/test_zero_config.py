@@ -392,3 +392,12 @@ def test_lone_surrogates_shown_as_replacement_characters_are_named(tmp_path) -> 
                             for i in range(150)) + "]"
     env = json.loads(shape(paired, policy=Policy(budget=2000, spill_dir=tmp_path / "spill")).text)["_hostshape"]
     assert not any("surrogate" in n for n in env.get("notes", []))
+
+
+def test_an_index_only_answer_also_shows_the_first_record_shrunk_to_the_room_left(tmp_path) -> None:
+    """C9: records too wide for any to fit whole: the index lists them all and the first record, shrunk, uses the
+    budget left (no answer ends far below the budget while something was cut)."""
+    records = [{"id": f"w-{i:02d}", **{f"field_{k:03d}": f"value {i}-{k} text" for k in range(300)}} for i in range(30)]
+    shown, text = _shape(tmp_path, records, budget=2000)
+    assert count_tokens(text) >= 1000 and _all_present(text, [r["id"] for r in records])
+    assert shown["items"][0]["id"] == "w-00" and shown["_hostshape"]["returned"] == 1

@@ -8,7 +8,7 @@ from typing import Any
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
-from hostshape.fit.objects import fit_object
+from hostshape.fit.objects import fit_object, reduce
 from hostshape.previews import cap_strings
 from hostshape.records import find_records, with_path
 from hostshape.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
@@ -117,6 +117,8 @@ class _RecordFit:
                 text = self._text(rest, k, index)
                 fitted = self._verified(text, "index" if index else "records")
                 if fitted is not None:
+                    if k == 0 and index is not None and complete:
+                        return self._with_a_shrunk_first(rest, index, text) or fitted
                     return fitted
                 over = self._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -217,6 +219,26 @@ class _RecordFit:
             self._last_tokens = int(self.limit.tokens * len(text) / self.limit.chars) + 1  # type: ignore[operator]
         return None
 
+    def _with_a_shrunk_first(self, rest: list[Any], index: tuple[list[str], list[list[Any]]],
+                             text: str) -> Fitted | None:
+        """An index of every record that leaves much of the budget unused (no whole record fits): the first
+        record, shrunk to the room left, shown before it; None when that does not fit."""
+        used = self.limit.count(text)
+        room = self.limit.tokens - used
+        if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
+            return None
+        note = "first record shrunk to fit; …[+N chars] marks each cut"
+        self.facts.notes.append(note)
+        bytes_per_token = len(text.encode("utf-8")) / max(1, used)
+        for share in (0.8, 0.6, 0.4):
+            first = reduce(rest[0], int(room * share * bytes_per_token))
+            candidate = self._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
+            if self.limit.fits(candidate):
+                return Fitted(candidate, self.facts, "index")
+        self.facts.notes.remove(note)
+        self._text(rest, 0, index)  # the facts of the index-only answer again
+        return None
+
     def _shrunk_first(self, rest: list[Any]) -> Fitted:
         """Not even one whole record fits: shrink the first one to fit, with its envelope."""
         self.facts.truncated = True
@@ -250,6 +272,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 
 
