@@ -366,23 +366,31 @@ def detail(rows: list[HostRow], budget: int, tools: list[peers.Tool]) -> str:
     return "\n".join(out)
 
 
-def losses(rows: list[HostRow]) -> list[str]:
-    """Every cell where a peer does better than hostshape on one measure, in words."""
+def losses(rows: list[HostRow]) -> list[tuple[str, str, str]]:
+    """(tool, measure, cell) for every cell where a peer does better than hostshape on one measure."""
     base = {(r.file, r.budget): r for r in rows if r.tool == "hostshape"}
-    out: list[str] = []
+    out: list[tuple[str, str, str]] = []
     for r in rows:
         h = base.get((r.file, r.budget))
         if r.tool == "hostshape" or h is None or r.error:
             continue
         where = f"{r.file} @ {r.budget:,}"
         if r.fits and not h.fits:
-            out.append(f"{r.tool} fits and hostshape does not: {where}")
+            out.append((r.tool, "fits where hostshape does not", where))
         if r.recall is not None and h.recall is not None and r.fits and r.recall > h.recall + 1e-9:
-            out.append(f"{r.tool} recall {r.recall:.2f} > hostshape {h.recall:.2f} (within budget): {where}")
+            out.append((r.tool, "higher identifier recall, within the budget", f"{where} ({r.recall:.2f} vs {h.recall:.2f})"))
         if r.tasks_n and h.tasks_n and r.fits and (r.tasks_ok or 0) > (h.tasks_ok or 0):
-            out.append(f"{r.tool} answers {r.tasks_ok}/{r.tasks_n} tasks > hostshape {h.tasks_ok}: {where}")
+            out.append((r.tool, "more tasks answered, within the budget", f"{where} ({r.tasks_ok} vs {h.tasks_ok} of {r.tasks_n})"))
         if r.retrievable and h.retrievable is False:
-            out.append(f"{r.tool} keeps the rest retrievable and hostshape does not: {where}")
-        if r.ratio is not None and r.ratio > 1.0:
-            out.append(f"{r.tool} is faster ({r.ratio:.2f}x hostshape's time): {where}")
+            out.append((r.tool, "rest retrievable where hostshape's is not", where))
+        if r.ratio is not None and r.ratio > 1.0 and r.fits:
+            out.append((r.tool, "faster (output within the budget)", f"{where} ({r.ratio:.2g}x)"))
     return out
+
+
+def loss_summary(lost: list[tuple[str, str, str]]) -> list[str]:
+    """One line per tool and measure, naming every cell."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for tool, measure_name, where in lost:
+        grouped.setdefault((tool, measure_name), []).append(where)
+    return [f"**{tool}**, {m} ({len(cells)} cells): {'; '.join(cells)}" for (tool, m), cells in grouped.items()]
