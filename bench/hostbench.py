@@ -35,67 +35,38 @@ SLOW_SECONDS = 0.25
 # --- payloads ---------------------------------------------------------------------------------------------------
 
 
-def _manifest_entries(manifest: Any) -> list[dict[str, Any]]:
-    """Entries of corpus/manifest.json as dicts with at least a file name; tolerant of a list or a file->entry map."""
-    if isinstance(manifest, dict):
-        for key in ("files", "payloads", "entries", "items"):
-            if isinstance(manifest.get(key), (list, dict)):
-                return _manifest_entries(manifest[key])
-        return [{"file": name, **(v if isinstance(v, dict) else {})} for name, v in manifest.items()]
-    if isinstance(manifest, list):
-        return [e for e in manifest if isinstance(e, dict)]
-    return []
+@dataclass(frozen=True)
+class CorpusPayload(Payload):
+    """A corpus/ payload: its recall is corpus/manifest.toml's (bench/recall.py), its task truth its main list."""
 
+    source: Any = None
 
-def _first(entry: dict[str, Any], *keys: str) -> Any:
-    return next((entry[k] for k in keys if k in entry), None)
-
-
-def _records_at(doc: Any, where: Any) -> Any:
-    if where in (None, "", ".", "$", "@"):
-        return doc
-    node = doc
-    for part in str(where).replace("[]", "").strip(".$").split("."):
-        if part == "":
-            continue
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    return node
+    def recall(self, output: str) -> float | None:
+        return self.source.recall(output)
 
 
 def load_corpus(directory: Path = CORPUS_DIR) -> list[Payload]:
-    """The payloads of the top-level corpus folder, when it exists: files named by its manifest (``manifest.json``;
-    an entry names the file, the path to its record list and the identifier field). Files without a usable entry
-    are loaded like the examples (text formats by extension)."""
-    if not directory.is_dir():
+    """The payloads of corpus/manifest.toml that live in ``directory`` (the packaged examples are loaded apart)."""
+    manifest = directory / "manifest.toml"
+    if not manifest.is_file():
         return []
-    manifest_path = next((p for p in sorted(directory.glob("manifest*.json"))), None)
-    entries = _manifest_entries(json.loads(manifest_path.read_text(encoding="utf-8"))) if manifest_path else []
+    from bench import recall
+
     out: list[Payload] = []
-    seen: set[str] = set()
-    for entry in entries:
-        name = _first(entry, "file", "path", "name")
-        if not isinstance(name, str):
+    for rp in recall.load(manifest):
+        if not rp.file.startswith(f"{directory.name}/"):
             continue
-        path = directory / name
-        if not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        id_field = _first(entry, "id", "id_field", "identifier")
-        where = _first(entry, "records", "record_list", "list", "records_path", "path_to_records")
-        label = f"corpus/{name}"
-        seen.add(str(path))
-        try:
-            doc = json.loads(text)
-            records = _records_at(doc, where)
-        except (ValueError, KeyError, IndexError, TypeError):
-            out.append(corpus._payload(label, text))
-            continue
-        if isinstance(records, list) and isinstance(id_field, str) and records and isinstance(records[0], dict):
-            ids = tuple(dict.fromkeys(r.get(id_field) for r in records if isinstance(r, dict) and id_field in r))
-            out.append(Payload(label, text, True, "list", id_field, ids))
-            _TRUTH[label] = (records, id_field)
-        else:
-            out.append(corpus._payload(label, text))
+        label = rp.file
+        main = rp.main
+        ident = main.id if main is not None else ""
+        out.append(CorpusPayload(label, rp.text, rp.is_json, rp.kind, ident, tuple(main.identifiers if main else ()), rp))
+        if main is not None and "@key" not in main.id and rp.kind == "list":
+            try:
+                records = [r for _k, r in recall.records_at(json.loads(rp.text), main.path) if isinstance(r, dict)]
+            except (ValueError, KeyError, TypeError):
+                records = []
+            if records:
+                _TRUTH[label] = (records, main.id)
     return out
 
 
@@ -103,7 +74,7 @@ _TRUTH: dict[str, tuple[list[Any], str]] = {}
 
 
 def load_all(files: list[str] | None = None, examples: Path | None = None) -> list[Payload]:
-    base = corpus.load(examples or corpus.PAYLOADS)
+    base: list[Payload] = corpus.load(examples or corpus.PAYLOADS)
     extra = load_corpus()
     all_payloads = base + extra
     if files:

@@ -109,12 +109,12 @@ def questions(t: Truth) -> list[Question]:
     out = [Question("count", 0, n)]
     for k in sorted({1, (n + 1) // 2, n}):
         rec = t.records[k - 1]
-        out.append(Question("id", k, rec.get(t.id_field)))
+        out.append(Question("id", k, _get(rec, t.id_field)))
         if t.title_field:
             out.append(Question("title", k, _get(rec, t.title_field)))
         if t.status_field:
             out.append(Question("status", k, _get(rec, t.status_field)))
-        out.append(Question("which", k, rec.get(t.id_field)))
+        out.append(Question("which", k, _get(rec, t.id_field)))
     return out
 
 
@@ -130,20 +130,21 @@ class Reading:
 
 def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    leaf = id_field.split(".")[-1]
 
     def walk(node: Any, depth: int) -> None:
         if depth > 12:
             return
         if isinstance(node, dict):
             cols, rows = node.get("fields"), node.get("rows")
-            if isinstance(cols, list) and isinstance(rows, list) and id_field in cols:
+            if isinstance(cols, list) and isinstance(rows, list) and (id_field in cols or leaf in cols):
                 out.extend(dict(zip(cols, r)) for r in rows if isinstance(r, list))
                 return
             for value in node.values():
                 walk(value, depth + 1)
         elif isinstance(node, list):
-            if node and all(isinstance(x, dict) for x in node) and any(id_field in x for x in node):
-                out.extend(x for x in node if id_field in x)
+            if node and all(isinstance(x, dict) for x in node) and any(_get(x, id_field) is not None for x in node):
+                out.extend(x for x in node if _get(x, id_field) is not None)
                 return
             for value in node:
                 walk(value, depth + 1)
@@ -163,7 +164,7 @@ def _member_value(raw: str) -> Any:
 
 
 def _regex_records(text: str, t: Truth) -> list[dict[str, Any]]:
-    field = re.escape(t.id_field)
+    field = re.escape(t.id_field.split(".")[-1])
     pat = re.compile(rf'"{field}"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
     hits = list(pat.finditer(text))
     out: list[dict[str, Any]] = []
@@ -175,7 +176,7 @@ def _regex_records(text: str, t: Truth) -> list[dict[str, Any]]:
         seen.add(raw)
         end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
         window = text[m.end() : end]
-        rec: dict[str, Any] = {t.id_field: _member_value(raw)}
+        rec: dict[str, Any] = {t.id_field.split(".")[-1]: _member_value(raw)}
         for path in (t.title_field, t.status_field):
             if not path:
                 continue
@@ -221,7 +222,7 @@ def answer(q: Question, r: Reading, t: Truth) -> bool:
     if q.kind == "count":
         return (r.complete_json and len(r.records) == q.expected) or _stated_count(r.text, q.expected)
     if q.kind == "which":
-        match = next((rec for rec in r.records if _same_id(rec.get(t.id_field), q.expected)), None)
+        match = next((rec for rec in r.records if _same_id(_get(rec, t.id_field), q.expected)), None)
         if match is None:
             return False
         if not t.title_field:
@@ -231,8 +232,8 @@ def answer(q: Question, r: Reading, t: Truth) -> bool:
         return False
     rec = r.records[q.k - 1]
     if q.kind == "id":
-        return _same_id(rec.get(t.id_field), q.expected)
-    if not _same_id(rec.get(t.id_field), t.records[q.k - 1].get(t.id_field)):
+        return _same_id(_get(rec, t.id_field), q.expected)
+    if not _same_id(_get(rec, t.id_field), _get(t.records[q.k - 1], t.id_field)):
         return False  # the reader's k-th record is not the k-th record
     if q.kind == "title":
         return _title_ok(_get(rec, t.title_field), q.expected)
