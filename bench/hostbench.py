@@ -175,15 +175,18 @@ def _evaluate(tool: peers.Tool, p: Payload, budget: int) -> _Cell:
     first = time.perf_counter() - t0
     valid: bool | None = None
     if p.is_json:
+        part = hostpeers.JSON_PART.get(tool.name)
         try:
-            json.loads(out)
+            json.loads(part(shrunk) if part is not None and err is None else out)
             valid = True
         except ValueError:
             valid = False
     seen = view(tool.name, out)
     retrievable: bool | None = None
     check = RETRIEVE.get(tool.name)
-    if err is None and check is not None:
+    if err is None and _same_data(out, p.text):
+        retrievable = True  # nothing withheld: the same JSON value, re-spaced
+    elif err is None and check is not None:
         try:
             retrievable = bool(check(prepared, shrunk, p.text))
         except Exception:  # noqa: BLE001 - a way back that raises is no way back
@@ -212,6 +215,15 @@ def _evaluate(tool: peers.Tool, p: Payload, budget: int) -> _Cell:
         error=err,
     )
     return _Cell(row, shrink, prepared, first)
+
+
+def _same_data(out: str, original: str) -> bool:
+    if out == original:
+        return True
+    try:
+        return json.dumps(json.loads(out), sort_keys=True) == json.dumps(json.loads(original), sort_keys=True)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _time(cells: list[_Cell], runs: int) -> None:

@@ -389,7 +389,9 @@ def _pager(max_tokens: int) -> Callable[[Any], Any]:
 
     def run(call: tuple[str, str]) -> Any:
         text, tool = call
-        server = FastMCP("bench")
+        # FastMCP() calls logging.basicConfig(level=log_level) on the root logger (mcp/server/fastmcp/server.py:258);
+        # at its default INFO every library's INFO lines (hostshape's telemetry too) would go to the console.
+        server = FastMCP("bench", log_level="WARNING")
         paginate(server, max_tokens=max_tokens)
 
         @server.tool(name=tool)
@@ -411,6 +413,12 @@ def _pager_blocks(content: Any) -> list[Any]:
 def _pager_read(shrunk: Any) -> str:
     # The MCP client joins nothing: each block is its own text part; hosts concatenate them.
     return "".join(getattr(b, "text", "") for b in _pager_blocks(shrunk[0]))
+
+
+def _pager_data(shrunk: Any) -> str:
+    """The page itself: the first content block (the second is paging metadata in a markdown fence)."""
+    blocks = _pager_blocks(shrunk[0])
+    return getattr(blocks[0], "text", "") if blocks else ""
 
 
 def _pager_retrieve(prepared: Any, shrunk: Any, original: str) -> bool:
@@ -481,6 +489,9 @@ RETRIEVE: dict[str, Callable[[Any, Any, str], bool]] = {
     MCP_PAGER.name: _pager_retrieve,
 }
 
+#: tool name -> the part of its output that carries the data, for the valid-JSON check (others: the whole text)
+JSON_PART: dict[str, Callable[[Any], str]] = {MCP_PAGER.name: _pager_data}
+
 #: distributions whose version the report lists beside each peer
 DISTRIBUTIONS = (
     "halo-format",
@@ -495,4 +506,4 @@ DISTRIBUTIONS = (
     "mcp-pager",
 )
 
-__all__ = ["DISTRIBUTIONS", "HOST_PEERS", "RETRIEVE", "VIEWS", "seed_cl100k"]
+__all__ = ["DISTRIBUTIONS", "HOST_PEERS", "JSON_PART", "RETRIEVE", "VIEWS", "seed_cl100k"]
