@@ -268,6 +268,11 @@ def measure(
     return sorted(rows, key=lambda r: order[r.tool])
 
 
+def untimed(tools: list[peers.Tool], payloads: list[Payload], budgets: list[int]) -> list[HostRow]:
+    """The same judgement without timing, for the other peers' task share (their times are in the main table)."""
+    return [_evaluate(tool, p, b).row for tool in tools for p in payloads for b in budgets]
+
+
 # --- report -----------------------------------------------------------------------------------------------------
 
 
@@ -280,6 +285,19 @@ def _fmt_ms(ms: float | None) -> str:
     if ms is None:
         return "-"
     return f"{ms:.3g}" if ms < 100 else f"{ms:,.0f}"
+
+
+KNOBS = {
+    "hostshape": "budget B (o200k)",
+    "halo-format (Claude hook)": "none (defaults)",
+    "tooltrim": "max_tokens B (cl100k)",
+    "jmunch-mcp": "threshold B",
+    "terse-mcp": "none (defaults)",
+    "leancontext": "none (defaults)",
+    "llmslim fit_text": "budget B (cl100k)",
+    "mcp-pager": "max_tokens B (cl100k)",
+    "LangChain ClearToolUsesEdit": "trigger B",
+}
 
 
 def summary(rows: list[HostRow], tools: list[peers.Tool]) -> str:
@@ -300,9 +318,7 @@ def summary(rows: list[HostRow], tools: list[peers.Tool]) -> str:
         errs = sum(1 for r in rs if r.error)
         ms = [r.ms for r in rs if r.ms is not None]
         ratio = _geo([r.ratio for r in rs if r.ratio is not None])
-        knob = "B" if tool.searchable or tool.name == "hostshape" else "defaults"
-        if tool.name == "jmunch-mcp":
-            knob = "threshold B"
+        knob = KNOBS.get(tool.name, "B x 4 (user setting)")
         lines.append(
             f"| {tool.name} | {knob} | {sum(r.fits for r in rs)}/{len(rs)}"
             + (f" ({errs} errors)" if errs else "")
@@ -310,8 +326,8 @@ def summary(rows: list[HostRow], tools: list[peers.Tool]) -> str:
             + (f" | {statistics.mean(lists):.2f} / {min(lists):.2f}" if lists else " | -")
             + f" | {sum(1 for r in retr if r.retrievable)}/{len(retr)}"
             + (f" | {t_ok}/{t_n} ({t_ok / t_n:.0%})" if t_n else " | -")
-            + f" | {_fmt_ms(statistics.median(ms)) if ms else '-'}"
-            + (" | 1" if tool.name == "hostshape" else f" | {ratio:.2f}" if ratio else " | -")
+            + f" | {_fmt_ms(statistics.median(ms)) if ms else 'above'}"
+            + (" | 1" if tool.name == "hostshape" else f" | {ratio:.2f}" if ratio else " | above")
             + " |"
         )
     return "\n".join(lines)

@@ -100,6 +100,9 @@ def main(argv: list[str] | None = None) -> str:
     host_rows: list[hostbench.HostRow] = []
     if len(host_tools) > 1:
         host_rows = hostbench.measure(host_tools, host_payloads, args.budgets, args.host_runs, say)
+        others = [t for t in live if t in peers.PEERS]
+        host_rows += hostbench.untimed(others, host_payloads, args.budgets)
+        host_tools = [*host_tools, *others]
     run_rows: list[hostruns.HostRunRow] = []
     run_skipped: dict[str, str] = {}
     if not args.no_hosts and any(t in hostpeers.HOST_PEERS for t in host_tools):
@@ -253,7 +256,8 @@ def render_hosts(
             "ref, handle, pages); unchanged output counts as retrievable. *tasks*: questions an agent asks next, "
             "answered from the text alone by bench/tasks.py. Time: hostshape's median ÷ the tool's, round-robin in "
             f"one loop (median of {env.get('host_runs', 3)} runs; calls over {hostbench.SLOW_SECONDS:.2f} s are timed "
-            "once); above 1 means the tool is faster."
+            "once); above 1 means the tool is faster. The last rows are the peers of the tables above at their user "
+            "setting, judged the same way on the same payloads (their times: above)."
         ),
         "",
         hostbench.summary(rows, tools),
@@ -268,7 +272,7 @@ def render_hosts(
                 "retrievable / ~~R~~ not; t tasks answered; ×N hostshape's time ÷ the tool's (hostshape: its ms)."
             ),
             "",
-            hostbench.detail(rows, budget, tools),
+            hostbench.detail(rows, budget, [t for t in tools if t not in peers.PEERS]),
         ]
     if run_rows or run_skipped:
         out += [
