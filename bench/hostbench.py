@@ -186,7 +186,9 @@ def _evaluate(tool: peers.Tool, p: Payload, budget: int) -> _Cell:
     check = RETRIEVE.get(tool.name)
     if err is None and _same_data(out, p.text):
         retrievable = True  # nothing withheld: the same JSON value, re-spaced
-    elif err is None and check is not None:
+    elif err is None and check is None:
+        retrievable = False  # a tool with no way back: what it cut is gone
+    elif err is None:
         try:
             retrievable = bool(check(prepared, shrunk, p.text))
         except Exception:  # noqa: BLE001 - a way back that raises is no way back

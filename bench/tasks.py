@@ -85,6 +85,23 @@ def _find_key(node: Any, key: str, depth: int = 0) -> Any:
     return None
 
 
+def _scalar_paths(record: dict[str, Any]) -> list[str]:
+    """Dotted paths of the string members of a record, top level first, then one and two levels down."""
+    out: list[str] = []
+    level: list[tuple[str, Any]] = [("", record)]
+    for _ in range(3):
+        nxt: list[tuple[str, Any]] = []
+        for prefix, node in level:
+            for k, v in node.items():
+                path = f"{prefix}{k}"
+                if isinstance(v, str):
+                    out.append(path)
+                elif isinstance(v, dict):
+                    nxt.append((path + ".", v))
+        level = nxt
+    return out
+
+
 def truth(payload: Payload, records: list[dict[str, Any]] | None = None, id_field: str | None = None) -> Truth | None:
     """The records of a list payload and the fields the questions ask about; None for other payloads."""
     if records is None:
@@ -96,9 +113,9 @@ def truth(payload: Payload, records: list[dict[str, Any]] | None = None, id_fiel
     assert id_field is not None
     title, status = FIELDS.get(payload.name, (None, None))
     if payload.name not in FIELDS and records:
-        first = records[0]
-        title = next((k for k in TITLE_NAMES if k in first and k != id_field), None)
-        status = next((k for k in STATUS_NAMES if k in first), None)
+        paths = _scalar_paths(records[0])
+        title = next((p for p in paths if p.split(".")[-1] in TITLE_NAMES and p != id_field), None)
+        status = next((p for p in paths if p.split(".")[-1] in STATUS_NAMES), None)
     return Truth(list(records), id_field, title, status)
 
 
