@@ -67,6 +67,8 @@ def _get(record: Any, path: str | None) -> Any:
         if not isinstance(node, dict) or part not in node:
             break
         node = node[part]
+        if not isinstance(node, (dict, list)):
+            return node  # the whole path, or an object a shaper collapsed to its one telling value
     else:
         return node
     return _find_key(record, path.split(".")[-1])  # flattened or renamed by a shaper: the key anywhere
