@@ -10,7 +10,8 @@ No model is involved. For each list payload the questions are the ones an agent 
 A small deterministic reader answers them from the text a tool sent to the model, the same way for every tool:
 
 1. if the text is valid JSON, the records are every list of objects that carry the identifier field, plus every
-   columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order;
+   columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order; members an
+   envelope states once for all records (hostshape's ``_hostshape.same``) apply to each;
 2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
    members found after it and before the next identifier (so cut-off JSON, previews and JSON fragments count).
 
@@ -169,7 +170,17 @@ def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
                 walk(value, depth + 1)
 
     walk(doc, 0)
-    return out
+    same = _same_block(doc)
+    return [{**same, **r} for r in out] if same else out
+
+
+def _same_block(doc: Any) -> dict[str, Any]:
+    """Members a shaper states once for every record (hostshape's ``_hostshape.same``), applied as defaults."""
+    if isinstance(doc, dict):
+        for value in doc.values():
+            if isinstance(value, dict) and isinstance(value.get("same"), dict):
+                return value["same"]
+    return {}
 
 
 _STR = r'"((?:[^"\\]|\\.)*)'  # a JSON string body, possibly cut off
