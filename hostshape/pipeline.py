@@ -20,6 +20,7 @@ from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text,
 from hostshape.host import HostForm, refusal, shape_for_host
 from hostshape.policy import Policy
 from hostshape.project import project, surrogate_note
+from hostshape.records import records_from_text
 from hostshape.render import NotExact, dumps, safe_text
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
@@ -99,11 +100,17 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     if replaced:
         facts.notes.append(replaced)
         facts.replaced = True
+    table = records_from_text(payload.text) if not payload.is_data and not payload.is_error else None
     if payload.is_data and not payload.is_error:
         projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
+    elif table is not None:  # JSON lines or CSV: records, shaped as a record list (paged through the saved file)
+        facts.notes.append(table[1])
+        projection = project(table[0], None, generic=True, max_records=limit.tokens + 1)
+        projection.report(facts)
+        fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
         fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)

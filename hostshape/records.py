@@ -6,6 +6,8 @@ of a header list, and maps keyed by identifier turned into lists.
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -379,3 +381,66 @@ def primary_key(records: list[Any]) -> str | None:
 
 def title_key(records: list[Any]) -> str | None:
     return structure.title_field(records)
+
+
+MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at most
+
+
+def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
+    """Records held in a text result: JSON lines (one object per line), or CSV/TSV whose first row names the
+    columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
+    if text.count("\n", 0, 100_000) < 2:
+        return None
+    sample = [line for line in text[:100_000].splitlines()[:-1] if line.strip()][:50]
+    if len(sample) < 2:
+        return None
+    try:  # the first lines decide, cheaply, before a long text is split whole
+        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample)) is None:
+            return None
+    except (csv.Error, ValueError, RecursionError):
+        return None
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 3 or len(lines) > MAX_TEXT_RECORDS:
+        return None
+    try:
+        return _json_lines(lines) if lines[0].lstrip().startswith("{") else _delimited(lines)
+    except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
+        return None
+
+
+def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
+    records: list[dict[str, Any]] = []
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        records.append(value)
+    return records, f"JSON lines: {len(records)} lines read as records (shown as a JSON list)"
+
+
+def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
+    """CSV/TSV/semicolon/pipe-separated rows whose first row is a header: every sampled row has the header's
+    width, the header's cells are distinct names that do not recur in their columns below."""
+    head = lines[:50]
+    for delimiter in (",", "\t", ";", "|"):
+        if delimiter not in head[0]:
+            continue
+        sample = list(csv.reader(head, delimiter=delimiter))
+        width = len(sample[0])
+        if width < 2 or any(len(row) != width for row in sample):
+            continue
+        header = [h.strip() for h in sample[0]]
+        if not all(header) or len(set(header)) < width or any(h.replace(".", "").isdigit() for h in header):
+            continue
+        if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
+            continue
+        rows = list(csv.reader(lines[1:], delimiter=delimiter))
+        if any(len(row) != width for row in rows):
+            return None
+        records = [dict(zip(header, row, strict=True)) for row in rows]
+        name = {",": "CSV", "\t": "TSV"}.get(delimiter, f"{delimiter!r}-separated text")
+        return records, f"{name} with a header row: {len(records)} rows read as records (shown as a JSON list)"
+    return None

@@ -401,3 +401,26 @@ def test_an_index_only_answer_also_shows_the_first_record_shrunk_to_the_room_lef
     shown, text = _shape(tmp_path, records, budget=2000)
     assert count_tokens(text) >= 1000 and _all_present(text, [r["id"] for r in records])
     assert shown["items"][0]["id"] == "w-00" and shown["_hostshape"]["returned"] == 1
+
+
+@pytest.mark.parametrize("form", ["jsonl", "csv", "tsv"])
+def test_json_lines_and_delimited_text_with_a_header_are_record_lists(tmp_path, form: str) -> None:
+    """C8: records outside one JSON document are shaped as a record list, every identifier listed."""
+    rows = [{"ticket": f"TCK-{90000 + i}", "owner": f"team {i % 7}", "amount": f"{i * 1.25:.2f}", "state": "open"}
+            for i in range(500)]
+    if form == "jsonl":
+        raw = "\n".join(json.dumps(r) for r in rows)
+    else:
+        sep = "," if form == "csv" else "\t"
+        raw = sep.join(rows[0]) + "\n" + "\n".join(sep.join(r.values()) for r in rows)
+    text = shape(raw, policy=Policy(budget=4000, spill_dir=tmp_path / "spill")).text
+    assert count_tokens(text) <= 4000
+    env = json.loads(text)["_hostshape"]
+    assert env["total"] == 500 and env["truncated"] is True
+    assert all(f'"TCK-{90000 + i}"' in text for i in range(500))
+
+
+def test_prose_with_commas_stays_text(tmp_path) -> None:
+    prose = "\n".join(f"Line {i}, which has words, and {'more, ' * (i % 3)}commas." for i in range(3000))
+    text = shape(prose, policy=Policy(budget=1000, spill_dir=tmp_path / "spill")).text
+    assert not text.lstrip().startswith("{")
