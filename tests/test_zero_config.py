@@ -424,3 +424,14 @@ def test_prose_with_commas_stays_text(tmp_path) -> None:
     prose = "\n".join(f"Line {i}, which has words, and {'more, ' * (i % 3)}commas." for i in range(3000))
     text = shape(prose, policy=Policy(budget=1000, spill_dir=tmp_path / "spill")).text
     assert not text.lstrip().startswith("{")
+
+
+def test_an_envelope_is_compacted_only_when_records_are_cut(tmp_path) -> None:
+    """Values stated once stay in the envelope when every record fits whole, even if the envelope is a sizable
+    share of a small answer."""
+    records = [{"number": i, "title": f"Issue {i}", "state": "open", "user": {"login": "someone", "id": 7,
+                "type": "User", "site_admin": False, "html": "https://example.org/someone"},
+                "reactions": {k: 0 for k in ("plus", "minus", "laugh", "hooray", "heart", "rocket", "eyes")},
+                "body": "x" * 1200} for i in range(3)]
+    shown, _ = _shape(tmp_path, records, budget=2000)
+    assert shown["_hostshape"]["same"]["state"] == "open" and shown["_hostshape"]["returned"] == 3
