@@ -432,6 +432,6 @@ def test_an_envelope_is_compacted_only_when_records_are_cut(tmp_path) -> None:
     records = [{"number": i, "title": f"Issue {i}", "state": "open", "user": {"login": "someone", "id": 7,
                 "type": "User", "site_admin": False, "html": "https://example.org/someone"},
                 "reactions": {k: 0 for k in ("plus", "minus", "laugh", "hooray", "heart", "rocket", "eyes")},
-                "body": "x" * 1200} for i in range(3)]
+                "body": f"{i} {LONG * 4}"} for i in range(3)]
     shown, _ = _shape(tmp_path, records, budget=2000)
     assert shown["_hostshape"]["same"]["state"] == "open" and shown["_hostshape"]["returned"] == 3
