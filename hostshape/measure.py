@@ -197,18 +197,27 @@ async def _measure(session: Any, calls: list[tuple[str, dict[str, Any]]], policy
     await asyncio.wait_for(session.initialize(), timeout)
     listed = await asyncio.wait_for(session.list_tools(), timeout)
     for tool in listed.tools:
-        menu_entry = {"name": tool.name, "description": tool.description or "", "input_schema": tool.inputSchema}
+        menu_entry = {"name": tool.name, "description": tool.description or "",
+                      "input_schema": _field(tool, "inputSchema")}
         report.tools.append(ToolCost(tool.name, count_tokens(dumps(menu_entry), policy.encoding)))
     for name, arguments in calls:
         result = await asyncio.wait_for(session.call_tool(name, arguments), timeout)
         text = "\n".join(getattr(block, "text", "") for block in result.content)
-        structured = dumps(result.structuredContent) if result.structuredContent is not None else ""
+        structured_content = _field(result, "structuredContent")
+        structured = dumps(structured_content) if structured_content is not None else ""
         shaped = shape(result, policy=policy, tool=name, args=arguments)
         report.calls.append(CallCost(
             tool=name, args=arguments, raw_tokens=count_tokens(text, policy.encoding),
             structured_copy_tokens=count_tokens(structured, policy.encoding) if structured else 0,
-            shaped_tokens=shaped.tokens, is_error=bool(result.isError), strategy=shaped.strategy,
+            shaped_tokens=shaped.tokens, is_error=bool(_field(result, "isError")), strategy=shaped.strategy,
         ))
+
+
+def _field(model: Any, name: str) -> Any:
+    """An MCP type's field by its wire name: mcp 1.x names attributes like the wire (``structuredContent``), mcp 2.x
+    in snake case (``structured_content``; mcp-types 2.3.0, mcp_types/_types.py)."""
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+    return getattr(model, name) if hasattr(model, name) else getattr(model, snake, None)
 
 
 def to_data(report: Report) -> dict[str, Any]:
