@@ -145,3 +145,25 @@ def test_one_policy_discovery_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv(policy_file.ENV_VAR, str(tmp_path / "missing.toml"))
     code, _, err = run(capsys, "shape", str(ISSUES))
     assert code == 2 and "missing.toml" in err
+
+
+def test_measure_runs_the_example_server_with_this_python(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("mcp")
+    from hostshape import measure
+
+    code, out, err = run(capsys, "measure", "--example", "--json", "--call", "list_pull_requests", "--call", "fail")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["server"] == measure.EXAMPLE_SERVER and len(report["tools"]) >= 10
+    pulls, fail = report["calls"]
+    assert pulls["raw_tokens"] > 50_000 and pulls["shaped_tokens"] <= 4000 and not pulls["is_error"]
+    assert fail["is_error"]
+
+
+def test_measure_shows_a_failing_servers_exit_status_and_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("mcp")
+    script = "import sys; print('boom: No module named mcp', file=sys.stderr); sys.exit(3)"
+    code, out, err = run(capsys, "measure", "--timeout", "30", "--", sys.executable, "-c", script)
+    assert code == 1 and out == ""
+    assert "exited with status 3" in err and "boom: No module named mcp" in err
+    assert "ExceptionGroup" not in err and "Traceback" not in err

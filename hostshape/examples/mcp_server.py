@@ -23,8 +23,10 @@ from mcp.types import ImageContent
 
 try:
     from mcp.server.mcpserver import MCPServer as FastMCP  # mcp >= 2
+    from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:
     from mcp.server.fastmcp import FastMCP  # mcp 1.x
+    from mcp.server.fastmcp.exceptions import ToolError
 
 from hostshape.examples import TOOLS, payload_text
 
@@ -71,7 +73,7 @@ def fetch_structured(name: str) -> dict[str, Any]:
 @server.tool()
 def fail(message: str = "upstream API returned 502") -> str:
     """Always fails: the host receives an isError result."""
-    raise RuntimeError(message)
+    raise ToolError(message)  # an anticipated failure: mcp 2 shows the model its message, as mcp 1 shows any
 
 
 @server.tool(structured_output=False)
