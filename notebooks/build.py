@@ -85,8 +85,9 @@ CLEANUP = code('''
 ''')
 
 
-def chart_cells() -> list[Cell]:
-    """Without vs with hostshape as a bar chart: what the tool returned, what the model got each time, the budget."""
+def chart_cells(without: str = "count_tokens(without.received)") -> list[Cell]:
+    """Without vs with hostshape as a bar chart: what the tool returned, what the model got each time, the budget.
+    ``without`` is the expression for the tokens the model got without hostshape."""
     return [
         md("## Without vs with, as a chart"),
         code(f'''
@@ -95,7 +96,7 @@ def chart_cells() -> list[Cell]:
 
             sizes = {{
                 "the tool returned": count_tokens(raw),
-                "the model got without hostshape": count_tokens(without.received),
+                "the model got without hostshape": {without},
                 "the model got with hostshape": count_tokens(shaped.received),
             }}
             fig, ax = plt.subplots(figsize=(8, 2.6))
@@ -411,7 +412,7 @@ CLAUDE: list[Cell] = [
     code('''
         show_envelope(json.loads(shaped.received)["_hostshape"])
     '''),
-    *chart_cells(),
+    *chart_cells(without="count_tokens(notice)"),  # the notice with its paths masked, as counted above
     *way_back_cells('''
         from hostshape.testing.anthropic_server import ToolUse
 
