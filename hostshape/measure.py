@@ -4,7 +4,7 @@ Starts the stdio server, reports the tools/list "menu tax" (tokens of each tool'
 schema as a host would send them, and the total), and for each --call TOOL --args JSON the result's raw tokens,
 what the structuredContent copy adds, and what hostshape would send under the policy. A table by default,
 --json for data. --example measures hostshape's own example server, run with this Python. When the server fails,
-its exit status and the end of its standard error are shown. Needs the mcp package: pip install 'hostshape[mcp]'.
+its exit status and the end of its standard error are shown. Needs the mcp package (hostshape's [mcp] extra).
 """
 
 from __future__ import annotations
