@@ -1,6 +1,6 @@
-"""The hostshape command: shape, read, demo, measure and hook.
+"""The ``hostshape`` command: ``shape``, ``read``, ``demo``, ``measure`` and ``hook``.
 
-Imports stay inside each subcommand, so `hostshape hook` starts without loading the tokenizer or any framework.
+Imports stay inside each subcommand, so ``hostshape hook`` starts without loading the tokenizer or any framework.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     sub.add_parser("measure", help="size of an MCP server's tool menu and results (hostshape measure --help)")
-    sub.add_parser("hook", help="Claude Code / Codex command hook (hostshape hook --help)")
+    sub.add_parser("hook", help="Claude Code command hook (hostshape hook --help)")
     return parser
 
 

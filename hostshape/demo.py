@@ -40,9 +40,22 @@ HOSTS = (
 )
 
 
+def _aliases() -> dict[str, Host]:
+    """Every accepted name (normalised) and its host. Module names win over extras, extras over framework modules,
+    and an earlier row over a later one, so a name two rows share means the host it names first."""
+    known: dict[str, Host] = {}
+    for names_of in (lambda h: h.key, lambda h: h.extra, lambda h: h.framework.removesuffix(".mcp")):
+        for host in HOSTS:
+            known.setdefault(_normal(names_of(host)), host)
+    return known
+
+
 def host_names(host: Host) -> tuple[str, ...]:
-    """The names ``--host`` accepts for ``host``: its adapter module, its extra and its framework's module."""
-    return tuple(dict.fromkeys((host.key, host.extra, host.framework.removesuffix(".mcp"))))
+    """The names ``--host`` accepts for ``host``: its adapter module, its extra and its framework's module, where
+    no earlier row already claims them."""
+    known = _aliases()
+    names = (host.key, host.extra, host.framework.removesuffix(".mcp"))
+    return tuple(dict.fromkeys(n for n in names if known[_normal(n)] is host))
 
 
 def _normal(name: str) -> str:
@@ -54,7 +67,7 @@ def resolve_hosts(names: list[str] | None) -> list[Host]:
     Raises ValueError naming the accepted names for an unknown one."""
     if not names:
         return list(HOSTS)
-    known = {_normal(n): h for h in HOSTS for n in host_names(h)}
+    known = _aliases()
     unknown = [n for n in names if _normal(n) not in known]
     if unknown:
         raise ValueError(f"unknown host {', '.join(map(repr, unknown))}; choose from: {accepted_names()}")

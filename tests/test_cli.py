@@ -90,6 +90,16 @@ def test_demo_accepts_every_documented_host_name_and_rejects_others(capsys: pyte
     assert all(name in shown for h in HOSTS for name in host_names(h))
 
 
+def test_a_name_two_demo_rows_share_means_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hostshape import demo
+
+    claude = next(h for h in HOSTS if h.key == "claude")
+    via_proxy = demo.Host("proxy", "claude", "claude_agent_sdk")  # a row that reuses another host's extra
+    monkeypatch.setattr(demo, "HOSTS", (*HOSTS, via_proxy))
+    assert resolve_hosts(["claude"]) == [claude] and resolve_hosts(["claude_agent_sdk"]) == [claude]
+    assert resolve_hosts(["proxy"]) == [via_proxy] and host_names(via_proxy) == ("proxy",)
+
+
 def test_help_has_text_for_every_option_and_no_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
