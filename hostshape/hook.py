@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from hostshape.policy import Policy
 
 HOSTS = ("claude-code", "codex")
-PROJECT_POLICY_FILE = ".hostshape.toml"
-USER_POLICY_FILE = Path("hostshape") / "policy.toml"
 
 # Hook input larger than this is not read (Claude Code hands over at most ~MAX_MCP_OUTPUT_TOKENS x 4 characters
 # of result inline; anything bigger it saves to a file and passes the path).

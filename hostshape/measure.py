@@ -217,7 +217,8 @@ def _field(model: Any, name: str) -> Any:
     """An MCP type's field by its wire name: mcp 1.x names attributes like the wire (``structuredContent``), mcp 2.x
     in snake case (``structured_content``; mcp-types 2.3.0, mcp_types/_types.py)."""
     snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-    return getattr(model, name) if hasattr(model, name) else getattr(model, snake, None)
+    # snake case first: with fastmcp 4 imported, the mcp 2 camelCase aliases exist but warn (deprecated)
+    return getattr(model, snake) if hasattr(model, snake) else getattr(model, name, None)
 
 
 def to_data(report: Report) -> dict[str, Any]:
