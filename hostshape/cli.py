@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 DESCRIPTION = "Shape MCP tool results to a token budget, page through what was cut, and measure MCP servers."
 READ_COMMAND = "hostshape read"  # the way back from a result the CLI shaped, named in the envelope's hint
@@ -126,7 +127,7 @@ def _shape(args: argparse.Namespace) -> int:
     from hostshape.pipeline import shape
 
     try:
-        data = sys.stdin.buffer.read() if args.path == "-" else open(args.path, "rb").read()
+        data = sys.stdin.buffer.read() if args.path == "-" else Path(args.path).read_bytes()
     except OSError as exc:
         print(f"hostshape: cannot read {args.path}: {exc.strerror or exc}", file=sys.stderr)
         return 1

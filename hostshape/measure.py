@@ -143,20 +143,21 @@ async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], p
         # goes to a file, shown only when something fails.
         params = StdioServerParameters(command=sys.executable,
                                        args=["-m", "hostshape.measure", "--watch", status_file, "--", *command])
-        with open(os.path.join(folder, "stderr"), "w+", encoding="utf-8", errors="replace") as errlog:
+        stderr_file = os.path.join(folder, "stderr")
+        with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:  # noqa: ASYNC230 - a temp file
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write), \
                         ClientSession(read, write) as session:
                     await _measure(session, calls, policy, timeout, report)
-            except Exception as exc:  # noqa: BLE001 - anyio wraps the cause in ExceptionGroups
+            except Exception as exc:  # anyio wraps the cause in ExceptionGroups
                 raise ServerFailed(_diagnosis(exc, status_file, errlog)) from exc
     return report
 
 
 def _diagnosis(exc: BaseException, status_file: str, errlog: Any) -> str:
     """What failed, the server's exit status (when it exited) and the end of its standard error."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
+    while len(getattr(exc, "exceptions", ())) == 1:  # an ExceptionGroup (or the 3.10 backport's) of one
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
     lines = [f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__]
     try:
         with open(status_file, encoding="utf-8") as f:
