@@ -1,6 +1,10 @@
 """The README as a newcomer reads it: every ```python block is a complete program that runs as written (imports
 included), every framework block gives the model the way back (hostshape_read), and the JSON / TOML / shell pieces
-are what the code accepts. docs/claude-code-hook.md's stdin example runs through the real hook command."""
+are what the code accepts. docs/claude-code-hook.md's stdin example runs through the real hook command.
+
+Without a provider key the framework blocks build their agent and stop; for OpenAI Agents, LangChain and Pydantic
+AI the tests then run the block's own objects with a scripted model in place of the provider, through a cut result
+and a hostshape_read call following next (Claude and ADK: tests/test_*_adapter.py and the notebooks do that)."""
 
 from __future__ import annotations
 
@@ -113,3 +117,118 @@ def test_the_newcomers_shell_steps_name_things_that_exist() -> None:
     assert "_venv.sh\" all test bench" in (ROOT / "scripts" / "test").read_text()
     assert "`scripts/test` installs `.[all]` plus the\n`test` and `bench` dependency groups" in README
     assert "git+https://github.com/OWNER/hostshape" in README and "`OWNER` is a placeholder" in README
+
+
+def _block_using(adapter: str) -> str:
+    return next(b for b in PYTHON if f"from hostshape.adapters.{adapter} import" in b)
+
+
+def _follow_next(first: str) -> dict[str, str]:
+    env = json.loads(first)["_hostshape"]
+    assert env["truncated"] and "hostshape_read" in env["hint"]
+    return {"handle": env["handle"], "cursor": env["next"]}
+
+
+def _assert_second_page(first: str, page: str) -> None:
+    shown = {r["number"] for r in json.loads(first)["items"]}
+    paged = {r["number"] for r in json.loads(page)["items"]}
+    assert paged and not shown & paged  # the page the way back gave is the next records, none seen twice
+
+
+@pytest.mark.host
+def test_the_pydantic_ai_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block's own agent, run with a scripted model in place of the provider (Pydantic AI's FunctionModel): a cut
+    result, then hostshape_read following next."""
+    pytest.importorskip("pydantic_ai")
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import FunctionModel
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    path = tmp_path / "pydantic_ai_block.py"
+    path.write_text(_block_using("pydantic_ai"), encoding="utf-8")
+    g = runpy.run_path(str(path))
+    g["corpus"].client._init_timeout = 60  # as hostshape.testing.pydantic_ai does: 5 s is short on a loaded box
+    texts: list[str] = []
+
+    def model(messages: list[Any], info: Any) -> ModelResponse:
+        texts[:] = [p.model_response_str() for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+        if not texts:
+            return ModelResponse(parts=[ToolCallPart("list_issues", {})])
+        if len(texts) == 1:
+            return ModelResponse(parts=[ToolCallPart("hostshape_read", _follow_next(texts[0]))])
+        return ModelResponse(parts=[TextPart("done")])
+
+    with g["agent"].override(model=FunctionModel(model)):
+        assert g["agent"].run_sync("List the open issues").output == "done"
+    _assert_second_page(*texts)
+
+
+@pytest.mark.host
+def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """The block's own agent, server and runner kwargs, with a scripted Model in place of the provider."""
+    pytest.importorskip("agents")
+    import asyncio
+
+    from agents import Runner
+
+    from hostshape.testing.openai_agents import _new_scripted_model
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    path = tmp_path / "openai_agents_block.py"
+    path.write_text(_block_using("openai_agents"), encoding="utf-8")
+    g = runpy.run_path(str(path))
+    g["server"].client_session_timeout_seconds = 120  # a 200 KB result on a loaded box; the default is 5 s
+    seen: list[str] = []
+
+    def step(call: Any) -> Any:
+        if call.index == 0:
+            return [("list_issues", {})]
+        if call.index == 1:
+            seen.append(call.output_of("list_issues") or "")
+            return [("hostshape_read", _follow_next(seen[0]))]
+        seen.append(call.output_of("hostshape_read") or "")
+        return "done"
+
+    async def main() -> str:
+        async with g["server"]:
+            agent = g["agent"].clone(model=_new_scripted_model([step] * 3, "done"))
+            result = await Runner.run(agent, "List the open issues", **g["shaper"].runner_kwargs())
+            return str(result.final_output)
+
+    assert asyncio.run(main()) == "done"
+    _assert_second_page(*seen)
+
+
+@pytest.mark.host
+def test_the_langchain_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The block's own client (with the interceptor) and read_tool, in create_agent with a scripted chat model in
+    place of the provider's."""
+    pytest.importorskip("langchain_mcp_adapters")
+    import asyncio
+
+    from hostshape.testing.langchain import run_agent
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    path = tmp_path / "langchain_block.py"
+    path.write_text(_block_using("langchain"), encoding="utf-8")
+    g = runpy.run_path(str(path))
+
+    asked: list[str] = []
+
+    def follow_up(text: str) -> tuple[str, dict[str, Any]] | None:
+        """Given the last tool result: follow the first one's next once, then finish."""
+        if asked:
+            return None
+        asked.append(text)
+        return "hostshape_read", _follow_next(text)
+
+    async def main() -> list[str]:
+        tools = [*await g["client"].get_tools(), g["read_tool"]]
+        return (await run_agent(tools, "list_issues", follow_up=follow_up)).extra["received_all"]
+
+    first, page = asyncio.run(main())[:2]
+    _assert_second_page(first, page)
