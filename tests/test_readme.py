@@ -8,6 +8,7 @@ and a hostshape_read call following next (Claude and ADK: tests/test_*_adapter.p
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import runpy
@@ -232,3 +233,23 @@ def test_the_langchain_block_pages_through_hostshape_read(tmp_path: Path, monkey
 
     first, page = asyncio.run(main())[:2]
     _assert_second_page(first, page)
+
+
+def test_scripts_readme_regenerates_marked_blocks(tmp_path: Path) -> None:
+    """scripts/readme.py replaces what follows each <!-- name: command --> marker by the command's output: a fenced
+    block keeps its fence and its "$ command" line, a table is replaced whole; --check reports stale blocks."""
+    spec = importlib.util.spec_from_file_location("readme_script", ROOT / "scripts" / "readme.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nold output\n```\n\n"
+                      "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 1 |\n\nend\n")
+    assert script.main(["--readme", str(readme), "--check"]) == 1
+    assert script.main(["--readme", str(readme)]) == 0
+    assert readme.read_text() == ("intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nnew output\n```\n\n"
+                                  "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 2 |\n\nend\n")
+    assert script.main(["--readme", str(readme), "--check"]) == 0
+    # the README's own measure sample is one of these blocks
+    names = [name for name, *_ in script.blocks(README.splitlines())]
+    assert {"corpus-table", "demo-table", "measure-sample"} <= set(names)
