@@ -16,6 +16,11 @@ from hostshape.cli import main
 from hostshape.demo import HOSTS, host_names, resolve_hosts
 from hostshape.examples import payload_path
 
+try:  # imported now, not under capsys: mcp binds sys.stderr as stdio_client's default errlog at import time
+    import mcp.client.stdio  # noqa: F401
+except ImportError:
+    pass
+
 ISSUES = payload_path("gh_issues_list.json")
 README = payload_path("awesome_python_README.md")
 
