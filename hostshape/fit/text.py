@@ -65,15 +65,34 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
     if avail <= 0 or avail_chars <= 0:
         return 0
-    window = rest[: min(len(rest), avail * 8, avail_chars)]
-    enc_tokens = _encode(window, limit)
-    if len(enc_tokens) <= avail and len(window) == len(rest):
+    # Tokenize about as much text as the answer will hold, not 8 characters per token of it: start from what the
+    # limit already tokenized of this text (its over-budget probe), then add pieces sized from the characters per
+    # token seen so far. Piece joins may split a word, so the cut can come a token early; the candidate built at
+    # it is counted exactly all the same.
+    reach = min(len(rest), avail * 8, avail_chars)
+    done, tokens = limit.tokenized_prefix(rest[:reach])
+    per_token = done / len(tokens) if tokens else _density(rest, limit)
+    while len(tokens) <= avail and done < reach:
+        piece = rest[done : min(reach, done + int((avail + 1 - len(tokens)) * per_token * 1.1) + 64)]
+        tokens += _encode(piece, limit)
+        done += len(piece)
+        per_token = done / max(1, len(tokens))
+    if len(tokens) <= avail and done == len(rest):
         return len(rest)
-    if len(enc_tokens) <= avail:
-        cut = len(window)
+    if len(tokens) <= avail:
+        cut = done
     else:
-        cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
+        cut = len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
     return _boundary(rest, cut)
+
+
+def _density(text: str, limit: Limit) -> float:
+    """Characters per token at the start of ``text``."""
+    sample = text[:_SAMPLE_CHARS]
+    return len(sample) / max(1, len(_encode(sample, limit)))
+
+
+_SAMPLE_CHARS = 1000
 
 
 def _boundary(rest: str, cut: int) -> int:
@@ -88,14 +107,14 @@ def _boundary(rest: str, cut: int) -> int:
 
 
 def _encode(text: str, limit: Limit) -> list[int]:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).encode_ordinary(text)
+    return counter(limit.encoding_name).encode_ordinary(text)
 
 
 def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).decode_bytes(tokens)
+    return counter(limit.encoding_name).decode_bytes(tokens)
 
 
