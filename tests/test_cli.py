@@ -99,10 +99,10 @@ def test_a_name_two_demo_rows_share_means_the_first(monkeypatch: pytest.MonkeyPa
     from hostshape import demo
 
     claude = next(h for h in HOSTS if h.key == "claude")
-    via_proxy = demo.Host("proxy", "claude", "claude_agent_sdk")  # a row that reuses another host's extra
-    monkeypatch.setattr(demo, "HOSTS", (*HOSTS, via_proxy))
+    again = demo.Host("claude_again", "claude", "claude_agent_sdk")  # a row that reuses another host's extra
+    monkeypatch.setattr(demo, "HOSTS", (*HOSTS, again))
     assert resolve_hosts(["claude"]) == [claude] and resolve_hosts(["claude_agent_sdk"]) == [claude]
-    assert resolve_hosts(["proxy"]) == [via_proxy] and host_names(via_proxy) == ("proxy",)
+    assert resolve_hosts(["claude-again"]) == [again] and host_names(again) == ("claude_again",)
 
 
 def test_help_has_text_for_every_option_and_no_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
