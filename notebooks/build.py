@@ -743,13 +743,21 @@ def execute(nb: Any, timeout: int = TIMEOUT) -> Any:
 
 
 def text_outputs(nb: Any) -> list[list[str]]:
-    """Per code cell, its text outputs (streams, text/plain, errors) with whitespace normalised; images skipped."""
+    """Per code cell, its text outputs (streams, text/plain, errors) with whitespace normalised; images skipped.
+    Consecutive stream outputs count as one: where the kernel splits a cell's printing depends on timing."""
     cells = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         texts = []
+        previous = None
         for out in cell.get("outputs", []):
+            if out.output_type == "stream" and previous is not None and previous.output_type == "stream" \
+                    and previous.name == out.name:
+                texts[-1] = " ".join(f"{texts[-1]} {out.text}".split())
+                previous = out
+                continue
+            previous = out
             if out.output_type == "stream":
                 text = out.text
             elif out.output_type in ("execute_result", "display_data"):
