@@ -17,6 +17,7 @@ from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
+from hostshape.host import HostForm, refusal, shape_for_host
 from hostshape.policy import Policy
 from hostshape.project import project
 from hostshape.render import NotExact, dumps, safe_text
@@ -30,9 +31,27 @@ _DEFAULT = Policy()
 
 
 def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, server: str | None = None,
-          args: Mapping[str, Any] | None = None) -> Shaped:
-    """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back."""
+          args: Mapping[str, Any] | None = None, host: HostForm | None = None) -> Shaped:
+    """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
+
+    ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
+    the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
+    """
     policy = policy or _DEFAULT
+    if host is None:
+        result = _shape_once(raw, policy, tool, server, args)
+    else:
+        try:
+            result = shape_for_host(raw, host, _shape_once, policy=policy, tool=tool, server=server, args=args)
+        except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+            result = _fault(raw, policy, tool, server, exc, time.perf_counter())
+    telemetry.record(result)
+    return result
+
+
+def _shape_once(raw: Any, policy: Policy, tool: str | None, server: str | None,
+                args: Mapping[str, Any] | None) -> Shaped:
+    """``shape`` under one policy, without a host form or telemetry. Never raises."""
     started = time.perf_counter()
     try:
         result = _shape(raw, policy, tool, server, args, started)
@@ -43,7 +62,6 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
             result = Shaped(text="", changed=False, is_json=False, bytes_before=0, budget=policy.budget,
                             truncated=False, strategy="fault", fault="unreportable fault")
-    telemetry.record(result)
     return result
 
 
@@ -59,7 +77,9 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
              way: WayBack | None = None) -> Shaped:
         return Shaped(
             text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
-            budget=budget, truncated=bool(fitted and fitted.facts.cut), strategy=strategy, tool=tool,
+            # A placeholder standing for binary content (payload.opaque) is a cut too.
+            budget=budget, truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
+            strategy=strategy, tool=tool,
             server=server, handle=way.handle if way else None, path=way.path if way else None,
             is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
             input_text=payload.text,
@@ -132,9 +152,9 @@ def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: 
         return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
                       truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
     limit = Limit.of(policy, budget)
-    refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: call "
-               "the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
-    text = refusal if limit.fits(refusal) else last_resort(False, WayBack(), limit, Facts()).text
+    text = refusal(type(exc).__name__, limit.fits, tool)
+    if not limit.fits(text):
+        text = last_resort(False, WayBack(), limit, Facts()).text
     return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
                   **common)  # type: ignore[arg-type]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hostshape.budget import Limit
@@ -9,15 +10,28 @@ from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
 from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
-_LONG_URL = re.compile(r"(https?://[^\s/)\]>\"']+)[^\s)\]>\"']{200,}")
+# One run of URL characters: no nested or competing quantifiers, so a search is linear in the text's length (the
+# host part is found in Python; see _shorten_url). Every pattern here is tested on 400,000-character runs.
+_LONG_URL = re.compile(r"https?://(?=[^\s/)\]>\"'])[^\s)\]>\"']{201,}")
+_URL_TAIL = 200
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 def clean(text: str) -> str:
     """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
     text = _DATA_URI.sub("[data URI omitted]", text)
-    text = _LONG_URL.sub(lambda m: m.group(1) + "/…", text)
+    text = _LONG_URL.sub(_shorten_url, text)
     return _BLANK_RUNS.sub("\n\n", text)
+
+
+def _shorten_url(match: re.Match[str]) -> str:
+    """The scheme and host of an overlong URL, then ``/…``: the host ends at the first ``/`` after ``://``, and at
+    least 200 characters are dropped."""
+    url = match.group(0)
+    start = url.index("://") + 3
+    slash = url.find("/", start)
+    end = min(len(url) - _URL_TAIL, slash if slash >= 0 else len(url))
+    return url[:end] + "/…"
 
 
 def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
@@ -45,9 +59,9 @@ def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if end <= 0:
             return None
         body = rest[:end]
-        facts.truncated = end < len(rest) or offset > 0
         next_cursor = cursor(offset + end) if offset + end < len(text) else None
-        facts.next_offset = offset + end if next_cursor else None
+        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0,
+                                    next_offset=offset + end if next_cursor else None)
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
         detail = _detail(first, last, total_lines, offset, offset + end, len(text))
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
