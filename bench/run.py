@@ -4,7 +4,7 @@
     python bench/run.py --budgets 4000 --runs 3 --files gh_pulls_list.json --out /tmp/b
 
 Offline; a few minutes on two cores. Peers that are not installed are listed as such and skipped
-(``pip install 'hostshape[bench]'`` installs them all).
+(``pip install -e . --group bench`` installs them all).
 """
 
 from __future__ import annotations
