@@ -18,8 +18,8 @@ from hostshape.render import dumps
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
 CUT_MARK = "…[+"
-ENVELOPE_SHARE = 0.15  # an envelope taking more of the budget than this is compacted when records are cut
-ENVELOPE_CROWDS = 0.3  # ... and above this share, always (envelope.compact)
+ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact); notes are
+# bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
 
 def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
@@ -44,10 +44,6 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if note:
             facts.notes.append(note)
         fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
-        if level == levels[-1] and limit.tokens * ENVELOPE_SHARE < heavy <= limit.tokens * ENVELOPE_CROWDS:
-            compact(facts)  # records are about to be cut: the envelope gives way to them
-            if note and note not in facts.notes:
-                facts.notes.append(note)
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
