@@ -243,7 +243,7 @@ def _into_readme(path: Path, text: str) -> None:
     readme = path.read_text(encoding="utf-8")
     head, _, rest = readme.partition(start)
     _, _, tail = rest.partition(end)
-    if not rest or not tail and end not in rest:
+    if not rest or (not tail and end not in rest):
         raise SystemExit(f"{path} has no speed-table markers")
     path.write_text(f"{head}{start}{text}\n{end}{tail}", encoding="utf-8")
 

@@ -178,7 +178,7 @@ def _load(text: str) -> Any:
             '"args": ["proxy", "--", <its command>, <its args>...].'
         ) from None
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")  # noqa: TRY004 - a bad file, reported like a parse error
+        raise ValueError("not a JSON object")
     return doc
 
 

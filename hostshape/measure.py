@@ -144,7 +144,7 @@ async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], p
         params = StdioServerParameters(command=sys.executable,
                                        args=["-m", "hostshape.measure", "--watch", status_file, "--", *command])
         stderr_file = os.path.join(folder, "stderr")
-        with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:  # noqa: ASYNC230 - a temp file
+        with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write), \
                         ClientSession(read, write) as session:

@@ -54,7 +54,7 @@ def proxy_argv(policy: Path, *extra: str, upstream: list[str] = UPSTREAM) -> lis
 @asynccontextmanager
 async def stdio_session(argv: list[str], timeout: float = 60) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(command=argv[0], args=argv[1:])
-    with open(Path(argv[0]).parent.parent / "proxy-test-stderr.log", "a") as errlog:  # noqa: ASYNC230
+    with open(Path(argv[0]).parent.parent / "proxy-test-stderr.log", "a") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write, read_timeout_seconds=_td(timeout)) as session,
@@ -303,7 +303,7 @@ def free_port() -> int:
 @asynccontextmanager
 async def http_proxy(argv: list[str]) -> AsyncIterator[str]:
     port = free_port()
-    process = subprocess.Popen(  # noqa: ASYNC220 - started once, then polled without blocking
+    process = subprocess.Popen(
         [*argv[:4], "--http", f"127.0.0.1:{port}", *argv[4:]], stderr=subprocess.PIPE
     )
     try:
@@ -358,7 +358,7 @@ async def test_streamable_http_downstream_and_upstream(tmp_path: Path) -> None:
 
 async def test_an_sse_upstream(tmp_path: Path) -> None:
     port = free_port()
-    upstream = subprocess.Popen([*UPSTREAM, "--sse", str(port)], stderr=subprocess.DEVNULL)  # noqa: ASYNC220
+    upstream = subprocess.Popen([*UPSTREAM, "--sse", str(port)], stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
