@@ -236,8 +236,8 @@ def _time(cells: list[_Cell], runs: int) -> None:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        for r in range(runs):
-            for cell, out in zip(live, samples):
+        for _ in range(runs):
+            for cell, out in zip(live, samples, strict=True):
                 if cell.first_s > SLOW_SECONDS:
                     continue
                 t0 = time.perf_counter()
@@ -246,7 +246,7 @@ def _time(cells: list[_Cell], runs: int) -> None:
     finally:
         if enabled:
             gc.enable()
-    for cell, out in zip(live, samples):
+    for cell, out in zip(live, samples, strict=True):
         cell.row.ms = statistics.median(out) * 1000
         cell.row.runs = len(out)
 

@@ -102,7 +102,7 @@ def _cut_json(text: str, chars: int) -> str:
     """The first records of a JSON list whose compact text stays within ``chars``."""
     records, out = json.loads(text), []
     for r in records:
-        if len(json.dumps(out + [r], separators=(",", ":"))) > chars:
+        if len(json.dumps([*out, r], separators=(",", ":"))) > chars:
             break
         out.append(r)
     return json.dumps(out, separators=(",", ":"))
@@ -123,7 +123,7 @@ def median_cpu_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int,
     try:
         started, rounds = time.perf_counter(), 0
         while rounds < runs or (time.perf_counter() - started < min_total and rounds < 20 * runs):
-            for (fn, arg), out in zip(calls, samples):
+            for (fn, arg), out in zip(calls, samples, strict=True):
                 t0 = time.thread_time()
                 fn(arg)
                 out.append(time.thread_time() - t0)

@@ -199,7 +199,7 @@ def _deserialize(data: bytes) -> dict[bytes, int]:
     ranks = struct.unpack_from(f"<{n}I", body, len(body) - 4 * n)
     if len(tokens) != n:
         raise ValueError("token count does not match the header")
-    return dict(zip(tokens, ranks))
+    return dict(zip(tokens, ranks, strict=True))
 
 
 def cache_dir() -> Path | None:

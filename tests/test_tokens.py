@@ -67,7 +67,7 @@ def counts_with_cache(folder: Path | None, part: str = "full") -> list[int]:
 
 
 def expected(reference: list[int], part: str) -> list[int | None]:
-    return [n if part == "full" or tokens.is_narrow(t) else None for n, t in zip(reference, SAMPLES)]
+    return [n if part == "full" or tokens.is_narrow(t) else None for n, t in zip(reference, SAMPLES, strict=True)]
 
 
 def cache_file(folder: Path, part: str = "full") -> Path:
