@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> str:
         "seconds": round(time.perf_counter() - started, 1),
     }
     ran = [t.name for t in tools if t.name not in missing]
-    text = render(rows, core_rows, passthrough, versions, missing, env, [n for n in ran if n in {t.name for t in peers.TOOLS}])
+    peer_names = {t.name for t in peers.TOOLS}
+    text = render(rows, core_rows, passthrough, versions, missing, env, [n for n in ran if n in peer_names])
     text += render_hosts(host_rows, host_tools, run_rows, run_skipped, env)
 
     args.out.mkdir(parents=True, exist_ok=True)
