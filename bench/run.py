@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import core, corpus, hostbench, hostpeers, hostruns, measure, peers, report
+from bench import core, corpus, hostbench, hostpeers, hostruns, measure, peers, report  # noqa: E402 - after sys.path
 
 BUDGETS = (2000, 4000, 8000)
 NOTES = Path(__file__).with_name("NOTES.md")

@@ -260,7 +260,7 @@ async def test_per_tool_rules_address_the_upstream_tool_names(tmp_path: Path) ->
 async def test_a_crashed_upstream_gives_an_error_and_is_restarted(tmp_path: Path) -> None:
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         first = text_of(await session.call_tool("counter", {}))
-        with pytest.raises(McpError, match="upstream MCP server .* failed: .*call the tool again"):
+        with pytest.raises(McpError, match=r"upstream MCP server .* failed: .*call the tool again"):
             await session.call_tool("crash", {})
         again = text_of(await session.call_tool("counter", {}))
     assert again.startswith("call 1 of process") and again != first  # a fresh upstream process
@@ -270,7 +270,7 @@ async def test_a_hung_upstream_times_out_and_is_restarted(tmp_path: Path) -> Non
     argv = proxy_argv(write_policy(tmp_path), "--timeout", "1.5")
     async with stdio_session(argv) as session:
         started = time.monotonic()
-        with pytest.raises(McpError, match="did not answer within 1.5 s"):
+        with pytest.raises(McpError, match=r"did not answer within 1\.5 s"):
             await session.call_tool("hang", {"seconds": 60})
         assert time.monotonic() - started < 15
         assert text_of(await session.call_tool("counter", {})).startswith("call 1 of process")

@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -66,8 +66,8 @@ class Text:
     text: str
 
 
-Reply = Union[ToolUse, Text]
-Step = Union[ToolUse, Text, Callable[["AnthropicServer"], Reply]]
+Reply = ToolUse | Text
+Step = ToolUse | Text | Callable[["AnthropicServer"], Reply]
 
 
 def tool_result_text(block: Mapping[str, Any]) -> str:

@@ -47,10 +47,11 @@ def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
+    from pydantic import Field
 
     class ScriptedChatModel(BaseChatModel):
-        requests: list[list[BaseMessage]] = []
-        bound_tools: list[str] = []
+        requests: list[list[BaseMessage]] = Field(default_factory=list)
+        bound_tools: list[str] = Field(default_factory=list)
 
         @property
         def _llm_type(self) -> str:
