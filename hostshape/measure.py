@@ -50,12 +50,14 @@ class Report:
 
 
 class _Call(argparse.Action):
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
 
 
 class _Args(argparse.Action):
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         if not namespace.calls:
             parser.error("--args must follow a --call")
         try:

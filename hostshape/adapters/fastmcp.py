@@ -103,7 +103,7 @@ def _middleware_class() -> type:
 
     from hostshape.proxy import always_satisfied, shape_mcp_result
 
-    class _HostshapeMiddleware(ToolInjectionMiddleware):  # type: ignore[misc]
+    class _HostshapeMiddleware(ToolInjectionMiddleware):
         """Shapes tool results to a token budget; injects ``hostshape_read``."""
 
         def __init__(self, policy: Policy, retrieval: bool, server: str | None, output_schemas: str) -> None:
