@@ -2,7 +2,9 @@
 
 ``shape`` never raises. A result that already fits (and has no configured projection) is left as the host made
 it; anything else comes back as text that fits the budget exactly, with an envelope saying what was cut, and the
-full original saved to the spill store so it can be retrieved.
+full original saved to the spill store so it can be retrieved. A fault inside any step is logged and answered per
+``policy.on_fault``: by default a plain cut within the budget (hostshape/fault.py), never the raw result unless
+the policy opts in with ``"pass"``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from hostshape import telemetry
 from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
+from hostshape.fault import best_effort_text, cut_answer
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
 from hostshape.policy import Policy
 from hostshape.project import project
@@ -38,11 +41,12 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
         result = _shape(raw, policy, tool, server, args, started)
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
-            result = _fault(raw, policy, tool, server, exc, started)
+            result = _fault(raw, policy, tool, server, args, exc, started)
         except Exception:  # noqa: BLE001 - not even the fault could be described: leave the result alone
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
-            result = Shaped(text="", changed=False, is_json=False, bytes_before=0, budget=policy.budget,
-                            truncated=False, strategy="fault", fault="unreportable fault")
+            passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
+            result = Shaped(text="" if passing else "…", changed=not passing, is_json=False, bytes_before=0,
+                            budget=policy.budget, truncated=not passing, strategy="fault", fault="unreportable fault")
     telemetry.record(result)
     return result
 
@@ -123,22 +127,40 @@ def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     return lambda offset: encode(secret, Position(handle, query, offset))
 
 
-def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: Exception,
-           started: float) -> Shaped:
+def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None,
+           exc: Exception, started: float) -> Shaped:
+    """The answer after a fault, per ``policy.on_fault``: a budgeted cut (default), a refusal, or the raw result."""
     log.exception("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault)
     fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
-    budget = policy.budget
+    try:
+        budget = policy.budget_for(tool, server)
+    except Exception:  # noqa: BLE001 - the policy's own budget is always valid
+        budget = policy.budget
     common = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
                   elapsed_ms=(time.perf_counter() - started) * 1000)
-    if policy.on_fault == "pass":
-        text = raw if isinstance(raw, str) else _best_effort_text(raw)
+    if policy.on_fault == "pass":  # the documented opt-in: fail open, the budget is not kept
+        text = raw if isinstance(raw, str) else best_effort_text(raw)[0]
         return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
                       truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
     limit = Limit.of(policy, budget)
-    refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: call "
-               "the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
-    text = refusal if limit.fits(refusal) else last_resort(False, WayBack(), limit, Facts()).text
-    return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
+    if policy.on_fault == "refuse":
+        refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: "
+                   "call the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
+        text = refusal if limit.fits(refusal) else last_resort(False, WayBack(), limit, Facts()).text
+        return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
+                      **common)  # type: ignore[arg-type]
+    text, is_json = best_effort_text(raw)
+    handle = path = None
+    if policy.spill:
+        try:
+            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(tool, dict(args or {}), text,
+                                                                              is_json=is_json)
+            handle, path = saved.handle, str(saved.path)
+        except Exception:  # noqa: BLE001 - the answer says the result was not saved
+            log.warning("hostshape could not save the result after a fault", exc_info=True)
+    answer = cut_answer(text, is_json, limit, type(exc).__name__, handle, policy.retrieval_tool, path)
+    return Shaped(text=answer, changed=True, is_json=is_json, bytes_before=len(text.encode("utf-8", "replace")),
+                  truncated=True, strategy="fault", handle=handle, path=path, input_text=text,
                   **common)  # type: ignore[arg-type]
 
 
@@ -147,13 +169,3 @@ def _message(exc: Exception) -> str:
         return str(exc)
     except Exception:  # noqa: BLE001
         return "(no message)"
-
-
-def _best_effort_text(raw: Any) -> str:
-    """Whatever text can be had from ``raw`` after a fault; never raises."""
-    for attempt in (lambda: unwrap(raw).text, lambda: repr(raw)[:10000]):
-        try:
-            return safe_text(attempt())
-        except Exception:  # noqa: BLE001
-            continue
-    return f"<unprintable {type(raw).__name__}>"
