@@ -1,8 +1,9 @@
 """The way back: read a budgeted page of a saved full result, optionally narrowed by a JMESPath query.
 
 Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor="")``, registered by its adapter.
-``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, and every
-answer (including errors) is a short, budgeted text that says what to do next. Pages of a record list hold whole
+``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, a query's
+time and the size of what it builds are bounded (hostshape/query.py), and every answer (including errors) is a
+short, budgeted text that says what to do next. Pages of a record list hold whole
 records; following ``next`` from the first page to the last returns every record exactly once.
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import logging
 
-import jmespath
 from jmespath.exceptions import JMESPathError
 
 from hostshape.budget import Limit
@@ -21,6 +21,8 @@ from hostshape.parse import parse_json
 from hostshape.policy import Policy
 from hostshape.render import safe_text
 from hostshape.project import shrink
+from hostshape.query import QueryTooCostly
+from hostshape.query import search as bounded_search
 from hostshape.spill import store_for
 
 log = logging.getLogger("hostshape")
@@ -89,7 +91,11 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
     value = parse_json(text).value
     if query:
         try:
-            value = jmespath.search(query, value)
+            value = bounded_search(query, value, len(text))
+        except QueryTooCostly as exc:
+            return (f"[hostshape] the query {_shown(query)} was stopped: {exc}. Narrow it (filter records first, "
+                    "e.g. \"items[?state=='open']\", pick fewer fields, avoid repeating @), or call again without "
+                    "query to page through the result.")
         except JMESPathError as exc:
             return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(exc)}); fix it or "
                     "call again without query.")
