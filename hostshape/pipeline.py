@@ -19,7 +19,7 @@ from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
 from hostshape.fault import best_effort_text, cut_answer
-from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
+from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.policy import Policy
 from hostshape.project import project
 from hostshape.render import NotExact, dumps, safe_text
@@ -80,7 +80,11 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
     cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
     facts = Facts(notes=list(payload.notes))
     if payload.is_data and not payload.is_error:
-        projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
+        value, hidden = narrow_wide(payload.value, len(payload.text), limit)
+        if hidden:
+            facts.truncated = True
+            facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
+        projection = project(value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)
         facts.omitted = sorted(projection.omitted)
         facts.matched = projection.matched

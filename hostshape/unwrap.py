@@ -117,7 +117,7 @@ class _Unwrapper:
         if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
             return self._blocks(content, structured=raw.get("structuredContent", MISSING),
                                 is_error=bool(raw.get("isError")))
-        if set(raw) == {"structuredContent"}:
+        if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
         inner = _result_wrapper(raw)
         if inner is not MISSING:
