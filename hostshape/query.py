@@ -37,12 +37,12 @@ def max_result_chars(source_chars: int) -> int:
     return MIN_RESULT_CHARS + 2 * max(0, source_chars)
 
 
-def search(query: str, value: Any, source_chars: int, *, time_limit: float = TIME_LIMIT_S) -> Any:
+def search(query: str, value: Any, source_chars: int, *, time_limit: float | None = None) -> Any:
     """``jmespath.search(query, value)`` within bounds.
 
     Raises ``jmespath.exceptions.JMESPathError`` for an invalid query (as jmespath does) and ``QueryTooCostly``
     when the query is too long or too deeply nested to parse, runs past ``time_limit`` seconds or ``MAX_STEPS``
-    steps, or builds a value whose JSON text would exceed ``max_result_chars(source_chars)``.
+    steps (``time_limit`` defaults to ``TIME_LIMIT_S``), or builds a value whose JSON text would exceed ``max_result_chars(source_chars)``.
     """
     if len(query) > MAX_QUERY_CHARS:
         raise QueryTooCostly(f"the query is longer than {MAX_QUERY_CHARS:,} characters")
@@ -50,6 +50,7 @@ def search(query: str, value: Any, source_chars: int, *, time_limit: float = TIM
         parsed = jmespath.compile(query)
     except RecursionError:
         raise QueryTooCostly("the query is nested too deeply to parse") from None
+    time_limit = TIME_LIMIT_S if time_limit is None else time_limit
     interpreter = _Bounded(max_result_chars(source_chars), time.monotonic() + time_limit, time_limit)
     try:
         return interpreter.visit(parsed.parsed, value)

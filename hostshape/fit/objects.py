@@ -178,11 +178,13 @@ def _most_members(target: int) -> int:
 def _narrowed(value: dict[str, Any], most: int) -> dict[str, Any]:
     """The first ``most`` members of an object (and its identifiers, wherever they are), with the marker
     ``reduce`` uses saying how many more there were."""
-    keys = list(itertools.islice(value, most))
+    hidden = _hidden_members(value)  # members an earlier cut left out, named by its marker
+    members = len(value) - (1 if hidden else 0)
+    keys = [k for k in itertools.islice(value, most + 1) if k != "…" or not hidden][:most]
     kept = set(keys)
     keys += [k for k in IDENTIFIERS if k in value and k not in kept]
     out = {k: value[k] for k in keys}
-    out["…"] = f"+{len(value) - len(keys)} more members"
+    out["…"] = f"+{hidden + members - len(keys)} more members"
     return out
 
 
