@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hostshape.budget import Limit, TokenEstimate
@@ -13,6 +16,12 @@ from hostshape.render import dumps
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
+    """See ``_fit_object``; sizes of members are measured once per call."""
+    with _remembered_sizes():
+        return _fit_object(value, facts, limit, way, cursor)
+
+
+def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
     """Fit one value by cutting its largest members first, as little as the limit allows.
 
     The cut is a size in bytes searched for between "known to fit" and "known too large", steered by estimated
@@ -129,7 +138,34 @@ def _tokens_or_bytes(text: str, limit: Limit) -> int:
 
 
 def dumps_size(value: Any) -> int:
-    return len(dumps(value).encode("utf-8"))
+    """UTF-8 size of ``value``'s compact JSON; remembered per container during one ``fit_object`` (``reduce``
+    asks again for every member at every level, which must not re-render the same subtree each time)."""
+    memo: dict[int, tuple[Any, int]] | None = getattr(_sizes, "memo", None)
+    if memo is None or not isinstance(value, (dict, list)):
+        return len(dumps(value).encode("utf-8"))
+    known = memo.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    size = len(dumps(value).encode("utf-8"))
+    memo[id(value)] = (value, size)  # the value is kept alive, so its id cannot be reused meanwhile
+    return size
+
+
+_sizes = threading.local()
+
+
+@contextmanager
+def _remembered_sizes() -> Iterator[None]:
+    """Within this block, ``dumps_size`` remembers the sizes of containers (per thread; nesting keeps the
+    outer memo)."""
+    if getattr(_sizes, "memo", None) is not None:
+        yield
+        return
+    _sizes.memo = {}
+    try:
+        yield
+    finally:
+        _sizes.memo = None
 
 
 def reduce(value: Any, target: int, depth: int = 0) -> Any:
