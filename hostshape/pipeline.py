@@ -18,11 +18,11 @@ from hostshape import telemetry
 from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
-from hostshape.fault import best_effort_text, cut_answer
+from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.policy import Policy
 from hostshape.project import project
-from hostshape.render import NotExact, dumps, safe_text
+from hostshape.render import NotExact, dumps
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
 from hostshape.unwrap import Payload, unwrap
@@ -41,7 +41,7 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
         result = _shape(raw, policy, tool, server, args, started)
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
-            result = _fault(raw, policy, tool, server, args, exc, started)
+            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args, started=started)
         except Exception:  # noqa: BLE001 - not even the fault could be described: leave the result alone
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
             passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
@@ -129,47 +129,3 @@ def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))
-
-
-def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None,
-           exc: Exception, started: float) -> Shaped:
-    """The answer after a fault, per ``policy.on_fault``: a budgeted cut (default), a refusal, or the raw result."""
-    log.exception("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault)
-    fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
-    try:
-        budget = policy.budget_for(tool, server)
-    except Exception:  # noqa: BLE001 - the policy's own budget is always valid
-        budget = policy.budget
-    common = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
-                  elapsed_ms=(time.perf_counter() - started) * 1000)
-    if policy.on_fault == "pass":  # the documented opt-in: fail open, the budget is not kept
-        text = raw if isinstance(raw, str) else best_effort_text(raw)[0]
-        return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
-                      truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
-    limit = Limit.of(policy, budget)
-    if policy.on_fault == "refuse":
-        refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: "
-                   "call the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
-        text = refusal if limit.fits(refusal) else last_resort(False, WayBack(), limit, Facts()).text
-        return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
-                      **common)  # type: ignore[arg-type]
-    text, is_json = best_effort_text(raw)
-    handle = path = None
-    if policy.spill:
-        try:
-            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(tool, dict(args or {}), text,
-                                                                              is_json=is_json)
-            handle, path = saved.handle, str(saved.path)
-        except Exception:  # noqa: BLE001 - the answer says the result was not saved
-            log.warning("hostshape could not save the result after a fault", exc_info=True)
-    answer = cut_answer(text, is_json, limit, type(exc).__name__, handle, policy.retrieval_tool, path)
-    return Shaped(text=answer, changed=True, is_json=is_json, bytes_before=len(text.encode("utf-8", "replace")),
-                  truncated=True, strategy="fault", handle=handle, path=path, input_text=text,
-                  **common)  # type: ignore[arg-type]
-
-
-def _message(exc: Exception) -> str:
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001
-        return "(no message)"
