@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from jmespath.exceptions import JMESPathError
+from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
 from hostshape.budget import Limit
 from hostshape.cursor import CursorError, Position, decode, encode
@@ -56,10 +56,19 @@ def read(handle: str, query: str | None = None, cursor: str | None = None, *, po
     return answer if limit.fits(answer) else last_resort(False, WayBack(), limit, Facts()).text
 
 
-def _shown(value: object) -> str:
+def _shown(value: object, most: int = 40) -> str:
     """A model-supplied value, quoted and cut short, for error messages."""
     text = safe_text(str(value))
-    return repr(text if len(text) <= 40 else text[:40] + "…")
+    return repr(text if len(text) <= most else text[:most] + "…")
+
+
+def _reason(exc: JMESPathError) -> str:
+    """What went wrong, without the value it went wrong on (jmespath's type errors print the whole value, which
+    may be the whole saved result)."""
+    if isinstance(exc, JMESPathTypeError):
+        return (f"In function {exc.function_name}(), invalid type: got {exc.actual_type}, expected one of "
+                f"{exc.expected_types}")
+    return str(exc)
 
 
 def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
@@ -97,8 +106,8 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
                     "e.g. \"items[?state=='open']\", pick fewer fields, avoid repeating @), or call again without "
                     "query to page through the result.")
         except JMESPathError as exc:
-            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(exc)}); fix it or "
-                    "call again without query.")
+            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(_reason(exc), 120)}); "
+                    "fix it or call again without query.")
         facts.matched = value not in (None, [], {})
     else:
         projection = shrink(value, max_records=offset + limit.tokens + 1)
