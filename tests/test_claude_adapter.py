@@ -129,7 +129,7 @@ async def test_core_fault_leaves_the_result_and_the_run_completes(
 ) -> None:
     monkeypatch.setattr("hostshape.pipeline.project", _boom)
     with caplog.at_level(logging.WARNING, logger="hostshape"):
-        result = await run("list_issues_small", policy=policy.replace(budget=1000))  # over budget: project() runs
+        result = await run("list_issues_small", policy=policy.replace(budget=1000, on_fault="pass"))  # project() runs
     assert result.received == result.extra["hook_inputs"][0]["tool_response"]  # the host's own result
     assert not is_shaped(result.received)
     assert not result.extra["messages"][-1].is_error
