@@ -1,8 +1,8 @@
 """JMESPath with bounds: a query written by a model may take only so much time and build only so much data.
 
 ``search(query, value, source_chars)`` evaluates ``query`` with jmespath's own interpreter, wrapped so that
-every node it visits is counted (a cooperative step counter with a deadline: no signals, no threads, so it is
-safe inside a host's event loop), and every value it builds (projections, multi-selects, flattens, slices,
+every node it visits is counted (a cooperative step counter with a deadline in CPU time of the calling thread: no
+signals, no threads, so it is safe inside a host's event loop), and every value it builds (projections, multi-selects, flattens, slices,
 function results) is measured as the size of its JSON text before anything else uses it. Sizes are memoised per
 object, so a result that repeats one object many times (``{a:@,b:@} | {a:@,b:@} | ...``) is measured in time
 proportional to its distinct parts while its logical size, which is what rendering it would cost, is what gets
@@ -19,7 +19,7 @@ import jmespath
 from jmespath import visitor
 
 MAX_QUERY_CHARS = 2_000
-TIME_LIMIT_S = 2.0
+TIME_LIMIT_S = 3.0  # CPU seconds of the calling thread (time.thread_time): a busy machine does not shorten it
 MAX_STEPS = 5_000_000
 MIN_RESULT_CHARS = 4_000_000  # a query may always build this much, and twice the size of the data it reads
 _CHECK_EVERY = 512  # steps between deadline checks
@@ -51,7 +51,8 @@ def search(query: str, value: Any, source_chars: int, *, time_limit: float | Non
     except RecursionError:
         raise QueryTooCostly("the query is nested too deeply to parse") from None
     time_limit = TIME_LIMIT_S if time_limit is None else time_limit
-    interpreter = _Bounded(max_result_chars(source_chars), time.monotonic() + time_limit, time_limit)
+    interpreter = _Bounded(max_result_chars(source_chars), time.thread_time() + time_limit, time_limit)
+    interpreter.known_size(value, source_chars)  # the data itself is not measured again: its text was that long
     try:
         return interpreter.visit(parsed.parsed, value)
     except RecursionError:
@@ -75,7 +76,7 @@ class _Bounded(visitor.TreeInterpreter):
     def visit(self, node: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         self._steps += 1
         if self._steps % _CHECK_EVERY == 0:
-            if time.monotonic() > self._deadline:
+            if time.thread_time() > self._deadline:
                 raise QueryTooCostly(f"the query ran longer than {self._time_limit:g} s")
             if self._steps > MAX_STEPS:
                 raise QueryTooCostly(f"the query took more than {MAX_STEPS:,} steps")
@@ -89,6 +90,12 @@ class _Bounded(visitor.TreeInterpreter):
         for argument in resolved:  # functions may render, sort, join or compare their arguments whole
             self._bounded(argument)
         return self._functions.call_function(node["value"], resolved)
+
+    def known_size(self, value: Any, size: int) -> None:
+        """Take ``size`` as the measure of ``value`` (the data a query reads, whose JSON text is known)."""
+        if isinstance(value, (dict, list)):
+            self._sizes[id(value)] = size
+            self._alive.append(value)
 
     def _bounded(self, value: Any) -> None:
         if self._size(value) > self._max_chars:
