@@ -285,7 +285,8 @@ class Gen:
                 text, is_json = self.run_of_one()
                 return text, "run-of-one", is_json
             if choice == 1:
-                return self.non_string_keys(), "non-string-keys", True
+                value = self.non_string_keys()
+                return value, "non-string-keys", not isinstance(value, str)  # a Python str is text, not JSON
             return self.escaped_wrapper(), "claude-wrapper", False
         text_value = self.json_value()
         if roll < 0.8:  # FastMCP `-> str`: the text as a block and again as structuredContent {"result": text}
