@@ -1,4 +1,4 @@
-"""The ``hostshape`` command: ``shape``, ``read``, ``demo``, ``measure`` and ``hook``.
+"""The ``hostshape`` command: ``shape``, ``read``, ``demo``, ``measure``, ``hook``, ``proxy`` and ``proxy-config``.
 
 Imports stay inside each subcommand, so ``hostshape hook`` starts without loading the tokenizer or any framework.
 """
@@ -20,6 +20,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hostshape.measure import main as measure_main
 
         return measure_main(argv[1:])
+    if argv[:1] == ["proxy"]:
+        from hostshape.proxy import main as proxy_main
+
+        return proxy_main(argv[1:])
+    if argv[:1] == ["proxy-config"]:
+        from hostshape.mcp_config import main as config_main
+
+        return config_main(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
@@ -57,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("measure", help="size of an MCP server's tool menu and results (hostshape measure --help)")
     sub.add_parser("hook", help="Claude Code command hook (hostshape hook --help)")
+    sub.add_parser("proxy", help="an MCP server in front of any MCP server that shapes its results "
+                   "(hostshape proxy --help)")
+    sub.add_parser("proxy-config", help="put a host's MCP servers behind the proxy, or undo it "
+                   "(hostshape proxy-config --help)")
     return parser
 
 

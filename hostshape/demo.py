@@ -29,6 +29,11 @@ class Host:
     key: str
     extra: str
     framework: str
+    adapter: str = ""  # the module naming HOST, INTERCEPTION_POINT and FIRES; default hostshape.adapters.<key>
+
+    @property
+    def adapter_module(self) -> str:
+        return self.adapter or f"hostshape.adapters.{self.key}"
 
 
 HOSTS = (
@@ -37,6 +42,8 @@ HOSTS = (
     Host("langchain", "langchain", "langchain_mcp_adapters"),
     Host("pydantic_ai", "pydantic-ai", "pydantic_ai.mcp"),
     Host("adk", "adk", "google.adk"),
+    # Claude Code with no hook, its server behind `hostshape proxy` (hostshape/testing/proxy.py)
+    Host("proxy", "claude", "claude_agent_sdk", adapter="hostshape.proxy"),
 )
 
 
@@ -65,7 +72,7 @@ async def run_host(host: Host, policy: Policy, progress: Any = None) -> Row:
     """One row of the table: ``host`` without, then with, hostshape."""
     raw = payload_text(TOOLS[TOOL])
     numbers = [pull["number"] for pull in json.loads(raw)]
-    adapter = importlib.import_module(f"hostshape.adapters.{host.key}")
+    adapter = importlib.import_module(host.adapter_module)
     row = Row(adapter.HOST, adapter.INTERCEPTION_POINT, adapter.FIRES, count_tokens(raw))
     try:
         importlib.import_module(host.framework)
@@ -123,7 +130,7 @@ def main(*, budget: int = 4000, as_json: bool = False, hosts: list[str] | None =
         try:
             rows.append(asyncio.run(run_host(host, policy, progress)))
         except Exception as exc:  # noqa: BLE001 - one broken host must not hide the others
-            adapter = importlib.import_module(f"hostshape.adapters.{host.key}")
+            adapter = importlib.import_module(host.adapter_module)
             rows.append(Row(adapter.HOST, adapter.INTERCEPTION_POINT, adapter.FIRES, 0,
                             skipped=f"failed: {type(exc).__name__}: {exc}"[:120]))
     if as_json:

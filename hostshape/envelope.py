@@ -1,8 +1,9 @@
 """The envelope: in-band facts about what the model is reading, what was cut and how to get the rest.
 
 In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
-Keys are short and stable. "Nothing matched" (``"matched": false``) and "cut by the budget" (``"truncated":
-true``) are different states and read differently.
+Keys are short and stable. "Nothing matched" (``"matched": false``) and "something was cut" (``"truncated":
+true``, with ``notes`` naming the cut) are different states and read differently. ``same`` states once the members
+identical in every record shown (removed from the records).
 """
 
 from __future__ import annotations
@@ -47,11 +48,25 @@ class Facts:
     next_offset: int | None = None
     notes: list[str] = field(default_factory=list)
     text_cut: bool = False
+    shrunk: bool = False
+    same: dict[str, Any] = field(default_factory=dict)
+    index: list[list[str]] | None = None  # index layouts the shrink chose (not rendered); None: fit decides
 
     @property
     def cut(self) -> bool:
-        """Anything was cut to meet the budget: records, or text inside them."""
-        return self.truncated or self.text_cut
+        """Anything was cut: records, text inside them, or fields and nested values by the shrink."""
+        return self.truncated or self.text_cut or self.shrunk
+
+
+def compact(facts: Facts, note_chars: int = 100) -> None:
+    """Shorten ``facts`` for a budget the full envelope would crowd out: values stated once become a note naming
+    them (they are then not shown), and each note is cut to ``note_chars``."""
+    if facts.same:
+        names = list(facts.same)
+        more = f" +{len(names) - 8} more" if len(names) > 8 else ""
+        facts.notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
+        facts.same = {}
+    facts.notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in facts.notes]
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -63,6 +78,8 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
                        ("list", facts.list_path)):
         if value is not None:
             env[key] = value
+    if facts.same:
+        env["same"] = facts.same
     if facts.omitted:
         names = sorted(facts.omitted)
         extra = len(names) - MAX_OMITTED_NAMES

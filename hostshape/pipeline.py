@@ -86,11 +86,8 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
             facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
         projection = project(value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)
-        facts.omitted = sorted(projection.omitted)
-        facts.matched = projection.matched
-        if projection.note:
-            facts.notes.append(projection.note)
-        fitted = fit_data(projection.value, facts, limit, way, cursor)
+        projection.report(facts)
+        fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
         fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)

@@ -1,30 +1,56 @@
-"""Where the records are in a JSON document, and which of their fields identify them."""
+"""Where the records are in a JSON document, found by what the lists hold, and the document rewritten so that
+they sit in one plain list of objects: GraphQL ``edges[].node`` unwrapped, lists nested in thin parent records
+flattened (each child names its parent's identifier), rows-as-arrays turned into objects with the column names
+of a header list, and maps keyed by identifier turned into lists.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-# Fields that identify a record, kept at all costs (issue: "id, number, key, sha, name, title, login, ref, path,
-# state/status"); ``filename`` and ``full_name`` identify GitHub files and repositories.
-IDENTIFIERS: tuple[str, ...] = (
-    "number", "id", "key", "sha", "full_name", "name", "login", "filename", "path", "ref", "title", "state", "status",
-)
-# The one value a nested entity collapses to, in order of preference: a user to its login, a repository to its
-# full name, a branch to its ref.
-ENTITY_KEYS: tuple[str, ...] = ("full_name", "login", "ref", "name", "title", "key", "filename", "path", "sha", "id")
-# Which identifier keys a list in the compact index, in order of preference.
-PRIMARY_KEYS: tuple[str, ...] = ("number", "id", "sha", "key", "full_name", "filename", "path", "name", "login", "ref")
-TITLE_KEYS: tuple[str, ...] = ("title", "name", "message", "summary", "subject")
+from hostshape import structure
+from hostshape.render import dumps
 
 Path = tuple[str, ...]
 
+# Generic identifier words kept whole by fit_object's member cutting (a tie-breaker there, not a shrink rule).
+IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
+MAX_DEPTH = 5  # levels of objects searched for the record list
+_SIZE_SAMPLE = 8
 
-def find_records(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]] | None:
-    """The record list: the value itself when it is a list, else the dominant list of objects inside it.
 
-    "Dominant" is the longest list of objects within ``max_depth`` levels of objects (``items`` of a search,
-    ``commits`` of a comparison, ``data.repository.issues.nodes`` of GraphQL).
-    """
+@dataclass
+class Located:
+    """The document with its record list at ``path`` as a list of objects, and how it was rewritten."""
+
+    value: Any
+    path: Path
+    records: list[Any]
+    notes: list[str] = field(default_factory=list)  # how the document was rewritten; a note ending "not shown" is a cut
+    parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
+
+
+def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any]] | None:
+    """The record list as it stands: the value itself when it is a list, else the list of objects inside it that
+    holds the most (sqrt of count times size, so neither a long list of tiny items nor one huge item wins alone)."""
+    if isinstance(value, list):
+        return (), value
+    best: tuple[float, Path, list[Any]] | None = None
+    for path, candidate in _lists(value, (), max_depth):
+        if not _mostly_objects(candidate):
+            continue
+        score = _weight(candidate)
+        if best is None or score > best[0]:
+            best = (score, path, candidate)
+    return (best[1], best[2]) if best else None
+
+
+def longest_record_list(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]] | None:
+    """The list configured field rules apply to, as they always have: the value itself when it is a list, else
+    the longest list of mostly objects within ``max_depth`` levels of objects."""
     if isinstance(value, list):
         return (), value
     best: tuple[Path, list[Any]] | None = None
@@ -36,14 +62,249 @@ def find_records(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]] | Non
     return best
 
 
-def _lists(value: Any, path: Path, depth: int):  # type: ignore[no-untyped-def]
+def locate(value: Any) -> Located | None:
+    """The record list, rewritten into a plain list of objects (see the module docstring); None when there is
+    none. Deterministic: paging a saved result later finds the same list at the same path."""
+    candidates: list[tuple[float, Path, list[Any], str | None]] = []
+    if isinstance(value, list):
+        rows = _rows_with_header(value, value, ())
+        candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None))
+    else:
+        whole = _keyed_map(value) if isinstance(value, dict) else None
+        if whole is not None:
+            candidates.append((_weight(whole[0]) * 0.9, (), whole[0], whole[1]))
+        for path, member in _members(value, (), MAX_DEPTH):
+            if isinstance(member, list) and member:
+                rows = _rows_with_header(member, value, path)
+                if rows is not None:
+                    candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
+                elif _mostly_objects(member):
+                    candidates.append((_weight(member), path, member, None))
+            elif isinstance(member, dict):
+                keyed = _keyed_map(member)
+                if keyed is not None:
+                    candidates.append((_weight(keyed[0]) * 0.9, path, keyed[0], keyed[1]))
+    if not candidates:
+        return None
+    _, path, records, how = max(candidates, key=lambda c: c[0])
+    notes = [how] if how else []
+    path, records = _unwrapped(path, records, notes)
+    refs: list[str] = []
+    for _ in range(2):
+        flat = _flattened(path, records, notes)
+        if flat is None:
+            break
+        path, records, ref = flat
+        refs += [ref]
+        path, records = _unwrapped(path, records, notes)
+    return Located(_rebuilt(value, path, records), path, records, notes, refs)
+
+
+def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
     if not isinstance(value, dict) or depth == 0:
         return
     for key, member in value.items():
+        if not isinstance(key, str):
+            continue
+        yield (*path, key), member
+        if isinstance(member, dict):
+            yield from _members(member, (*path, key), depth - 1)
+
+
+def _lists(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, list[Any]]]:
+    for member_path, member in _members(value, path, depth):
         if isinstance(member, list) and member:
-            yield (*path, key), member
-        elif isinstance(member, dict):
-            yield from _lists(member, (*path, key), depth - 1)
+            yield member_path, member
+
+
+def _mostly_objects(items: list[Any]) -> bool:
+    head = items[:50]
+    return sum(isinstance(item, dict) for item in head) * 2 >= len(head) and any(isinstance(i, dict) for i in head)
+
+
+def _weight(items: list[Any]) -> float:
+    """sqrt(count x estimated size): what a list holds."""
+    step = max(1, len(items) // _SIZE_SAMPLE)
+    sample = items[::step][:_SIZE_SAMPLE]
+    size = sum(len(dumps(item)) for item in sample) * len(items) / max(1, len(sample))
+    return math.sqrt(len(items) * size)
+
+
+def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:
+    """Rows given as arrays of scalars, as objects named by a header list of the same length found in the
+    document (strings, or objects whose one string column is unique); None when they are not such rows."""
+    cells = [_cells(r) for r in rows]
+    head = cells[:50]
+    if any(r is None for r in head):
+        return None
+    width = len(head[0])  # type: ignore[arg-type]
+    if width < 2 or any(len(r) != width for r in head):  # type: ignore[arg-type]
+        return None
+    for header_path, names in _headers(document, width):
+        if header_path != path:
+            records = [dict(zip(names, row, strict=False)) if row is not None else raw
+                       for row, raw in zip(cells, rows, strict=True)]
+            where = ".".join(header_path) or "the header"
+            return records, f"rows given as arrays: shown as objects named by {where}"
+    first: list[Any] = head[0]  # type: ignore[assignment]
+    if len(rows) >= 3 and _header_row(first, head[1:]):  # type: ignore[arg-type]
+        records = [dict(zip(first, row, strict=False)) if row is not None else raw
+                   for row, raw in zip(cells[1:], rows[1:], strict=True)]
+        return records, "rows given as arrays: shown as objects named by the first row"
+    return None
+
+
+def _header_row(first: list[Any], rest: list[list[Any]]) -> bool:
+    """The first row names the columns: distinct non-empty strings, none of them found in its column below."""
+    if not all(isinstance(n, str) and n for n in first) or len(set(first)) != len(first):
+        return False
+    return not any(row[i] == name for row in rest for i, name in enumerate(first))
+
+
+def _cells(row: Any) -> list[Any] | None:
+    """A row's scalar cells: the row itself when it is a list of scalars, or the values of a row object whose one
+    member is a list of one-member cell objects (``{"f": [{"v": 1}, ...]}``); else None."""
+    if isinstance(row, dict) and len(row) == 1:
+        (inner,) = row.values()
+        if isinstance(inner, list) and all(isinstance(c, dict) and len(c) == 1 for c in inner):
+            row = [next(iter(c.values())) for c in inner]
+    if isinstance(row, list) and not any(isinstance(c, (dict, list)) for c in row):
+        return row
+    return None
+
+
+def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
+    for path, member in _members(document, (), MAX_DEPTH):
+        if not isinstance(member, list) or len(member) != width:
+            continue
+        if all(isinstance(n, str) for n in member) and len(set(member)) == width:
+            yield path, member
+        elif all(isinstance(n, dict) for n in member):
+            for column in structure.columns(member, depth=1):
+                names = [n.get(column) for n in member]
+                if all(isinstance(n, str) and n for n in names) and len(set(names)) == width:
+                    yield path, names  # type: ignore[misc]
+                    break
+
+
+def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
+    """A map whose members are like records of one kind (objects sharing most of their keys), as a list of
+    objects that each carry their map key."""
+    if len(obj) >= 5 and all(isinstance(v, list) for v in obj.values()):
+        items = [i for v in list(obj.values())[:50] for i in v[:5]]
+        if not items or not all(isinstance(i, dict) for i in items):
+            return None
+        records = [{"key": k, "items": v} for k, v in obj.items()]
+        return records, "map keyed by identifier: shown as a list of {key, items}"
+    if len(obj) < 3 or not all(isinstance(v, dict) and v for v in obj.values()):
+        return None
+    key_sets = [set(v) for v in obj.values()]
+    common = set.intersection(*key_sets)
+    if len(common) * 2 < max(len(k) for k in key_sets):
+        return None
+    name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
+    records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
+    return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+
+
+def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any]]:
+    """Records that each wrap one object under the same key (GraphQL ``edges[].node``, search ``hits[]._source``)
+    unwrapped; the wrapper's scalars stay beside the object's own fields."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < len(records) or not dicts:
+        return path, records
+    inner = _dominant_member(dicts, dict)
+    if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
+        return path, records
+    out = []
+    for r in dicts:
+        own = r[inner] if isinstance(r.get(inner), dict) else {}
+        merged = {(key if key not in own else f"_{key}"): member for key, member in r.items() if key != inner}
+        merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
+        out.append(merged)
+    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}")
+    return _stepped(path, inner), out
+
+
+def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str] | None:
+    """Thin parent records whose bulk is one list of child objects, as the children, each naming its parent's
+    identifier: ``Reservations[].Instances[]``, ``groups[].rules[]``."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < len(records) or not dicts:
+        return None
+    child = _dominant_member(dicts, list)
+    if child is None:
+        return None
+    if not all(isinstance(r.get(child), list) and r[child] for r in dicts):
+        return None  # a parent without children would vanish
+    kids = [k for r in dicts for k in r[child]]
+    if not kids or not all(isinstance(k, dict) for k in kids) or len(kids) < len(dicts):
+        return None
+    parent_id = structure.identifier(dicts)
+    if parent_id is None or not all(len(k) > 1 for k in kids[:50]):
+        return None  # children of parents nobody can name, or one-value cells, are not records
+    label = path[-1] if path else "parent"
+    label = label.rsplit(".", 1)[-1].removesuffix("[]")
+    ref = f"{label}:{parent_id}"
+    out: list[Any] = []
+    for r in dicts:
+        for kid in r.get(child) or []:
+            out.append({ref: structure.dotted(r, parent_id)} | kid)
+    other = sorted(k for r in dicts[:50] for k in r if k not in (child, parent_id))
+    dropped = sorted(set(other))
+    note = f"{'.'.join(path) or '[]'}[].{child}[] flattened"
+    ids = [str(structure.dotted(r, parent_id)) for r in dicts]
+    shown = ", ".join(ids[:40]) + (f" +{len(ids) - 40} more" if len(ids) > 40 else "")
+    note += f"; each names its parent's {ref} ({len(ids)} parents: {shown})"
+    if dropped:
+        note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
+    notes.append(note)
+    return _stepped(path, child), out, ref
+
+
+def _stepped(path: Path, inner: str) -> Path:
+    """The path of a list rewritten from ``path[-1][].inner``; a top-level list stays at the top."""
+    return (*path[:-1], f"{path[-1]}[].{inner}") if path else ()
+
+
+def _scalars_besides(record: dict[str, Any], inner: str) -> bool:
+    return all(k == inner or not isinstance(v, (dict, list)) for k, v in record.items())
+
+
+def _dominant_member(records: list[dict[str, Any]], kind: type) -> str | None:
+    """The member key, of type ``kind`` in (nearly) every record, that holds most of each record's size."""
+    sample = records[:50]
+    first = sample[0]
+    for key, member in first.items():
+        if not isinstance(member, kind):
+            continue
+        if sum(isinstance(r.get(key), kind) for r in sample) * 10 < len(sample) * 9:
+            continue
+        inner = sum(len(dumps(r.get(key))) for r in sample[:_SIZE_SAMPLE])
+        whole = sum(len(dumps(r)) for r in sample[:_SIZE_SAMPLE])
+        if inner * 10 >= whole * 7:
+            return key
+    return None
+
+
+def _rebuilt(value: Any, path: Path, records: list[Any]) -> Any:
+    """``value`` with ``records`` put at ``path``; a rewritten last step (``edges[].node``) replaces the list or
+    map it came from."""
+    if not path:
+        return records
+    copy = dict(value)
+    head = path[0]
+    if len(path) == 1:
+        source = head.split("[]", 1)[0]
+        if source != head:
+            out = {}
+            for key, member in copy.items():
+                out[head if key == source else key] = records if key == source else member
+            return out
+        copy[head] = records
+        return copy
+    copy[head] = _rebuilt(value[head], path[1:], records)
+    return copy
 
 
 def with_path(value: Any, path: Path, replacement: Any) -> Any:
@@ -56,28 +317,9 @@ def with_path(value: Any, path: Path, replacement: Any) -> Any:
 
 
 def primary_key(records: list[Any]) -> str | None:
-    """The identifier most records carry, by IDENTIFIERS order of preference."""
-    sample = [r for r in records[:50] if isinstance(r, dict)]
-    if not sample:
-        return None
-    for key in PRIMARY_KEYS:
-        if sum(key in r for r in sample) * 2 > len(sample):
-            return key
-    return None
+    """The column that identifies the records, from their statistics (see ``structure.identifier``)."""
+    return structure.identifier(records)
 
 
 def title_key(records: list[Any]) -> str | None:
-    sample = [r for r in records[:50] if isinstance(r, dict)]
-    for key in TITLE_KEYS:
-        if sample and sum(isinstance(r.get(key), str) for r in sample) * 2 > len(sample):
-            return key
-    return None
-
-
-def entity_value(obj: dict[str, Any]) -> Any:
-    """The identifying value a nested entity collapses to, or None when it has none."""
-    for key in ENTITY_KEYS:
-        value = obj.get(key)
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
-            return value
-    return None
+    return structure.title_field(records)

@@ -93,6 +93,7 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         return encode(secret, Position(handle, query, at))
 
     facts = Facts()
+    records_at: tuple[str, ...] | None = None
     if not is_json:
         if query:
             return "[hostshape] this saved result is text, not JSON: call again without query to page through it."
@@ -111,5 +112,6 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         facts.matched = value not in (None, [], {})
     else:
         projection = shrink(value, max_records=offset + limit.tokens + 1)
-        value, facts.omitted = projection.value, sorted(projection.omitted)
-    return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset).text
+        projection.report(facts)
+        value, records_at = projection.value, projection.path
+    return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text

@@ -11,9 +11,6 @@ agree. At budgets 2,000 / 4,000 / 8,000, with zero configuration:
   and names the cut (``notes``, or ``returned`` < ``total`` for the records of the list it is built around);
 - identifier recall at 4,000 is >= 0.98 on average over the list payloads, and >= 0.90 on every list payload whose
   identifier-only listing fits in 80% of the budget.
-
-The last two goals are not met on main yet (issue 16 is being worked on): those tests are marked
-``xfail(strict=False)`` so the suite stays green while they fail; whoever lands the fix removes the marks.
 """
 
 from __future__ import annotations
@@ -43,8 +40,6 @@ LIST_PAYLOADS = [p.name for p in PAYLOADS if p.main is not None]
 IDS_FIT = [  # list payloads whose identifier-only listing fits in 80% of the budget
     p.name for p in PAYLOADS if p.main is not None and p.main.floor_tokens() <= recall.FLOOR_SHARE * RECALL_BUDGET
 ]
-
-NOT_YET = "issue 16: zero-configuration shaping is being rewritten; remove this mark when the goal is met"
 
 Shaper = Callable[[str, int], tuple[str, Any, str]]
 
@@ -119,7 +114,6 @@ def _names_the_cut(env: dict[str, Any]) -> bool:
 
 # Fails on main: nested lists cut to their first items ("…+46 more"), text previews and record lists are cut with
 # `truncated: false` or without any note (see bench/RECALL.md).
-@pytest.mark.xfail(strict=False, reason=NOT_YET)
 @pytest.mark.parametrize(("name", "budget"), CASES, ids=[f"{n}-{b}" for n, b in CASES])
 def test_nothing_is_cut_silently(shaped: Shaper, name: str, budget: int) -> None:
     payload = BY_NAME[name]
@@ -137,7 +131,6 @@ def test_nothing_is_cut_silently(shaped: Shaper, name: str, budget: int) -> None
 
 
 # Fails on main: mean 0.86 at 4,000 (bench/RECALL.md, "before" figures in the issue's report).
-@pytest.mark.xfail(strict=False, reason=NOT_YET)
 def test_mean_identifier_recall_at_4000(shaped: Shaper) -> None:
     recalls = {n: BY_NAME[n].recall(shaped(n, RECALL_BUDGET)[0]) for n in LIST_PAYLOADS}
     mean = statistics.fmean(r for r in recalls.values() if r is not None)
@@ -146,7 +139,6 @@ def test_mean_identifier_recall_at_4000(shaped: Shaper) -> None:
 
 
 # Fails on main for AWS EC2, Prometheus, Terraform, both Jira files and HubSpot deals (bench/RECALL.md).
-@pytest.mark.xfail(strict=False, reason=NOT_YET)
 @pytest.mark.parametrize("name", IDS_FIT)
 def test_identifier_recall_at_4000_where_the_ids_fit(shaped: Shaper, name: str) -> None:
     payload = BY_NAME[name]

@@ -6,29 +6,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.budget import Limit, TokenEstimate
-from hostshape.envelope import KEY, Facts, WayBack, envelope
+from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
 from hostshape.fit.objects import fit_object
-from hostshape.project import cap_strings
-from hostshape.records import find_records, primary_key, title_key, with_path
+from hostshape.previews import cap_strings
+from hostshape.records import find_records, with_path
+from hostshape.structure import dotted, index_columns
 from hostshape.render import dumps
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
 CUT_MARK = "…[+"
+ENVELOPE_SHARE = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact)
 
 
 def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
-             index: bool = True, offset: int = 0) -> Fitted:
-    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut."""
-    found = find_records(value)
+             index: bool = True, offset: int = 0, records_at: tuple[str, ...] | None = None) -> Fitted:
+    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut;
+    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found."""
+    found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
+    if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_SHARE:
+        compact(facts)
     seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
-    levels = PREVIEW_LEVELS if len(records) - offset <= limit.tokens else PREVIEW_LEVELS[-1:]
+    levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
         facts.text_cut = cuts > 0
@@ -42,6 +47,27 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if note:
             facts.notes.remove(note)
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bool:
+    """Whether every record, previewed at the shortest level, could fit: extrapolated from the first 20 (so a long
+    list skips the longer preview levels instead of rendering each)."""
+    if len(records) > limit.tokens:
+        return False
+    sample = records[:20]
+    if len(sample) == len(records):
+        return True
+    capped, _ = cap_records(sample, PREVIEW_LEVELS[-1], len(sample))
+    return ratio.estimate(dumps(capped)) * len(records) / len(sample) <= limit.tokens * 1.5
+
+
+def _records_at(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], list[Any]] | None:
+    member = value
+    for key in path:
+        if not isinstance(member, dict) or key not in member:
+            return find_records(value)
+        member = member[key]
+    return (path, member) if isinstance(member, list) else find_records(value)
 
 
 def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[Any], int]:
@@ -112,19 +138,22 @@ class _RecordFit:
         only when reached. When no index can list every record, half the budget goes to whole records and the
         rest to index rows for as many of the following records as fit."""
         room = budget - _INDEX_HEADER
-        if self.index and isinstance(rest[0], dict):
-            for columns in _index_columns(rest):
-                rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
-                row_costs = _costs_within((dumps(row) for row in rows), self.ratio, room)
-                if len(row_costs) == len(rest) and sum(row_costs) <= room:
-                    k = _most_records(full, row_costs, room)
-                    yield k, (columns, rows[k:]), True
-                else:
-                    k = _most_records(full, [0] * len(full), room // 2)
-                    used = sum(full[:k])
-                    listed = _prefix_within(_costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used),
-                                            room - used)
-                    yield k, (columns, rows[k : k + max(1, listed)]), False
+        layouts = [] if not self.index or not isinstance(rest[0], dict) else (
+            self.facts.index if self.facts.index is not None else index_columns(rest))
+        for columns in layouts:  # widest first: columns go before rows do
+            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+            row_costs = _costs_within((dumps(row) for row in rows), self.ratio, room)
+            if len(row_costs) == len(rest) and sum(row_costs) <= room:
+                k = _most_records(full, row_costs, room)
+                yield k, (columns, rows[k:]), True
+        if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
+            columns = layouts[-1]
+            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+            k = _most_records(full, [0] * len(full), room // 2)
+            used = sum(full[:k])
+            listed = _prefix_within(_costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used),
+                                    room - used)
+            yield k, (columns, rows[k : k + max(1, listed)]), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
     def _skeleton(self, rest: list[Any]) -> str:
@@ -203,17 +232,15 @@ _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond th
 
 
 def rows_of(record: Any, columns: list[str]) -> list[Any]:
-    return [record.get(c) if isinstance(record, dict) else record for c in columns]
+    """One index row: the record's values at the (dotted) columns; a record that is not an object as itself."""
+    if not isinstance(record, dict):
+        return [record for _ in columns]
+    return [_short(record[c] if c in record else dotted(record, c)) for c in columns]
 
 
-def _index_columns(rest: list[Any]) -> list[list[str]]:
-    """Index layouts to try: identifier with title and state, then the identifier alone."""
-    key = primary_key(rest)
-    if key is None:
-        return []
-    extra = [c for c in (title_key(rest), "state") if c and c != key and any(isinstance(r, dict) and c in r
-                                                                            for r in rest[:20])]
-    return [[key, *extra], [key]] if extra else [[key]]
+def _short(value: Any) -> Any:
+    """A nested object in an index row is not shown (index columns are scalar columns of most records)."""
+    return "{…}" if isinstance(value, (dict, list)) else value
 
 
 def _most_records(full: list[int], rows: list[int], budget: int) -> int:

@@ -56,6 +56,7 @@ async def run(
     workdir: str | Path | None = None,
     timeout: float = 90.0,
     prompt: str = "Use the tool.",
+    server_command: Sequence[str] | None = None,
 ) -> HostRun:
     """One Claude Code run in which the scripted model calls ``tool`` on the ``corpus`` server with ``arguments``.
 
@@ -65,6 +66,7 @@ async def run(
     - ``env``: overrides, e.g. ``{"ENABLE_MCP_LARGE_OUTPUT_FILES": "false"}`` or ``{"MAX_MCP_OUTPUT_TOKENS": "8000"}``.
     - ``hooks``: extra ``ClaudeAgentOptions.hooks`` entries, added beside hostshape's.
     - ``workdir``: keep the CLI's config dir (``config/``) and cwd (``cwd/``) there instead of a removed temp dir.
+    - ``server_command``: argv of the ``corpus`` server instead of the example server (e.g. ``hostshape proxy``).
 
     ``extra`` holds ``tool_results`` (every tool result text, in order), ``hook_inputs`` (every PostToolUse /
     PostToolUseFailure input, as the hook received it), ``messages`` (the SDK messages), ``count_token_requests``,
@@ -92,7 +94,7 @@ async def run(
     steps: list[Step] = [ToolUse(qualified, dict(arguments or {})), *script]
     try:
         with AnthropicServer(steps) as server:
-            command = mcp_server_command()
+            command = list(server_command) if server_command else mcp_server_command()
             all_hooks: dict[Any, list[Any]] = {
                 "PostToolUse": [HookMatcher(matcher="mcp__.*", hooks=[record])],
                 "PostToolUseFailure": [HookMatcher(matcher="mcp__.*", hooks=[record])],

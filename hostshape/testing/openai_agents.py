@@ -197,6 +197,7 @@ async def run(
     history: Sequence[Any] = (),
     hooks: Any | None = None,
     timeout: float = 60.0,
+    server_command: Sequence[str] | None = None,
     **options: Any,
 ) -> HostRun:
     """One real agent run in which the scripted model calls ``tool`` and records what it receives.
@@ -214,6 +215,7 @@ async def run(
     - ``history``: input items from earlier turns, sent before this turn's user message "Go.";
     - ``hooks``: your own ``RunHooks`` (hostshape's hooks forward every event to them);
     - ``steps``: a full script (overrides ``tool``/``arguments``/``followups``); the first step should call ``tool``.
+    - ``server_command``: argv of the MCP server instead of the example server (e.g. ``hostshape proxy``).
 
     ``received`` is the text of the first ``tool`` output in the first model call that saw it. ``extra`` holds
     ``calls`` (every ``ModelCall``), ``seen`` (that output's text in each later call that contained it),
@@ -227,7 +229,7 @@ async def run(
     if steps is None:
         steps = [[(tool, dict(arguments or {}))], *[[fc] for fc in followups]]
     model = _new_scripted_model(steps, final_text="done")
-    command = mcp_server_command()
+    command = list(server_command) if server_command else mcp_server_command()
     errlog = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
     server = _quiet_server_class()(
         errlog,

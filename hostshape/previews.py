@@ -1,0 +1,62 @@
+"""Text shortened in place: previews that say how much was cut, base64 blobs labelled, base64 file contents
+decoded."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\r\n]{400,}$")
+_HAS_UPPER, _HAS_LOWER = re.compile("[A-Z]"), re.compile("[a-z]")
+
+
+def decode_base64_content(obj: dict[str, Any]) -> dict[str, Any]:
+    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
+    content = obj.get("content")
+    if obj.get("encoding") != "base64" or not isinstance(content, str):
+        return obj
+    try:
+        text = base64.b64decode(content, validate=False).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return obj
+    return {**obj, "content": text, "encoding": "utf-8 (decoded from base64 by hostshape)"}
+
+
+def text_placeholder(text: str) -> str:
+    """A label for a long base64 blob (mixed-case letters and digits, no blanks); any other text as it is."""
+    head = text[:1000]
+    if len(text) >= 400 and _BASE64.match(head) and _HAS_UPPER.search(head) and _HAS_LOWER.search(head):
+        return f"[base64 omitted: {len(text):,} chars]"
+    return text
+
+
+def cap_strings(value: Any, limit: int, cuts: list[int], depth: int = 0) -> Any:
+    """``value`` with every string in a record's own fields (depth <= 2 here) previewed at ``limit`` chars;
+    ``cuts[0]`` counts the strings cut."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        cuts[0] += 1
+        return preview(value, limit)
+    if depth >= 3:
+        return value
+    if isinstance(value, dict):
+        return {k: cap_strings(v, limit, cuts, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cap_strings(v, limit, cuts, depth + 1) for v in value]
+    return value
+
+
+def preview(text: str, limit: int) -> str:
+    """``text`` when short (the same object); else its first ``limit`` characters (cut at a word) and how many
+    were cut."""
+    if len(text) <= limit:
+        return text
+    text_head = text_placeholder(text)
+    if text_head is not text:
+        return text_head
+    cut = text.rfind(" ", 0, limit)
+    cut = cut if cut > limit // 2 else limit
+    return f"{text[:cut].rstrip()}…[+{len(text) - cut:,} chars]"

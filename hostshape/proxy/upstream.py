@@ -1,0 +1,384 @@
+"""The proxy's side toward the upstream server: how to reach it (``Upstream``) and one live, restartable
+connection with bounded waits (``Link``). Upstream faults become ``UpstreamError`` with a message for the client."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from hostshape.adapters._require import require
+
+log = logging.getLogger("hostshape.proxy")
+
+DEFAULT_TIMEOUT = 300.0  # seconds a tools/call may take upstream; other requests get CONNECT_TIMEOUT
+CONNECT_TIMEOUT = 60.0
+PING_TIMEOUT = 5.0
+
+
+def require_mcp() -> None:
+    """Raise ImportError unless the ``mcp`` SDK 1.x is importable (the proxy is built on its 1.x server API)."""
+    require("proxy", "mcp")
+    from importlib.metadata import version
+
+    major = version("mcp").split(".", 1)[0]
+    if major != "1":
+        # mcp 2.x (2.3.0 checked) replaced Server.request_handlers with on_* handlers taking (ctx, params) and
+        # changed ClientSession's construction; langchain-mcp-adapters and fastmcp 3.4 still require mcp<2.
+        raise ImportError(f"hostshape proxy needs the mcp SDK 1.x, found {version('mcp')}: pip install 'mcp>=1.20,<2'")
+
+
+class UpstreamError(Exception):
+    """The upstream server failed (crashed, hung, or sent something that is not JSON-RPC)."""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """How to reach the upstream server: ``command`` (stdio) or ``url`` (streamable HTTP, or SSE)."""
+
+    command: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    transport: str = "auto"  # "http", "sse" or "auto" (SSE when the URL path ends in /sse)
+
+    def __post_init__(self) -> None:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give the upstream server as a command or as a URL, not both or neither")
+        if self.transport not in ("auto", "http", "sse"):
+            raise ValueError(f"transport must be auto, http or sse, not {self.transport!r}")
+
+    def describe(self) -> str:
+        return self.url or " ".join(self.command)
+
+    @asynccontextmanager
+    async def connect(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
+        """The (read, write) streams of a fresh connection."""
+        if self.command:
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            # The whole environment, as the host gave it to the proxy: a host's config sets the server's variables
+            # (tokens, API keys) on the proxy's process, and the SDK default would keep only HOME, PATH and a few.
+            env = {**os.environ, **dict(self.env or {})}
+            params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=env, cwd=self.cwd)
+            async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
+                yield read_stream, write_stream
+            return
+        assert self.url is not None
+        sse = self.transport == "sse" or (self.transport == "auto" and self.url.rstrip("/").endswith("/sse"))
+        if sse:
+            from mcp.client.sse import sse_client
+
+            async with sse_client(self.url, headers=dict(self.headers)) as (read_stream, write_stream):
+                yield read_stream, write_stream
+            return
+        async with _streamable_http(self.url, dict(self.headers)) as (read_stream, write_stream):
+            yield read_stream, write_stream
+
+
+@asynccontextmanager
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[tuple[Any, Any]]:
+    import mcp.client.streamable_http as transport
+
+    if hasattr(transport, "streamable_http_client"):  # mcp >= 1.24: the client owns an httpx client we configure
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        async with (
+            create_mcp_http_client(headers=headers) as client,
+            transport.streamable_http_client(url, http_client=client) as (read_stream, write_stream, _),
+        ):
+            yield read_stream, write_stream
+    else:  # pragma: no cover - older mcp 1.x
+        async with transport.streamablehttp_client(url, headers=headers) as (read_stream, write_stream, _):
+            yield read_stream, write_stream
+
+
+class _Connection:
+    """One live upstream session, owned by a background task (anyio contexts must exit in the task that entered
+    them). ``inflight`` holds the cancel scopes of requests waiting on it, so a fault can fail them at once."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.session: Any = None
+        self.init: Any = None
+        self.ready = anyio.Event()
+        self.stop = anyio.Event()
+        self.failure: BaseException | None = None
+        self.broken: str | None = None
+        self.inflight: set[Any] = set()
+
+    def fail(self, reason: str) -> None:
+        """Mark this connection unusable and fail every request waiting on it."""
+        if self.broken is None:
+            self.broken = reason
+        for scope in list(self.inflight):
+            scope.cancel()
+        self.stop.set()
+
+
+class Link:
+    """The proxy's handle on the upstream: connects lazily, reconnects after a fault, bounds every wait."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        on_notification: Callable[[Any], Awaitable[None]] | None = None,
+        on_request: Callable[[Any, type, Any, str], Awaitable[Any]] | None = None,
+        errlog: Any = None,
+    ) -> None:
+        import anyio
+
+        self.upstream = upstream
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.on_notification = on_notification
+        self.on_request = on_request
+        self.errlog = errlog if errlog is not None else sys.stderr
+        self._tg: Any = None
+        self._conn: _Connection | None = None
+        self._lock = anyio.Lock()
+        self.restarts = 0
+
+    async def start(self, task_group: Any) -> Any:
+        """Bind to ``task_group`` (which owns the connection tasks) and connect; returns the InitializeResult."""
+        self._tg = task_group
+        conn = await self._connection()
+        return conn.init
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            self._conn.stop.set()
+
+    async def _connection(self) -> _Connection:
+        import anyio
+
+        async with self._lock:
+            conn = self._conn
+            if conn is not None and conn.session is not None and conn.broken is None and not conn.stop.is_set():
+                return conn
+            if conn is not None:
+                conn.stop.set()
+                self.restarts += 1
+                log.warning(
+                    "hostshape proxy: reconnecting to the upstream server %s (%s)",
+                    self.upstream.describe(),
+                    conn.broken or "it stopped",
+                )
+            conn = _Connection()
+            self._conn = conn
+            self._tg.start_soon(self._own, conn)
+            with anyio.move_on_after(self.connect_timeout):
+                await conn.ready.wait()
+            if conn.session is None:
+                conn.stop.set()
+                reason = describe(conn.failure) if conn.failure else f"no answer within {self.connect_timeout:g} s"
+                raise UpstreamError(
+                    f"the upstream MCP server ({self.upstream.describe()}) could not be started: {reason}"
+                )
+            return conn
+
+    async def _own(self, conn: _Connection) -> None:
+        from mcp import ClientSession
+
+        async def on_message(message: Any) -> None:
+            await self._on_message(conn, message)
+
+        try:
+            async with AsyncExitStack() as stack:
+                read_stream, write_stream = await stack.enter_async_context(self.upstream.connect(self.errlog))
+                session = await stack.enter_async_context(
+                    ClientSession(read_stream, write_stream, message_handler=on_message, **self._callbacks())
+                )
+                conn.init = await session.initialize()
+                conn.session = session
+                conn.ready.set()
+                await conn.stop.wait()
+        except Exception as exc:
+            conn.failure = exc
+            log.debug("upstream connection ended: %s", exc, exc_info=True)
+        finally:
+            conn.fail(conn.broken or (f"it stopped ({describe(conn.failure)})" if conn.failure else "it stopped"))
+            conn.session = None
+            conn.ready.set()
+
+    def _callbacks(self) -> dict[str, Any]:
+        """The upstream's requests to the client (sampling, elicitation, roots), relayed to the downstream client."""
+        from mcp import types
+
+        ask = self.on_request
+        if ask is None:
+            return {}
+
+        async def sampling(context: Any, params: Any) -> Any:
+            return await ask(
+                types.CreateMessageRequest(params=params),
+                types.CreateMessageResult,
+                types.ClientCapabilities(sampling=types.SamplingCapability()),
+                "sampling",
+            )
+
+        async def elicitation(context: Any, params: Any) -> Any:
+            return await ask(
+                types.ElicitRequest(params=params),
+                types.ElicitResult,
+                types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+                "elicitation",
+            )
+
+        async def list_roots(context: Any) -> Any:
+            return await ask(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                types.ClientCapabilities(roots=types.RootsCapability()),
+                "roots",
+            )
+
+        return {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": list_roots}
+
+    async def notify(self, notification: Any) -> None:
+        """Send a client notification (e.g. roots/list_changed) upstream, if connected; never raises."""
+        conn = self._conn
+        if conn is None or conn.session is None or conn.broken:
+            return
+        try:
+            await conn.session.send_notification(notification)
+        except Exception:
+            log.debug("could not forward a notification upstream", exc_info=True)
+
+    async def _on_message(self, conn: _Connection, message: Any) -> None:
+        from mcp import types
+
+        if isinstance(message, Exception):  # a line that is not JSON-RPC (mcp/client/stdio/__init__.py, 1.30)
+            reason = f"it sent malformed JSON-RPC ({describe(message)})"
+            log.warning("hostshape proxy: the upstream server %s", reason)
+            if conn.inflight:
+                conn.broken = conn.broken or reason
+                for scope in list(conn.inflight):
+                    scope.cancel()
+            return
+        if isinstance(message, types.ServerNotification) and self.on_notification is not None:
+            if isinstance(message.root, (types.ProgressNotification, types.CancelledNotification)):
+                return  # progress goes to its request's callback; cancellation is per request
+            try:
+                await self.on_notification(message)
+            except Exception:
+                log.debug("could not forward a notification", exc_info=True)
+
+    async def request(
+        self,
+        request: Any,
+        result_type: type,
+        *,
+        timeout: float | None = None,
+        progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> Any:
+        """Send ``request`` (a ``ClientRequest``) upstream and return its result.
+
+        Raises ``McpError`` for the upstream's own JSON-RPC errors (passed through to the client as they are) and
+        ``UpstreamError`` when the upstream failed; a cancelled caller cancels the upstream request too."""
+        import anyio
+        from mcp import types
+        from mcp.shared.exceptions import McpError
+
+        conn = await self._connection()
+        session = conn.session
+        wait = self.timeout if timeout is None else timeout
+        request_id = getattr(session, "_request_id", None)  # the id send_request is about to use (shared/session.py)
+        with anyio.CancelScope() as scope:
+            conn.inflight.add(scope)
+            try:
+                return await session.send_request(
+                    request,
+                    result_type,
+                    request_read_timeout_seconds=timedelta(seconds=wait),
+                    progress_callback=progress,
+                )
+            except McpError as exc:
+                code = exc.error.code
+                if code == types.CONNECTION_CLOSED or conn.broken:
+                    conn.fail(conn.broken or "it closed the connection")
+                    raise UpstreamError(self._message(conn.broken or "it closed the connection")) from None
+                if code == 408:  # REQUEST_TIMEOUT: mcp/shared/session.py raises it when the read timeout expires
+                    await self._cancel_upstream(session, request_id, "timed out")
+                    await self._check_alive(conn)
+                    raise UpstreamError(self._message(f"it did not answer within {wait:g} s")) from None
+                raise
+            except anyio.get_cancelled_exc_class():
+                if not scope.cancel_called:  # the client cancelled: tell the upstream too
+                    with anyio.CancelScope(shield=True):
+                        await self._cancel_upstream(session, request_id, "cancelled by the client")
+                raise
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+                conn.fail(f"its connection failed ({describe(exc)})")
+                raise UpstreamError(self._message(conn.broken or "its connection failed")) from None
+            finally:
+                conn.inflight.discard(scope)
+        # the scope was cancelled by a fault of the connection (never by the caller: that raised above)
+        raise UpstreamError(self._message(conn.broken or "it stopped"))
+
+    def _message(self, what: str) -> str:
+        return (
+            f"[hostshape proxy] the upstream MCP server ({self.upstream.describe()}) failed: {what}. The proxy "
+            "is still running and reconnects on the next request; call the tool again."
+        )
+
+    async def _cancel_upstream(self, session: Any, request_id: Any, reason: str) -> None:
+        import anyio
+        from mcp import types
+
+        if request_id is None:
+            return
+        with anyio.move_on_after(2):
+            try:
+                await session.send_notification(
+                    types.ClientNotification(
+                        types.CancelledNotification(
+                            params=types.CancelledNotificationParams(requestId=request_id, reason=reason)
+                        )
+                    )
+                )
+            except Exception:  # the upstream may already be gone
+                log.debug("could not tell the upstream about the cancelled request", exc_info=True)
+
+    async def _check_alive(self, conn: _Connection) -> None:
+        """After a timeout: restart the upstream unless it still answers a ping."""
+        import anyio
+
+        alive = False
+        with anyio.move_on_after(PING_TIMEOUT):
+            try:
+                await conn.session.send_ping()
+                alive = True
+            except Exception:  # noqa: BLE001
+                alive = False
+        if not alive:
+            conn.fail("it stopped answering")
+
+
+try:  # anyio's task groups raise exception groups: the backport on 3.10 (it re-exports the builtin on 3.11+)
+    from exceptiongroup import BaseExceptionGroup as GROUP
+except ImportError:  # 3.11+ without the backport installed
+    import builtins
+
+    GROUP = builtins.BaseExceptionGroup  # type: ignore[misc]
+
+
+def describe(exc: BaseException | None) -> str:
+    if exc is None:
+        return "unknown"
+    if isinstance(exc, GROUP):  # anyio task groups wrap the cause
+        inner = exc.exceptions[0] if exc.exceptions else None
+        if inner is not None:
+            return describe(inner)
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__

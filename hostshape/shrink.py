@@ -1,0 +1,369 @@
+"""The zero-configuration shrink: the record list found and made plain (records.locate), then each record
+stripped of what its data shows to be noise, with every cut counted so the envelope can name it.
+
+Decisions come from the values across records, the same for every API: machine links (API URLs, URL templates,
+maps of links), opaque tokens that identify nothing, empty values, values constant in every record (stated once),
+URLs derived from the identifier (stated once as a template). A nested object collapses to one value only when
+that value identifies it among its kind; a list of key/value pairs becomes an object; long nested lists keep
+their head and tail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from hostshape import structure
+from hostshape.records import Located, locate
+from hostshape.render import dumps
+from hostshape.previews import decode_base64_content, preview, text_placeholder
+
+NESTED_PREVIEW_CHARS = 80
+MAX_NESTED_ITEMS = 20
+MAX_DEPTH = 4
+_MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
+_LEARN = 100  # records whose nested objects teach the schema
+_SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
+
+
+@dataclass
+class Cuts:
+    """What the shrink removed, by path, for the envelope."""
+
+    omitted: set[str] = field(default_factory=set)
+    collapsed: dict[str, str] = field(default_factory=dict)
+    collapsed_count: Counter[str] = field(default_factory=Counter)
+    lists: Counter[str] = field(default_factory=Counter)
+    list_items: Counter[str] = field(default_factory=Counter)
+    texts: Counter[str] = field(default_factory=Counter)
+    deep: Counter[str] = field(default_factory=Counter)
+    same: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
+
+    blobs: int = 0
+
+    @property
+    def cut(self) -> bool:
+        """Anything was removed (rewriting the document without loss, or stating constants once, is no cut)."""
+        lost_in_rewrite = any(n.endswith("not shown") for n in self.notes)
+        return bool(self.omitted or self.collapsed_count or self.lists or self.texts or self.deep or self.blobs
+                    or lost_in_rewrite)
+
+    def summary(self) -> list[str]:
+        """Short notes naming every cut with its path and counts."""
+        out = list(self.notes)
+        if self.collapsed_count:
+            parts = [f"{p}→{self.collapsed[p]} ({n})" for p, n in sorted(self.collapsed_count.items())]
+            out.append("objects collapsed to their identifier: " + ", ".join(parts))
+        if self.lists:
+            parts = [f"{p} ({self.lists[p]} lists, {self.list_items[p]} items)" for p in sorted(self.lists)]
+            out.append("nested lists cut to head and tail: " + ", ".join(parts))
+        if self.texts:
+            parts = [f"{p} ({n})" for p, n in sorted(self.texts.items())]
+            out.append(f"nested text cut at {NESTED_PREVIEW_CHARS} chars: " + ", ".join(parts))
+        if self.blobs:
+            out.append(f"base64 blobs replaced by a placeholder: {self.blobs}")
+        if self.deep:
+            paths = sorted(self.deep)
+            more = f" +{len(paths) - 6} more" if len(paths) > 6 else ""
+            out.append(f"nesting below {MAX_DEPTH} levels not shown: " + ", ".join(paths[:6]) + more)
+        if self.omitted:
+            out.append("fields dropped as links, opaque tokens or constants: see omitted")
+        return out
+
+
+@dataclass
+class _Schema:
+    """Per path inside a record (``user``, ``labels[]``, ``head.repo``): the member that identifies the objects
+    found there (to collapse them) and the members that are noise."""
+
+    collapse: dict[str, str] = field(default_factory=dict)
+    noise: dict[str, set[str]] = field(default_factory=dict)
+    keep: set[str] = field(default_factory=set)
+
+
+def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
+    """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
+    document shrunk as a container."""
+    cuts.notes.extend(located.notes)
+    records = located.records
+    head = records[:max_records] if max_records is not None else records
+    objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
+    key, alt = structure.record_keys(objects, exclude=located.parent_refs)
+    schema = _learn(objects, key, alt)
+    shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
+    shrunk = _state_once(shrunk, key, cuts)
+    cuts.index = structure.index_columns(shrunk, (key, alt))
+    return _around(located.value, located.path, shrunk + records[len(shrunk):], cuts)
+
+
+def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
+    """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
+    located = locate(value)
+    if located is None:
+        return _value(value, "", 0, _Schema(), cuts, root=False), None
+    return shrink_located(located, max_records, cuts), located.path
+
+
+def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
+    if not path:
+        return records
+    out: dict[str, Any] = {}
+    for key, member in value.items():
+        if key == path[0]:
+            out[key] = _around(member, path[1:], records, cuts)
+        elif _is_link(member):
+            cuts.omitted.add(key)
+        elif not _is_empty(member):
+            out[key] = _value(member, key, 1, _Schema(), cuts, root=False)
+    return out
+
+
+# ---- learning the schema from the records -------------------------------------------------------------------
+
+
+def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None) -> _Schema:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in records[:_LEARN]:
+        _gather(record, "", groups, 0)
+    schema = _Schema()
+    protected = {p for p in (key, alt) if p}
+    schema.keep = protected
+    ancestors = {".".join(k.split(".")[:i]) for k in protected for i in range(1, k.count(".") + 1)}
+    kinds: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for objects in groups.values():  # objects of one shape are one kind, wherever they sit (head.repo, base.repo)
+        for o in objects:
+            kinds.setdefault(frozenset(o), []).append(o)
+    decided: dict[frozenset[str], str | None] = {}
+    for path, objects in groups.items():
+        if not path or path in ancestors:
+            schema.noise[path] = _noise(objects, path, None, protected)
+            continue
+        shape = max(Counter(frozenset(o) for o in objects).items(), key=lambda kv: (kv[1], sorted(map(repr, kv[0]))))[0]
+        if shape not in decided:
+            decided[shape] = _collapse_key(kinds[shape])
+        ident = decided[shape]
+        if ident is not None:
+            schema.collapse[path] = ident
+        schema.noise[path] = _noise(objects, path, ident, protected)
+    return schema
+
+
+def _gather(value: Any, path: str, groups: dict[str, list[dict[str, Any]]], depth: int) -> None:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, dict):
+        groups.setdefault(path, []).append(value)
+        for k, v in value.items():
+            if isinstance(v, (dict, list)):
+                _gather(v, f"{path}.{k}" if path else str(k), groups, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:MAX_NESTED_ITEMS]:
+            if isinstance(item, dict):
+                _gather(item, f"{path}[]", groups, depth + 1)
+
+
+def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
+    """The member that identifies these objects among their (two or more) distinct values, when they are big
+    enough to be worth collapsing: readable before opaque, never a string without letters (an address, a date).
+    An opaque one only when little else readable would remain (a parent commit's hash beside its links)."""
+    sample = objects[: structure.SAMPLE]
+    distinct = list({dumps(o): o for o in sample}.values())
+    if len(distinct) == len(sample):
+        return None  # no object of this kind occurs twice: parts of their records, not references to share
+    if len(distinct) < 2 or sum(len(o) for o in distinct) < _MIN_COLLAPSE_MEMBERS * len(distinct):
+        return None
+    for column in structure.identifiers(distinct):
+        if "." in column:
+            continue
+        stats = structure.stats(distinct, column)
+        if stats.numeric:
+            continue  # a number (a port, a count) or an address stands for nothing on its own
+        if len(distinct) < 5 and not structure.ID_WORD.search(column):
+            return None  # among a few objects any member is unique: only an identifier-named one says it is one
+        if stats.opaque and _readable_members(distinct[0], column) > 1:
+            return None
+        return column
+    return None
+
+
+def _readable_members(obj: dict[str, Any], besides: str) -> int:
+    return sum(1 for k, v in obj.items() if k != besides and not _is_empty(v) and not _is_link(v)
+               and not structure.is_url(v) and not structure.is_opaque(v))
+
+
+def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protected: set[str]) -> set[str]:
+    names: dict[str, None] = {}
+    for o in objects[:50]:
+        names.update(dict.fromkeys(k for k in o if isinstance(k, str)))
+    noise = set()
+    for name in names:
+        dotted = f"{path}.{name}" if path else name
+        if name == ident or dotted in protected:
+            continue
+        values = [o[name] for o in objects[:50] if name in o and not _is_empty(o[name])]
+        if not values:
+            continue
+        if sum(_is_link(v) for v in values) * 2 > len(values):
+            noise.add(name)
+        elif all(structure.is_opaque(v) for v in values):
+            noise.add(name)
+    return noise
+
+
+# ---- shrinking ----------------------------------------------------------------------------------------------
+
+
+def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, root: bool) -> Any:
+    if isinstance(value, dict):
+        return _object(value, path, depth, schema, cuts, root=root)
+    if isinstance(value, list):
+        return _list(value, path, depth, schema, cuts)
+    if isinstance(value, str):
+        if depth > 2:  # text in a record's own members and their objects is fit's to cut, as far as needed
+            short = preview(value, NESTED_PREVIEW_CHARS)
+            if short is not value:
+                cuts.texts[_label(path)] += 1
+            return short
+        label = text_placeholder(value)
+        if label is not value:
+            cuts.blobs += 1
+        return label
+    return value
+
+
+def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: Cuts, *, root: bool) -> Any:
+    obj = decode_base64_content(obj)
+    ident = schema.collapse.get(path)
+    if ident is not None and not root and structure.is_key_like(obj.get(ident)):
+        cuts.collapsed[_label(path)] = ident
+        cuts.collapsed_count[_label(path)] += 1
+        return obj[ident]
+    if depth >= MAX_DEPTH:
+        cuts.deep[_label(path)] += 1
+        return "{…}"
+    noise = schema.noise.get(path, set())
+    out: dict[str, Any] = {}
+    for key, member in obj.items():
+        child = f"{path}.{key}" if path else str(key)
+        if key in noise or (not schema.noise and _is_link(member)):
+            cuts.omitted.add(key)
+            continue
+        if _is_empty(member) or _is_rendering_of_sibling(key, obj):
+            continue
+        shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
+        if not _is_empty(shrunk):
+            out[key] = shrunk
+    return out
+
+
+def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> Any:
+    if depth >= MAX_DEPTH or (depth + 1 >= MAX_DEPTH and any(isinstance(v, (dict, list)) for v in items)):
+        cuts.deep[_label(path)] += 1
+        return f"[{len(items)} items not shown]"
+    pairs = _pairs(items)
+    if pairs is not None:
+        return {k: _value(v, f"{path}[]", depth + 1, schema, cuts, root=False) for k, v in pairs}
+    child = f"{path}[]"
+    if len(items) <= MAX_NESTED_ITEMS:
+        return [_value(v, child, depth + 1, schema, cuts, root=False) for v in items]
+    cuts.lists[_label(path)] += 1
+    cuts.list_items[_label(path)] += len(items) - MAX_NESTED_ITEMS
+    head, tail = items[: MAX_NESTED_ITEMS // 2], items[-(MAX_NESTED_ITEMS // 2 - 1) :]
+    middle = f"…{len(items) - len(head) - len(tail)} more…"
+    return ([_value(v, child, depth + 1, schema, cuts, root=False) for v in head] + [middle]
+            + [_value(v, child, depth + 1, schema, cuts, root=False) for v in tail])
+
+
+def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
+    """A list of two-member objects whose one member is a unique name and the other its value, as pairs."""
+    if len(items) < 1 or not all(isinstance(i, dict) and len(i) == 2 for i in items):
+        return None
+    keys = list(items[0])
+    if any(list(i) != keys for i in items):
+        return None
+    for name, val in (keys, keys[::-1]):
+        names = [i[name] for i in items]
+        if all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names):
+            if not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1:
+                return [(i[name], i[val]) for i in items]
+    return None
+
+
+def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
+    """Members identical in every record (3 or more), and URLs that are the identifier in a fixed frame,
+    removed from the records and stated once in ``cuts.same``."""
+    objects = [r for r in records if isinstance(r, dict)]
+    if len(objects) < 3 or len(objects) < len(records):
+        return records
+    first = objects[0]
+    drop: list[str] = []
+    room = _SAME_CHARS  # the envelope is never cut: large constants stay in the records, where fit can preview them
+    for name, value in first.items():
+        if name == key:
+            continue
+        size = len(dumps(value)) + len(str(name))
+        if size <= room and all(name in r and r[name] == value for r in objects[1:]):
+            cuts.same[name] = value
+            drop.append(name)
+            room -= size
+        elif key is not None and "." not in key and structure.is_url(value):
+            template = _template(objects, name, key)
+            if template is not None:
+                cuts.same[name] = template
+                drop.append(name)
+    if not drop:
+        return records
+    return [{k: v for k, v in r.items() if k not in drop} for r in objects]
+
+
+def _template(records: list[dict[str, Any]], name: str, key: str) -> str | None:
+    first_id, first_url = str(records[0].get(key)), records[0].get(name)
+    if not isinstance(first_url, str) or not first_id or first_id not in first_url:
+        return None
+    at = first_url.rfind(first_id)
+    prefix, suffix = first_url[:at], first_url[at + len(first_id):]
+    for r in records[1:]:
+        if r.get(name) != f"{prefix}{r.get(key)}{suffix}":
+            return None
+    return f"{prefix}{{{key}}}{suffix}"
+
+
+def _label(path: str) -> str:
+    return path or "."
+
+
+def _is_link(value: Any) -> bool:
+    """An API link, or an object whose every leaf is a URL (``_links``, ``avatarUrls``, ``external_urls``)."""
+    if isinstance(value, str):
+        return structure.is_api_link(value)
+    if isinstance(value, dict) and value:
+        leaves = list(_leaves(value, 0))
+        return bool(leaves) and all(structure.is_url(v) or v is None for v in leaves) and any(leaves)
+    return False
+
+
+def _leaves(value: Any, depth: int) -> Any:
+    if depth > 3:
+        yield value
+    elif isinstance(value, dict):
+        for member in value.values():
+            yield from _leaves(member, depth + 1)
+    elif isinstance(value, list):
+        for member in value[:20]:
+            yield from _leaves(member, depth + 1)
+    else:
+        yield value
+
+
+def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
+    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text."""
+    if not (isinstance(key, str) and key.endswith(("_html", "_text"))):
+        return False
+    return key[:-5] in record
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or (not value and isinstance(value, (str, list, dict)))

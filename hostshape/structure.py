@@ -1,0 +1,344 @@
+"""What the values of a record list say about it: which field identifies a record, which one titles it, which
+one is its status, and which values are links or opaque tokens. Decided from column statistics alone (uniqueness,
+length, URL-ness, presence), never from one service's field names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+SAMPLE = 100  # records looked at for column statistics
+MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
+
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_API_LINK = re.compile(r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w",
+                       re.IGNORECASE)
+_UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
+_HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
+_TOKEN = re.compile(r"^[A-Za-z0-9_+/=-]{16,}$")
+_DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile("[A-Z]"), re.compile("[a-z]")
+_LETTER = re.compile(r"[^\W\d_]")
+_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
+_ETAG = re.compile(r'^(W/)?"[^"]{8,}"$')
+# Generic words for identifiers in any API: a tie-breaker between equally good columns, never a requirement.
+ID_WORD = re.compile(
+    r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref|login|username|handle|email)$"
+    r"|(Id|Key|Name|ID)$")
+
+
+def is_url(value: Any) -> bool:
+    return isinstance(value, str) and _URL.match(value) is not None
+
+
+def is_api_link(value: Any) -> bool:
+    """A machine link: a URL to an API host or versioned API path, or a URL template."""
+    return is_url(value) and _API_LINK.search(value) is not None
+
+
+def is_opaque(value: Any) -> bool:
+    """A token no reader would recognise: UUID, hex hash, long mixed-case base64, quoted etag, long integer."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) >= 10**15  # snowflake-style ids; timestamps and counters stay readable
+    if not isinstance(value, str):
+        return False
+    if _UUID.match(value) or _HEX.match(value) or _ETAG.match(value):
+        return True
+    if _TOKEN.match(value) and _DIGIT.search(value):
+        return bool(_UPPER.search(value) and _LOWER.search(value)) or not _LETTER.search(value)
+    return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
+
+
+def is_key_like(value: Any) -> bool:
+    """A short scalar a model can quote: an integer, or a string without blanks (or short), not a URL."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, int):
+        return True
+    if not isinstance(value, str) or not value or len(value) > MAX_KEY_CHARS or is_url(value):
+        return False
+    return " " not in value.strip() or len(value) <= 24
+
+
+def dotted(record: Any, path: str) -> Any:
+    """``record``'s value at a dotted ``path`` (``metadata.name``); None when absent."""
+    for part in path.split("."):
+        if not isinstance(record, dict):
+            return None
+        record = record.get(part)
+    return record
+
+
+def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
+    """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
+    table = _table(records)
+    return [p for p in table if p.count(".") < depth]
+
+
+_last: tuple[list[Any], dict[str, list[Any]]] | None = None
+
+
+def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
+    """Column values (None where absent) of the first SAMPLE records, two levels deep. The last table is kept
+    (with the records it was made from, compared by identity), since one decision asks for several statistics of
+    the same records."""
+    global _last
+    n = min(len(records), SAMPLE)
+    last = _last  # one read: another thread may replace it meanwhile
+    if last is not None and len(last[0]) == n and (n == 0 or all(
+            last[0][i] is records[i] for i in {0, n // 2, n - 1})):
+        return last[1]  # the same records: kept alive by _last, so identity cannot be reused
+    sample = list(records[:SAMPLE])
+    table: dict[str, list[Any]] = {}
+    for i, record in enumerate(sample):
+        if isinstance(record, dict):
+            _collect(record, "", 2, table, i, len(sample))
+    _last = (sample, table)
+    return table
+
+
+def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list[Any]], row: int, rows: int) -> None:
+    for key, value in obj.items():
+        if not isinstance(key, str) or "." in key:
+            continue
+        if isinstance(value, dict):
+            if depth > 1:
+                _collect(value, f"{prefix}{key}.", depth - 1, table, row, rows)
+        elif not isinstance(value, list):
+            column = table.get(prefix + key)
+            if column is None:
+                column = table[prefix + key] = [None] * rows
+            column[row] = value
+
+
+def _values(records: Sequence[Any], path: str) -> list[Any]:
+    """The values of column ``path`` over the sampled records (None where absent)."""
+    table = _table(records)
+    column = table.get(path)
+    if column is not None:
+        return column
+    return [dotted(r, path) for r in records[:SAMPLE]]
+
+
+@dataclass(frozen=True)
+class Column:
+    """Statistics of one column over a sample of records."""
+
+    path: str
+    present: int
+    distinct: int
+    key_like: bool
+    mostly_key_like: bool
+    opaque: bool
+    numeric: bool
+    mean_len: float
+    order: int
+
+    @property
+    def nested(self) -> int:
+        return self.path.count(".")
+
+    def rank(self) -> tuple[Any, ...]:
+        """Lower is better: readable before opaque, own fields before nested ones, words before numbers, then
+        identifier-like names, then shorter values."""
+        return (self.opaque, self.nested, self.numeric, ID_WORD.search(self.path) is None, self.mean_len, self.order)
+
+
+def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
+    """At least ``wanted`` distinct scalar values in the column (a cheap test before full statistics)."""
+    values = _values(records, path)
+    return len({v for v in values if isinstance(v, (str, int, float)) and v != ""}) >= wanted
+
+
+_memo: tuple[dict[str, list[Any]], dict[str, Column]] | None = None
+
+
+def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
+    """Statistics of column ``path`` over the sampled records (remembered while the same records are asked)."""
+    global _memo
+    table = _table(records)
+    memo = _memo  # one read: another thread may replace it meanwhile
+    if memo is None or memo[0] is not table:
+        memo = _memo = (table, {})
+    column = memo[1].get(path)
+    if column is None:
+        column = memo[1][path] = _stats(records, path, order)
+    return column if column.order == order else replace(column, order=order)
+
+
+def _stats(records: Sequence[Any], path: str, order: int) -> Column:
+    values = _values(records, path)
+    present = [v for v in values if v is not None and v != ""]
+    hashable = [v if isinstance(v, (str, int, float, bool)) else repr(v) for v in present]
+    texts = [str(v) for v in present[:50]]
+    keyish = sum(is_key_like(v) and not _TIMESTAMP.match(str(v)) for v in present)
+    return Column(
+        path=path, present=len(present), distinct=len(set(hashable)),
+        key_like=bool(present) and keyish == len(present), mostly_key_like=keyish * 10 >= len(present) * 9,
+        opaque=bool(present) and sum(is_opaque(v) for v in present[:50]) * 2 > len(present[:50]),
+        numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
+        mean_len=sum(map(len, texts)) / max(1, len(texts)), order=order,
+    )
+
+
+def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[str]:
+    """Columns that identify every record (present in each, unique, short, not a URL), best first: readable keys
+    before opaque ones. Empty when no column is unique; then ``identifier`` falls back to the most distinct."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if not sample:
+        return []
+    skip = set(exclude)
+    found = []
+    for order, path in enumerate(columns(sample)):
+        if path in skip or not _distinct_at_least(sample, path, len(sample)):
+            continue
+        col = stats(sample, path, order)
+        if col.present == len(sample) and col.distinct == len(sample) and col.key_like:
+            found.append(col)
+    ranked = [c.path for c in sorted(found, key=Column.rank)]
+    return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
+
+
+def _extends(records: Sequence[Any], longer: str, shorter: str) -> bool:
+    """Every value of ``longer`` starts with, and is longer than, the value of ``shorter``: ``shorter`` is a
+    fragment (a name prefix), ``longer`` the full identifier."""
+    if longer.count(".") != shorter.count("."):
+        return False
+    for r in records:
+        a, b = dotted(r, longer), dotted(r, shorter)
+        if not (isinstance(a, str) and isinstance(b, str) and len(a) > len(b) and a.startswith(b)):
+            return False
+    return not is_opaque(dotted(records[0], longer))
+
+
+def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | None:
+    """The column that best identifies the records; failing a unique one, the most distinct key-like column
+    present in most records (at least half distinct), or None."""
+    unique = identifiers(records, exclude=exclude)
+    if unique:
+        return unique[0]
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if len(sample) < 2:
+        return None
+    skip = set(exclude)
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample)):
+        if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
+            continue
+        col = stats(sample, path, order)
+        if col.mostly_key_like and not col.opaque and col.present * 10 >= len(sample) * 9 \
+                and col.distinct * 2 >= len(sample):
+            candidate = (-col.distinct, col.rank(), path)
+            best = candidate if best is None or candidate < best else best
+    return best[-1] if best else _last_resort_identifier(sample, skip)
+
+
+def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None:
+    """With no key-like column, a unique top-level text column in every record (a search result's URL, a
+    document's title): a link a model can follow beats no identifier at all. URLs first, then shorter texts."""
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=1)):
+        values = _values(sample, path)
+        if path in skip or not all(isinstance(v, str) and 0 < len(v) <= 300 for v in values):
+            continue
+        if len(set(values)) == len(sample):
+            candidate = (not all(is_url(v) for v in values), sum(map(len, values)) / len(values), order, path)
+            best = candidate if best is None or candidate < best else best
+    return best[-1] if best else None
+
+
+def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
+    """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary."""
+
+    def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
+        texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
+        if len(texts) * 2 <= n or len(set(texts)) * 3 < len(texts) * 2:
+            return None
+        if sum(" " in t.strip() for t in texts) * 2 < len(texts):
+            return None
+        mean = sum(map(len, texts)) / len(texts)
+        return None if mean > 200 else (path.count("."), abs(mean - 50))
+
+    return _best_column(records, skip, score)
+
+
+def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
+    """A column of a few short words repeated across records (open/closed, Running, ok): a status."""
+
+    def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
+        words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
+        distinct = len(set(words))
+        if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
+            return None
+        return None if any(_DIGIT.search(w) for w in words) else (path.count("."), -distinct)
+
+    return _best_column(records, skip, score)
+
+
+def _best_column(records: Sequence[Any], skip: Iterable[str],
+                 score: Callable[[str, list[Any], int], tuple[Any, ...] | None]) -> str | None:
+    """The column with the lowest ``score(path, values, records sampled)`` (None: not a candidate); ties go to
+    the column seen first."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    skipped = set(skip)
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=2)):
+        if path in skipped:
+            continue
+        scored = score(path, _values(sample, path), len(sample))
+        if scored is not None and (best is None or (*scored, order) < best[:-1]):
+            best = (*scored, order, path)
+    return best[-1] if best else None
+
+
+def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple[str | None, str | None]:
+    """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
+    makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
+    nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
+    issue number beside a global id)."""
+    key = identifier(records, exclude=exclude) or identifier(records)
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if key is None or not sample:
+        return key, None
+    key_values = _values(records, key)
+    unique = len({repr(v) for v in key_values}) == len(sample)
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == key:
+            continue
+        col = stats(sample, path, order)
+        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
+            continue
+        values = _values(records, path)
+        if values == key_values:
+            continue
+        if unique:
+            if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
+                continue
+            candidate: tuple[Any, ...] = (0, col.rank(), path)
+        else:
+            pairs = len({(repr(a), repr(b)) for a, b in zip(key_values, values, strict=True)})
+            candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
+        best = candidate if best is None or candidate < best else best
+    return key, (best[-1] if best else None)
+
+
+def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | None = None) -> list[list[str]]:
+    """Index layouts to try, widest first, each a prefix of the widest: identifier, a second identifier (see
+    ``record_keys``; pass ``keys`` when they were found before the records were shrunk), a title, a status.
+    Empty when the records have no identifier."""
+    key, alt = keys if keys is not None else record_keys(records)
+    if key is None:
+        return []
+    wide = [key] + ([alt] if alt else [])
+    title = title_field(records, skip=wide)
+    if title:
+        wide.append(title)
+    status = status_field(records, skip=wide)
+    if status:
+        wide.append(status)
+    return [wide[:n] for n in range(len(wide), 0, -1)]
