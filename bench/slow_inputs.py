@@ -40,6 +40,7 @@ INPUTS: dict[str, Callable[[], Any]] = {
     "list of 5.2 MB of long URLs": lambda: [_url(i) for i in range(10_000)],
     "text of 5.2 MB of long URLs": lambda: "\n".join(_url(i) for i in range(10_000)),
     "object, 300,000 members two levels down": lambda: {"data": {"inner": {str(i): [i] for i in range(300_000)}}},
+    "5.2 MB of URLs just short of the long-URL tail": lambda: ("http://t.example.com/" + "a" * 199 + " ") * 23_000,
     "400,000 newlines": lambda: "\n" * 400_000,
     "100 blanks, then JSON": lambda: " " * 100 + json.dumps([{"id": i, "t": "x" * 20} for i in range(5_000)]),
 }

@@ -298,3 +298,23 @@ def test_a_wide_object_shows_its_first_members_and_counts_the_rest(tmp_path: Pat
     assert doc["k0"] == 0 and fits(res.text, 4_000)
     marker = doc["…"]
     assert marker.startswith("+") and int(marker[1:].split()[0]) + len(doc) - 2 == 1_000_000
+
+
+@pytest.mark.parametrize("tail", [150, 199, 200, 5_000])
+def test_text_of_many_long_urls_is_cleaned_in_linear_time_and_fits(tmp_path: Path, tail: int) -> None:
+    """The long-URL pattern backtracked quadratically on URLs just short of its 200-character tail (5 MB: 10 s)."""
+    text = ("see http://tracking.example.com/" + "a" * tail + " now\n") * (5_200_000 // (tail + 40))
+    started = time.perf_counter()
+    res = shape(text, policy=Policy(budget=4_000, spill_dir=tmp_path / "spill"))
+    print(f"tail {tail}: {time.perf_counter() - started:.2f} s")
+    assert res.fault is None and fits(res.text, 4_000) and res.text.startswith("see http://tracking.example.com/")
+    if tail >= 200:
+        assert "http://tracking.example.com/…" in res.text
+
+
+def test_the_url_cleaner_keeps_the_host_and_cuts_the_tail() -> None:
+    from hostshape.fit.text import clean
+
+    assert clean("x https://h.example/" + "p" * 300 + " y") == "x https://h.example/… y"
+    assert clean("x https://h.example/" + "p" * 100 + " y") == "x https://h.example/" + "p" * 100 + " y"
+    assert clean("(https://" + "h" * 300 + ")") == "(https://" + "h" * 100 + "/…)"

@@ -9,15 +9,29 @@ from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
 from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
-_LONG_URL = re.compile(r"(https?://[^\s/)\]>\"']+)[^\s)\]>\"']{200,}")
+_URL = re.compile(r"https?://[^\s)\]>\"']+")  # one greedy class and nothing after it: never backtracks
+_URL_HOST = re.compile(r"https?://[^\s/)\]>\"']+")
+LONG_URL_TAIL = 200  # a URL with at least this many characters after its host is cut to the host
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 def clean(text: str) -> str:
     """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
     text = _DATA_URI.sub("[data URI omitted]", text)
-    text = _LONG_URL.sub(lambda m: m.group(1) + "/…", text)
+    text = _URL.sub(_short_url, text)
     return _BLANK_RUNS.sub("\n\n", text)
+
+
+def _short_url(match: re.Match[str]) -> str:
+    """A URL with a tail of LONG_URL_TAIL characters or more, cut to its scheme and host (or as much of the host as
+    leaves such a tail) and ``/…``; shorter URLs as they are. Linear in the URL's length."""
+    url = match.group(0)
+    host = _URL_HOST.match(url)
+    if host is None:  # no host ("http:///..."): not a link to shorten
+        return url
+    keep = min(host.end(), len(url) - LONG_URL_TAIL)
+    scheme = url.index("//") + 2
+    return url if keep <= scheme else url[:keep] + "/…"
 
 
 def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
