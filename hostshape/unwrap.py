@@ -209,25 +209,34 @@ def _data(value: Any) -> Payload:
         return Payload(text=orjson.dumps(value).decode(), value=value, looks_json=True)
     except (TypeError, orjson.JSONEncodeError, RecursionError):
         pass  # non-string keys, long integers, deep nesting, objects JSON has no form for: the slow path
-    value, renamed = string_keys(value)
+    value, renamed, labelled = json_ready(value)
     notes = [f"{renamed:,} non-string keys shown as strings"] if renamed else []
+    if labelled:
+        notes.append(f"{labelled:,} integers too long to print replaced by labels")
     try:
-        return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes)
+        return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes,
+                       opaque=bool(labelled))
     except NotExact as exc:
         return Payload(text=dumps(value), value=value, looks_json=True, opaque=True,
                        notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"])
 
 
+_MAX_INT_BITS = 13_000  # about 3,900 digits: as render.py, below CPython's 4,300-digit printing limit
 _MAX_KEY_DEPTH = MAX_DEPTH + 50  # deeper members are left to the renderer, which labels them past MAX_DEPTH
 
 
-def string_keys(value: Any) -> tuple[Any, int]:
-    """``value`` with every object key a string, and how many keys were converted. Unchanged containers are
-    returned as they are (no copy); a key that would collide with another gets its type's name appended."""
-    renamed = 0
+def json_ready(value: Any) -> tuple[Any, int, int]:
+    """``value`` with every object key a string, and integers too long for Python to print replaced by the label
+    the renderer gives them, so that no later step meets either; and how many keys and integers were replaced.
+    Unchanged containers are returned as they are (no copy); a key that would collide with another gets its
+    type's name appended."""
+    renamed = labelled = 0
 
     def convert(item: Any, depth: int) -> Any:
-        nonlocal renamed
+        nonlocal renamed, labelled
+        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
+            labelled += 1
+            return dumps(item)[1:-1]  # the renderer's label: "[integer of about N digits omitted]"
         if depth > _MAX_KEY_DEPTH:
             return item
         if isinstance(item, dict):
@@ -249,7 +258,7 @@ def string_keys(value: Any) -> tuple[Any, int]:
             return item
         return item
 
-    return convert(value, 0), renamed
+    return convert(value, 0), renamed, labelled
 
 
 def _key_text(key: Any, taken: dict[str, Any], original: dict[Any, Any]) -> str:
