@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hostshape import Policy, shape
+from hostshape import Policy, Rule, shape
 from hostshape.retrieve import read
 from hostshape.spill import store_for
 from hostshape.tokens import count_tokens
@@ -318,3 +318,18 @@ def test_the_url_cleaner_keeps_the_host_and_cuts_the_tail() -> None:
     assert clean("x https://h.example/" + "p" * 300 + " y") == "x https://h.example/… y"
     assert clean("x https://h.example/" + "p" * 100 + " y") == "x https://h.example/" + "p" * 100 + " y"
     assert clean("(https://" + "h" * 300 + ")") == "(https://" + "h" * 100 + "/…)"
+
+
+def test_records_holding_integers_too_long_to_print_are_shaped_without_a_fault(tmp_path: Path) -> None:
+    """Found by the fuzz run: the record statistics called str() on a 5,000-digit Python integer."""
+    raw = [{"id": 10**5000 + i, "title": f"t{i}", "body": "text " * 50} for i in range(200)]
+    res = shape(raw, policy=Policy(budget=500, spill_dir=tmp_path / "spill"))
+    assert res.fault is None and fits(res.text, 500)
+    assert "integers too long to print replaced by labels" in res.text
+
+
+def test_an_empty_list_under_a_rule_is_shaped_without_a_fault(tmp_path: Path) -> None:
+    """Found by the fuzz run: locating records in ``[]`` raised IndexError."""
+    policy = Policy(budget=5, spill_dir=tmp_path / "spill", rules=(Rule(tool="t", fields=("id",)),))
+    res = shape([], policy=policy, tool="t")
+    assert res.fault is None and fits(res.text, 5)
