@@ -4,10 +4,10 @@ steers choices before the final text is counted."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hostshape.policy import Policy
-from hostshape.tokens import encoding
+from hostshape.tokens import counter
 
 # A text longer than this many characters per budget token is taken to be over without counting. Real tool output
 # runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
@@ -18,6 +18,14 @@ SURELY_OVER_CHARS_PER_TOKEN = 16
 # that would just have fitted only means it gets shaped, and the shaped text fits too).
 PROBE_CHARS_PER_TOKEN = 4
 PROBE_MARGIN = 4
+# ... and taken to be over once the tokens per character counted so far, spread over the whole text, come to this
+# many times the limit (a text that dense at the start and nearly empty after it is shaped though it might fit).
+PROBE_REJECT_FACTOR = 2
+# Exact counts are remembered for the last few texts counted under one Limit (one shaping call), so that a text
+# is tokenized once however many steps check it (the fit that chose it, then the pipeline's final cap).
+REMEMBERED_COUNTS = 4
+# The estimate's first measurement counts at most this many characters (a whole candidate when it is this short).
+SAMPLE_CHARS = 8000
 
 
 @dataclass(frozen=True)
@@ -27,14 +35,23 @@ class Limit:
     tokens: int
     chars: int | None
     encoding_name: str
+    _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    _probed: list[tuple[str, list[int]]] = field(default_factory=list, init=False, repr=False, compare=False,
+                                                 hash=False)
 
     @classmethod
     def of(cls, policy: Policy, budget: int) -> Limit:
         return cls(max(1, math.floor(budget / policy.safety_factor)), policy.max_chars, policy.encoding)
 
     def count(self, text: str) -> int:
-        """Exact token count of ``text``."""
-        return len(encoding(self.encoding_name).encode_ordinary(text))
+        """Exact token count of ``text`` (tokenized once: the last few counts are remembered)."""
+        known = self._counted.get(text)
+        if known is None:
+            known = counter(self.encoding_name).count(text)
+            if len(self._counted) >= REMEMBERED_COUNTS:
+                del self._counted[next(iter(self._counted))]
+            self._counted[text] = known
+        return known
 
     def cheap_fit(self, text: str) -> bool:
         """True when ``text`` certainly fits without tokenizing: every BPE token covers at least one byte."""
@@ -60,10 +77,25 @@ class Limit:
         step = max(256, self.tokens * PROBE_CHARS_PER_TOKEN // 2)
         total = 0
         for chunk_number, start in enumerate(range(0, len(text), step), 1):
-            total += self.count(text[start : start + step])
+            chunk = text[start : start + step]
+            tokens = counter(self.encoding_name).encode_ordinary(chunk)
+            if start == 0:
+                self._probed[:] = [(chunk, tokens)]
+            total += len(tokens)
             if total > self.tokens + PROBE_MARGIN * chunk_number:
                 return False
+            if total * len(text) > PROBE_REJECT_FACTOR * self.tokens * (start + step):
+                return False  # at the density counted so far, the whole text runs far over: see PROBE_REJECT_FACTOR
         return self.count(text) <= self.tokens
+
+    def tokenized_prefix(self, text: str) -> tuple[int, list[int]]:
+        """``(n, tokens)``: the tokens of ``text[:n]`` where this limit already tokenized that start of ``text``
+        (the first piece of a long text it rejected), else ``(0, [])``. Only for locating a cut: the tokens of a
+        prefix are not an exact count of any other text."""
+        for chunk, tokens in self._probed:
+            if text.startswith(chunk):
+                return len(chunk), list(tokens)
+        return 0, []
 
 
 class TokenEstimate:
@@ -77,7 +109,7 @@ class TokenEstimate:
     def estimate(self, text: str) -> int:
         size = len(text.encode("utf-8"))
         if self.value is None:
-            sample = text[: self.limit.tokens * 4]
+            sample = text[: min(SAMPLE_CHARS, self.limit.tokens * 4)]
             self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))
         return int(size * self.value) + 1
 

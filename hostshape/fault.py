@@ -50,10 +50,11 @@ def after_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | Non
                       truncated=False, strategy="fault", input_text=text, **common)
     limit = Limit.of(policy, budget)
     if policy.on_fault == "refuse":
-        refusal = (f"[hostshape] this result could not be shaped ({type(exc).__name__}) and was withheld. Remedy: "
-                   "call the tool again with narrower arguments, or set on_fault='pass' to receive results unshaped.")
-        text = refusal if limit.fits(refusal) else next(
-            (t for t in _LAST_RESORT_TEXT if limit.fits(t)), _LAST_RESORT_TEXT[-1])
+        from hostshape.host import refusal  # the one refusal wording every host shares
+
+        text = refusal(type(exc).__name__, limit.fits, tool)
+        if not limit.fits(text):
+            text = next((t for t in _LAST_RESORT_TEXT if limit.fits(t)), _LAST_RESORT_TEXT[-1])
         return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
                       **common)
     text, is_json = best_effort_text(raw)

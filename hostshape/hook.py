@@ -5,12 +5,11 @@ reads the hook output as JSON from its stdout. ``hostshape hook claude-code`` re
 PostToolUseFailure) input, shapes the MCP tool result with the Claude adapter
 (``hostshape.adapters.claude.shape_hook_input``, which also rescues results Claude Code saved to a file because
 they were over MAX_MCP_OUTPUT_TOKENS) and writes the hook output, or nothing when the result should be left as it
-is. It fires AFTER Claude Code's own size limit; tests/test_hook_command.py proves both the under-limit and the
-over-limit (rescue) case with the real CLI.
+is. It fires AFTER Claude Code's own size limit (docs/hosts.md names the tests that prove the under-limit and the
+over-limit rescue case with the real CLI).
 
-``hostshape hook codex`` does the same for OpenAI's Codex CLI (checked with 0.171.0), which has no size limit of
-its own before the hook; because Codex rejects ``updatedMCPToolOutput``, the shaped text goes back as a PostToolUse
-block whose reason replaces the result (see ``_codex``).
+``hostshape hook codex`` does the same for OpenAI's Codex CLI with ``hostshape.adapters.codex``. This module holds
+only the command line: arguments, the policy file, stdin and stdout; each host's adapter does the rest.
 
 Contract:
 
@@ -45,21 +44,6 @@ USER_POLICY_FILE = Path("hostshape") / "policy.toml"
 # Hook input larger than this is not read (Claude Code hands over at most ~MAX_MCP_OUTPUT_TOKENS x 4 characters
 # of result inline; anything bigger it saves to a file and passes the path).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
-
-# The fast path never skips a result the Claude adapter would still reshape for length: Claude Code 2.1.332
-# persists any tool result over 50,000 characters after the hook and shows the model a 2 KB preview
-# (../shared/HOSTS.md), so the adapter caps its output at hostshape.adapters.claude.HOST_MAX_CHARS (49,000).
-FAST_PATH_MAX_CHARS = 49_000
-
-# Codex 0.171.0 cuts hook feedback over 2,500 approximate tokens (ceil(UTF-8 bytes / 4)) in the middle and spills
-# the rest to a file (codex-rs/hooks/src/output_spill.rs, "Full hook output saved to: ...").
-CODEX_MAX_FEEDBACK_BYTES = 10_000
-
-# Texts Claude Code puts in place of an over-limit result, seen in the bundled CLI 2.1.332: "Error: result (...)
-# exceeds maximum allowed tokens. Output has been saved to <path>." (or "Failed to save output to file"), and with
-# ENABLE_MCP_LARGE_OUTPUT_FILES=false "[OUTPUT TRUNCATED - exceeded N token limit] ... The tool output was
-# truncated." The fast path hands these to the adapter however small they are.
-_HOST_NOTICES = ("maximum allowed tokens", "OUTPUT TRUNCATED", "tool output was truncated", "persist byte limit")
 
 USAGE = """usage: hostshape hook {claude-code,codex} [--policy FILE]
 
@@ -220,66 +204,38 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
     _log()  # route the adapter's and the core's log records to stderr
     try:
         with contextlib.redirect_stdout(sys.stderr):  # nothing the library prints may corrupt the hook output
-            output = _claude_code(data, policy) if host == "claude-code" else _codex(data, tool_name, policy)
+            output = _adapter_output(host, data, policy)
     except Exception as exc:  # the glue's own fault: log it, then follow policy.on_fault
         _log().exception("%s: fault while shaping %s", host, tool_name)
-        return _refusal(host, event, exc) if policy.on_fault == "refuse" else None
+        return _fault_output(host, data, str(event), exc, policy)
     return output if isinstance(output, dict) and output else None
 
 
-def _refusal(host: str, event: str, exc: Exception) -> dict[str, Any]:
-    """The fail-closed answer: the result is withheld and the text names the remedy."""
-    text = (
-        f"[hostshape] this tool result was withheld: hostshape failed while shaping it ({type(exc).__name__}). "
-        'Call the tool with narrower arguments, or set on_fault = "pass" in the hostshape policy to let '
-        "unshaped results through when this happens."
-    )
+def _adapter_output(host: str, data: dict[str, Any], policy: Policy) -> dict[str, Any] | None:
     if host == "codex":
-        return {"decision": "block", "reason": text}
-    if event == "PostToolUseFailure":
-        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
+        from hostshape.adapters import codex
 
-
-def _claude_code(data: dict[str, Any], policy: Policy) -> dict[str, Any] | None:
+        return codex.shape_hook_input(data, policy)
     from hostshape.adapters.claude import shape_hook_input
 
     return shape_hook_input(data, policy)
 
 
-def _codex(data: dict[str, Any], tool_name: str, policy: Policy) -> dict[str, Any] | None:
-    """Codex: the shaped text as a PostToolUse ``decision: "block"`` whose ``reason`` replaces the result.
+def _fault_output(host: str, data: dict[str, Any], event: str, exc: Exception, policy: Policy) -> dict[str, Any] | None:
+    """The core's answer to a fault in the glue (``hostshape.host.glue_fault``), in the host's hook output; None
+    leaves the result as the host made it."""
+    from hostshape.host import glue_fault
 
-    Codex 0.171.0 parses ``updatedMCPToolOutput`` but rejects it at run time ("PostToolUse hook returned unsupported
-    updatedMCPToolOutput", codex-rs/hooks/src/engine/output_parser.rs; the hook is marked Failed and the original
-    result goes to the model). A PostToolUse block "rejects the result, not the already-completed tool execution":
-    Codex sends ``reason`` to the model as the function_call_output in place of the result and the turn goes on
-    (observed with a loopback Responses API; tests/test_hook_command.py::test_codex_result_is_shaped). Codex hands
-    the hook the whole CallToolResult (content, structuredContent, isError) and has no size limit of its own before
-    the hook, so there is nothing to rescue. Hook feedback over 2,500 of Codex's approximate tokens (UTF-8 bytes / 4)
-    is cut in the middle and spilled to a file (codex-rs/hooks/src/output_spill.rs), so the text is kept within
-    ``CODEX_MAX_FEEDBACK_BYTES`` as well as the budget.
-    """
-    from hostshape import shape
-    from hostshape.policy import split_tool_name
-
-    server, tool = split_tool_name(tool_name)
-    args = data.get("tool_input")
-    raw = data.get("tool_response")
-    kwargs: dict[str, Any] = {"tool": tool, "server": server, "args": args if isinstance(args, dict) else None}
-    res = shape(raw, policy=policy, **kwargs)
-    max_chars = min(policy.max_chars or CODEX_MAX_FEEDBACK_BYTES, CODEX_MAX_FEEDBACK_BYTES)
-    for _ in range(3):  # characters are not bytes: tighten until the UTF-8 size fits
-        size = len(res.text.encode("utf-8", "surrogatepass"))
-        if not res.changed or size <= CODEX_MAX_FEEDBACK_BYTES:
-            break
-        max_chars = max(1, min(max_chars, len(res.text)) * CODEX_MAX_FEEDBACK_BYTES * 95 // (size * 100))
-        res = shape(raw, policy=policy.replace(max_chars=max_chars), **kwargs)
-    if not res.changed or not res.text.strip():  # Codex rejects a block without a non-empty reason
+    text = glue_fault(data.get("tool_response" if event == "PostToolUse" else "error"), policy, exc)
+    if text is None:
         return None
-    if len(res.text.encode("utf-8", "surrogatepass")) > CODEX_MAX_FEEDBACK_BYTES:
-        _log().warning("%s: shaped text still over %d bytes; Codex will cut it", tool_name, CODEX_MAX_FEEDBACK_BYTES)
-    return {"decision": "block", "reason": res.text}
+    if host == "codex":
+        from hostshape.adapters.codex import refusal_output
+
+        return refusal_output(text)
+    if event == "PostToolUseFailure":
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
 
 
 def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
@@ -290,35 +246,19 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     the whole CallToolResult serialised (Codex: text blocks plus structuredContent). Anything that is not plain text
     (images, resources, unknown shapes) and the host's own over-limit notices go to the adapter.
     """
-    if isinstance(response, str):
-        texts = [response]
-    elif _all_text_blocks(response):
-        texts = [b["text"] for b in response]
-    elif isinstance(response, dict) and _all_text_blocks(response.get("content")):
+    from hostshape.adapters.claude_code import HOST_MAX_CHARS, mentions_notice, split_tool_name, texts_of
+    from hostshape.host import HostForm, fits_by_size
+
+    texts = texts_of(response)
+    if texts is None and isinstance(response, dict) and texts_of(response.get("content")) is not None:
         import json
 
         texts = [json.dumps(response, ensure_ascii=False)]
-    else:
+    if texts is None or any(mentions_notice(t) for t in texts):
         return False
-    from hostshape.policy import split_tool_name
-
     server, tool = split_tool_name(tool_name)
-    rule = policy.rule_for(tool, server)
-    if rule is not None and (rule.jmespath is not None or rule.fields is not None):
-        return False  # a projection may apply to a result that fits; let the core decide
-    size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
-    limit = policy.budget_for(tool, server) / policy.safety_factor
-    if policy.max_chars is not None:
-        limit = min(limit, policy.max_chars)
-    if size > min(limit, FAST_PATH_MAX_CHARS):
-        return False
-    return not any(notice in t for t in texts for notice in _HOST_NOTICES)
-
-
-def _all_text_blocks(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in value
-    )
+    # Claude Code persists any result over its character limit after the hook: such a result is never skipped.
+    return fits_by_size(texts, policy, tool=tool, server=server, host=HostForm(max_chars=HOST_MAX_CHARS))
 
 
 def _write(stdout: IO[Any], output: dict[str, Any]) -> None:
@@ -346,6 +286,14 @@ def _log() -> Any:
         root.addHandler(handler)
         root.setLevel(os.environ.get("HOSTSHAPE_LOG_LEVEL", "WARNING").upper())
     return logger
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CODEX_MAX_FEEDBACK_BYTES":  # kept for callers of the former constant; lazily, for start-up time
+        from hostshape.adapters.codex import MAX_FEEDBACK_BYTES
+
+        return MAX_FEEDBACK_BYTES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

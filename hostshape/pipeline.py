@@ -20,6 +20,7 @@ from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.host import HostForm, shape_for_host
 from hostshape.policy import Policy
 from hostshape.project import project
 from hostshape.render import NotExact, dumps
@@ -33,21 +34,38 @@ _DEFAULT = Policy()
 
 
 def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, server: str | None = None,
-          args: Mapping[str, Any] | None = None) -> Shaped:
-    """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back."""
+          args: Mapping[str, Any] | None = None, host: HostForm | None = None) -> Shaped:
+    """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
+
+    ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
+    the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
+    """
     policy = policy or _DEFAULT
+    if host is None:
+        result = _shape_once(raw, policy, tool, server, args)
+    else:
+        try:
+            result = shape_for_host(raw, host, _shape_once, policy=policy, tool=tool, server=server, args=args)
+        except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
+    telemetry.record(result)
+    return result
+
+
+def _shape_once(raw: Any, policy: Policy, tool: str | None, server: str | None,
+                args: Mapping[str, Any] | None) -> Shaped:
+    """``shape`` under one policy, without a host form or telemetry. Never raises."""
     started = time.perf_counter()
     try:
         result = _shape(raw, policy, tool, server, args, started)
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
             result = after_fault(raw, policy, exc, tool=tool, server=server, args=args, started=started)
-        except Exception:  # noqa: BLE001 - not even the fault could be described: leave the result alone
+        except Exception:  # noqa: BLE001 - not even the fault could be described
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
             passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
             result = Shaped(text="" if passing else "…", changed=not passing, is_json=False, bytes_before=0,
                             budget=policy.budget, truncated=not passing, strategy="fault", fault="unreportable fault")
-    telemetry.record(result)
     return result
 
 
@@ -63,7 +81,9 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
              way: WayBack | None = None) -> Shaped:
         return Shaped(
             text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
-            budget=budget, truncated=bool(fitted and fitted.facts.cut), strategy=strategy, tool=tool,
+            # A placeholder standing for binary content (payload.opaque) is a cut too.
+            budget=budget, truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
+            strategy=strategy, tool=tool,
             server=server, handle=way.handle if way else None, path=way.path if way else None,
             is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
             input_text=payload.text,

@@ -188,15 +188,3 @@ def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
         data["fields"] = tuple(data["fields"])
     return Rule(**data)
 
-
-def split_tool_name(qualified: str) -> tuple[str | None, str]:
-    """Split a host's qualified MCP tool name into (server, tool).
-
-    ``mcp__github__list_pulls`` (Claude Code's form) gives ``("github", "list_pulls")``; a plain name gives
-    ``(None, name)``.
-    """
-    if qualified.startswith("mcp__"):
-        server, sep, tool = qualified[len("mcp__") :].partition("__")
-        if sep and tool:
-            return server, tool
-    return None, qualified

@@ -13,6 +13,7 @@ someone listens (the logger is enabled for INFO, a span is recording, or the sum
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
@@ -60,9 +61,10 @@ def record(result: Shaped) -> None:
 
 
 def _recording_span() -> Any:
-    try:
-        from opentelemetry import trace
-    except ImportError:
+    # A span can only be recording where something has already imported the OpenTelemetry API (a tracer provider
+    # or instrumentation set up by the host); importing it here would only cost a short-lived hook process time.
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
         return None
     span = trace.get_current_span()
     return span if span.is_recording() else None

@@ -14,13 +14,13 @@ import pytest
 
 pytest.importorskip("google.adk")
 
-from helpers import PR_NUMBERS  # noqa: E402
+from helpers import PR_NUMBERS
 
-from hostshape import Policy, Rule  # noqa: E402
-from hostshape.adapters import adk  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.testing.adk import run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy, Rule
+from hostshape.adapters import adk
+from hostshape.examples import payload_text
+from hostshape.testing.adk import run
+from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
@@ -210,7 +210,7 @@ def test_non_mcp_tools_are_left_alone_unless_a_rule_names_them(policy: Policy) -
 
 
 def test_the_adapter_never_raises_into_the_run(policy: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adk, "_fits_as_is", _boom)
+    monkeypatch.setattr(adk, "_host_form", _boom)  # a fault in the adapter itself
     tool = _mcp_tool("list_pull_requests")
     assert adk.shape_tool_response(tool, {}, {"content": []}, policy=policy) is None
     refused = adk.shape_tool_response(tool, {}, {"content": []}, policy=policy.replace(on_fault="refuse"))
@@ -269,12 +269,12 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy,
     first = _envelope(received[0])
     assert first["handle"] and first["next"] and "hostshape_read" in first["hint"]
     walked = [item["number"] for item in _items(received[0])]
-    for text, step in zip(received[1:], plan):
+    for text, step in zip(received[1:], plan, strict=False):
         if step == "walk":
             walked += [item["number"] for item in _items(text)]
     assert sorted(walked) == sorted(PR_NUMBERS)  # every record exactly once
 
-    query_pages = [_items(text) for text, step in zip(received[1:], plan) if step.startswith("query")]
+    query_pages = [_items(text) for text, step in zip(received[1:], plan, strict=False) if step.startswith("query")]
     assert all("node_id" in item for page in query_pages for item in page)  # fields the first page omitted
     first_numbers = {item["number"] for item in query_pages[0]}
     assert query_pages[1] and not first_numbers & {item["number"] for item in query_pages[1]}
@@ -329,3 +329,35 @@ def test_adk_error_dicts_pass_through_unchanged(policy: Policy) -> None:
     # McpTool turns transport failures into {"error": ...} (mcp_tool.py:620-627); they are the host's, left as is.
     failure = {"error": "MCP tool execution failed: " + "x" * 50_000}
     assert adk.shape_tool_response(_mcp_tool("list_pull_requests"), {}, failure, policy=policy) is None
+
+
+# --- errors (issue 17) ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["callback", "plugin"])
+async def test_a_long_tool_error_is_budgeted_like_any_result(policy: Policy, mode: str) -> None:
+    # A 40,000-character tool error reached the model unshaped in ADK (9,314 tokens at 4,000).
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    without = await run("fail", policy=None, arguments={"message": message})
+    shaped = await run("fail", policy=policy, mode=mode, arguments={"message": message})
+    assert count_tokens(without.received) > BUDGET
+    assert count_tokens(shaped.received) <= BUDGET
+    text = _result_text(shaped.received)
+    assert "upstream API returned 502" in text and "[hostshape]" in text
+
+
+def test_install_into_an_agent_or_an_app(policy: Policy) -> None:
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App
+
+    mine = adk.after_tool_callback(policy)
+    agent = LlmAgent(name="a", model="gemini-2.5-flash", after_tool_callback=mine)
+    installed = adk.install(agent, policy)
+    assert installed.after_tool_callback[0] is mine and len(installed.after_tool_callback) == 2
+    assert [t.name for t in installed.tools] == ["hostshape_read"]
+    assert agent.after_tool_callback is mine and agent.tools == []  # the original is untouched
+    app = adk.install(App(name="x", root_agent=LlmAgent(name="b", model="gemini-2.5-flash")), policy)
+    assert [p.name for p in app.plugins] == ["hostshape"]
+    assert [t.name for t in app.root_agent.tools] == ["hostshape_read"]
+    hook, tool = adk.install(policy, mode="plugin")  # the former form
+    assert hook.name == "hostshape" and tool.name == "hostshape_read"

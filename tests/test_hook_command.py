@@ -479,3 +479,80 @@ def test_codex_result_is_shaped(tmp_path: Path) -> None:
 def test_codex_without_the_hook_gets_its_own_middle_truncation(tmp_path: Path) -> None:
     received = run_codex("list_pull_requests", tmp_path, None)
     assert "tokens truncated" in received and not is_shaped(received)
+
+
+# -- hostile tool output through the real hook command (issue 17) ---------------------------------------------------
+def _replacement(proc: subprocess.CompletedProcess[bytes]) -> str:
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"])
+
+
+HOST_TAIL = ("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated. If this MCP server "
+             "provides pagination or filtering tools, use them to retrieve specific portions of the data.")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "\n" * 400_000,
+        [{"type": "text", "text": "\n" * 400_000}],
+        "\n" * 399_000 + "[OUTPUT TRUNCATED - exceeded 25000 token limit]",
+        HOST_TAIL * 2_000,
+        ("Error: result (1 characters" + "\n") * 20_000,
+        "http://" + "a" * 400_000,
+        ("http://" + "a" * 190 + " ") * 2_000,
+    ],
+    ids=["newlines", "newline-block", "newlines-then-mark", "repeated-marks", "repeated-notice-heads", "long-url",
+         "many-urls"],
+)
+def test_long_runs_of_one_pattern_take_no_time_and_fit(response: Any, tmp_path: Path) -> None:
+    # 400,000 newlines froze the hook for 100 s (a backtracking pattern for the truncation mark). The command is
+    # given 60 s by run_hook; every pattern that sees tool output is linear, so this takes well under a second of
+    # shaping on top of the interpreter's start.
+    policy = write_policy(tmp_path / "p.toml", tmp_path / "spill", budget=1600)
+    proc = run_hook(post_tool_use(response), "--policy", str(policy), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    if proc.stdout:
+        assert count_tokens(_replacement(proc)) <= 1600
+
+
+@pytest.mark.parametrize("inner", ['say "hi"\t\x01\x02 ' * 200, "ü\x07" * 700, "\x00\x1f" * 700])
+def test_the_budget_holds_for_the_escaped_wrapper_the_model_reads(inner: str, tmp_path: Path) -> None:
+    # FastMCP's "-> str" result reaches the hook as {"result":"..."}: left alone, the model reads that JSON-escaped
+    # string. Text that fits unwrapped but not escaped must be replaced (the finding: 4,805 tokens at 1,600).
+    wrapper = json.dumps({"result": inner}, separators=(",", ":"), ensure_ascii=False)
+    budget = 1600
+    assert count_tokens(inner) <= budget < count_tokens(wrapper)
+    policy = write_policy(tmp_path / "p.toml", tmp_path / "spill", budget=budget)
+    proc = run_hook(post_tool_use(wrapper), "--policy", str(policy), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
+    text = _replacement(proc)
+    assert count_tokens(text) <= budget
+    assert text == inner  # it fitted unwrapped: the model gets the text itself, whole
+
+
+def test_the_host_cut_in_two_blocks_is_recognised_and_says_the_rest_is_gone(tmp_path: Path) -> None:
+    # ENABLE_MCP_LARGE_OUTPUT_FILES=false and a tool whose result is content blocks: the host's cut text, then its
+    # notice as a second block (observed with Claude Code 2.1.332).
+    kept = payload_text("gh_pulls_list.json")[:100_000]
+    blocks = [{"type": "text", "text": kept}, {"type": "text", "text": HOST_TAIL}]
+    policy = write_policy(tmp_path / "p.toml", tmp_path / "spill")
+    proc = run_hook(post_tool_use(blocks, tool="mcp__corpus__fetch_plain"), "--policy", str(policy), cwd=tmp_path,
+                    XDG_CONFIG_HOME=str(tmp_path))
+    text = _replacement(proc)
+    assert text.startswith("[hostshape] Claude Code truncated this tool result")
+    assert "cannot be retrieved" in text and "OUTPUT TRUNCATED" not in text
+    body = json.loads(text.split("\n", 1)[1])
+    assert [r["number"] for r in body["items"]] == PR_NUMBERS[: len(body["items"])]
+    assert count_tokens(text) <= BUDGET
+
+
+def test_an_overflow_notice_in_text_blocks_is_not_passed_through_silently(tmp_path: Path) -> None:
+    # The notice as a one-block list: the file is not this session's, so the notice stays, but the hook looked at
+    # it as a notice (a log line says why it was left) rather than shaping it as a small result.
+    notice = ("Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to "
+              f"{tmp_path}/mcp-corpus-list_issues_small-1796012036567-9yp700.txt.\nFormat: Plain text\n")
+    policy = write_policy(tmp_path / "p.toml", tmp_path / "spill")
+    proc = run_hook(post_tool_use([{"type": "text", "text": notice}]), "--policy", str(policy), cwd=tmp_path,
+                    XDG_CONFIG_HOME=str(tmp_path), HOSTSHAPE_LOG_LEVEL="INFO")
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert b"overflow notice" in proc.stderr

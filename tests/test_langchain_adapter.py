@@ -20,8 +20,8 @@ from hostshape.tokens import count_tokens
 
 pytest.importorskip("langchain_mcp_adapters")
 
-from hostshape.adapters import langchain as adapter  # noqa: E402
-from hostshape.testing.langchain import run, run_agent  # noqa: E402
+from hostshape.adapters import langchain as adapter
+from hostshape.testing.langchain import run, run_agent
 
 pytestmark = pytest.mark.host
 
@@ -211,3 +211,34 @@ async def test_a_fault_in_the_adapter_glue_passes_through_or_refuses(
     assert isinstance(refused, CallToolResult) and refused.structuredContent is None
     assert refused.content[0].text.startswith("[hostshape]") and "Remedy:" in refused.content[0].text
     assert len([r for r in caplog.records if r.name == "hostshape.adapters.langchain"]) == 2
+
+
+# -- media (issue 17) -------------------------------------------------------------------------------------------------
+async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy) -> None:
+    # text + a 70-byte PNG + a 30-byte blob, far under budget: the image block must still reach the model.
+    without = await run("mixed", policy=None)
+    shaped = await run("mixed", policy=policy)
+    message = shaped.extra["tool_messages"][0]
+    images = [b for b in message.content if isinstance(b, dict) and b.get("type") == "image"]
+    assert len(images) == 1
+    originals = [b for b in without.extra["tool_messages"][0].content if b.get("type") == "image"]
+    assert [(b["base64"], b["mime_type"]) for b in images] == [(b["base64"], b["mime_type"]) for b in originals]
+    assert "Build 4812 passed" in shaped.received and "image omitted" not in shaped.received
+    assert "application/octet-stream, 30 bytes" in shaped.received  # the blob is named, not dropped silently
+    assert count_tokens(shaped.received) <= policy.budget
+
+
+def test_install_into_a_client_puts_the_interceptor_outermost(policy: Policy) -> None:
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    from hostshape.adapters.langchain import ShapeInterceptor, install
+
+    async def mine(request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    client = MultiServerMCPClient({}, tool_interceptors=[mine])
+    same, tool = install(client, policy)
+    assert same is client and isinstance(client.tool_interceptors[0], ShapeInterceptor)
+    assert client.tool_interceptors[1] is mine and tool.name == "hostshape_read"
+    install(client, policy)  # twice: still one hostshape interceptor
+    assert sum(isinstance(i, ShapeInterceptor) for i in client.tool_interceptors) == 1

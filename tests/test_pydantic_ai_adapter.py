@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("pydantic_ai.mcp")
 
-from helpers import PR_NUMBERS  # noqa: E402
+from helpers import PR_NUMBERS
 
-from hostshape import Policy, Rule  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.retrieve import RETRIEVAL_TOOL  # noqa: E402
-from hostshape.testing.pydantic_ai import run  # noqa: E402
-from hostshape.tokens import count_tokens  # noqa: E402
+from hostshape import Policy, Rule
+from hostshape.examples import payload_text
+from hostshape.retrieve import RETRIEVAL_TOOL
+from hostshape.testing.pydantic_ai import run
+from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
@@ -284,3 +284,42 @@ def test_the_module_names_its_extra_when_the_framework_is_missing(monkeypatch: p
     with pytest.raises(ImportError, match=r"hostshape\[pydantic-ai\]"):
         adapter.process_tool_call(Policy())
     assert adapter.HOST == "Pydantic AI" and adapter.FIRES.startswith("before the model")
+
+
+# -- errors and media (issue 17) -------------------------------------------------------------------------------------
+async def test_a_long_tool_error_is_budgeted_in_the_retry_the_model_reads(policy: Policy) -> None:
+    # A 40,000-character error reached the model unshaped as a retried ToolReturnPart (9,297 tokens at 4,000).
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    without = await run("fail", policy=None, arguments={"message": message})
+    shaped = await run("fail", policy=policy, arguments={"message": message})
+    assert count_tokens(without.received) > policy.budget
+    assert shaped.extra["part"].outcome == "retried"
+    assert count_tokens(shaped.received) <= policy.budget
+    assert "upstream API returned 502" in shaped.received and "[hostshape]" in shaped.received
+    assert shaped.extra["output"] == "done"
+
+
+async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy) -> None:
+    # text + a 70-byte PNG + a 30-byte blob, far under budget: the image must still reach the model natively.
+    from pydantic_ai.messages import BinaryImage
+
+    shaped = await run("mixed", policy=policy)
+    part = shaped.extra["part"]
+    images = [f for f in part.files if isinstance(f, BinaryImage)]
+    assert len(images) == 1 and images[0].media_type == "image/png"
+    assert "Build 4812 passed" in shaped.received
+    assert "image omitted" not in shaped.received  # the image was not omitted
+    assert "application/octet-stream, 30 bytes" in shaped.received  # the blob is named, not dropped silently
+    assert count_tokens(shaped.received) <= policy.budget
+
+
+# -- the capability: every tool, the newer idiom ----------------------------------------------------------------------
+async def test_the_capability_shapes_every_tool_and_its_errors(policy: Policy) -> None:
+    shaped = await run("list_pull_requests", policy=policy, via="capability")
+    assert count_tokens(shaped.received) <= policy.budget
+    assert [r["number"] for r in records(json.loads(shaped.received))] == PR_NUMBERS[: len(records(json.loads(
+        shaped.received)))]
+    assert "hostshape_read" in shaped.extra["tool_names"]  # the capability offers the way back
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    failed = await run("fail", policy=policy, via="capability", arguments={"message": message})
+    assert failed.extra["part"].outcome == "retried" and count_tokens(failed.received) <= policy.budget

@@ -1,10 +1,8 @@
 """Google ADK adapter: an ``after_tool_callback`` and a plugin that shape MCP tool results before the model reads them.
 
 ADK has no result-size limit of its own (google-adk 2.13.0 passed 5-6 MB results to the model unchanged), so this
-adapter fires before the model and hostshape's budget is the only budget. In real runs,
-``tests/test_adk_adapter.py::test_without_hostshape_adk_hands_the_model_the_whole_result_twice`` shows the host
-passing a 112k-token result through, and ``test_the_model_receives_the_list_within_the_budget`` shows the model
-receiving it within the budget. ADK stores in the session whatever the callback returns, so once a result is shaped
+adapter fires before the model and hostshape's budget is the only budget (docs/hosts.md names the tests that prove
+it with the real framework). ADK stores in the session whatever the callback returns, so once a result is shaped
 the original is reachable only through hostshape's spill (the envelope's handle, read back with the
 ``hostshape_read`` tool that :func:`install` adds).
 
@@ -26,28 +24,30 @@ as a single string value of the function response (google-genai copies ``functio
 models.py:3385-3390, then ``json.dumps`` the request, genai/_api_client.py:1784), LiteLLM sends
 ``json.dumps(response, ensure_ascii=False)`` (models/lite_llm.py:1238, 1608-1614). Gemini and LiteLLM therefore send
 the text JSON-escaped inside ``{"result": ...}``, which costs a few percent more tokens (about 3% on compact JSON,
-up to about 16% on diffs). The adapter fits THAT encoded form, ``json.dumps({"result": text}, ensure_ascii=False)``,
-to the budget, re-shaping with a smaller budget when the escaping pushes it over: LiteLLM then sends exactly that
-text, Anthropic less, and Gemini the same text with non-ASCII characters \\u-escaped for transport.
-The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never forwarded once shaped.
+up to about 16% on diffs). The adapter tells the core THAT encoded form,
+``json.dumps({"result": text}, ensure_ascii=False)`` (``HostForm(wrap=json_result)``), and the core fits it to the
+budget: LiteLLM then sends exactly that text, Anthropic less, and Gemini the same text with non-ASCII characters
+\\u-escaped for transport. The dumped ``CallToolResult`` with its duplicated ``structuredContent`` is never
+forwarded once shaped.
 
-Left alone (the callback returns None): error shapes (``isError: true``, ADK's ``{"error": ...}`` for transport
-failures, mcp_tool.py:620-627, and refused confirmations, mcp_tool.py:600-607); results whose encoded form already
-fits; non-MCP tools unless a policy rule names them (a rule whose tool pattern is more than a bare ``*``); the
-retrieval tool itself. The callback never raises into the run: a fault is logged to ``hostshape.adapters.adk`` and,
-by ``policy.on_fault``, the original is kept (``"pass"``) or replaced by a short refusal naming the remedy
-(``"refuse"``).
+Left alone (the callback returns None): results whose encoded form already fits (``HostForm.as_is``); ADK's own
+``{"error": ...}`` dicts for transport failures (mcp_tool.py:620-627) and refused confirmations (mcp_tool.py:600-607),
+which are the host's messages, not a tool's result; non-MCP tools unless a policy rule names them (a rule whose tool
+pattern is more than a bare ``*``); the retrieval tool itself. A tool error (``isError: true``) is budgeted like any
+result. The callback never raises into the run: a fault is logged to ``hostshape.adapters.adk`` and answered as the
+core answers it (``policy.on_fault``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.host import HostForm, glue_fault, json_result
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -79,14 +79,7 @@ logger = logging.getLogger("hostshape.adapters.adk")
 
 AfterToolCallback = Callable[..., Any]
 
-# Re-shaping rounds when the JSON-escaped form overshoots the budget. Each round divides the core's budget by the
-# growth escaping caused; on the example payloads one re-shape always sufficed.
-_MAX_FIT_ROUNDS = 4
-
-
 def _require() -> None:
-    from hostshape.adapters._require import require
-
     require(EXTRA, "google.adk")
 
 
@@ -126,68 +119,19 @@ def _rule_names(policy: Policy, tool: str, server: str | None) -> bool:
     return rule is not None and rule.tool.strip("*") != ""
 
 
-def _is_error_shape(response: Any) -> bool:
-    if not isinstance(response, dict):
-        return False
-    if response.get("isError") is True or response.get("is_error") is True:
-        return True
-    # ADK's own failure dicts: {"error": "MCP tool execution failed: ..."} (mcp_tool.py:622, 627).
-    return "error" in response and "content" not in response
+def _is_host_failure(response: Any) -> bool:
+    """ADK's own failure dicts, ``{"error": "MCP tool execution failed: ..."}`` (mcp_tool.py:622, 627): the host's
+    message about a call that produced no result, left as ADK wrote it."""
+    return isinstance(response, dict) and "error" in response and "content" not in response
 
 
 # --- shaping -------------------------------------------------------------------------------------------------------
 
 
-def _with_budget(policy: Policy, tool: str, server: str | None, budget: int) -> Policy:
-    """``policy`` with the budget that applies to ``tool`` on ``server`` set to ``budget``."""
-    rule = policy.rule_for(tool, server)
-    rules = policy.rules
-    if rule is not None and rule.budget is not None:
-        rules = tuple(dataclasses.replace(r, budget=budget) if r is rule else r for r in rules)
-    return policy.replace(budget=budget, rules=rules)
-
-
-def _fits(text: str, policy: Policy, budget: int) -> bool:
-    from hostshape.tokens import count_tokens
-
-    wire = wire_text({"result": text})
-    if policy.max_chars is not None and len(wire) > policy.max_chars:
-        return False
-    return count_tokens(wire, policy.encoding) * policy.safety_factor <= budget
-
-
-def _fit_to_wire(make_text: Callable[[int], str], policy: Policy, budget: int) -> str:
-    """Call ``make_text(b)`` with shrinking ``b`` until ``{"result": text}`` encoded fits ``budget``."""
-    from hostshape.tokens import count_tokens
-
-    b = budget
-    text = make_text(b)
-    for round_ in range(_MAX_FIT_ROUNDS):
-        wire = wire_text({"result": text})
-        used = count_tokens(wire, policy.encoding) * policy.safety_factor
-        if used <= budget and (policy.max_chars is None or len(wire) <= policy.max_chars):
-            return text
-        # Escaping grows the text by a roughly constant ratio, so give the core the budget divided by it (a fixed
-        # step would often leave the core's output unchanged: it drops whole records, not single tokens).
-        inner = max(count_tokens(text, policy.encoding) * policy.safety_factor, 1.0)
-        growth = max(used / inner, len(wire) / policy.max_chars if policy.max_chars else 0.0, 1.0)
-        b = max(1, min(b - 1, int(budget / growth) - 16 * (round_ + 1)))
-        if round_ == _MAX_FIT_ROUNDS - 2:
-            b = max(1, b // 2)  # last round: leave no doubt
-        text = make_text(b)
-    if _fits(text, policy, budget):
-        return text
-    raise RuntimeError(f"could not fit the JSON-encoded result into {budget} tokens")
-
-
-def _refusal(tool: str, exc: BaseException) -> dict[str, str]:
-    return {
-        "result": (
-            f"[hostshape] The result of {tool} was withheld: hostshape failed to shape it "
-            f"({type(exc).__name__}) and the policy says on_fault='refuse'. Call the tool again with narrower "
-            "arguments, or ask the user to set on_fault='pass'."
-        )
-    }
+def _host_form(response: Any) -> HostForm:
+    """What ADK shows the model: the response dict JSON-encoded when left alone, ``{"result": text}`` JSON-encoded
+    when replaced (the module docstring says why that is the form every connector's text is bounded by)."""
+    return HostForm(as_is=response if isinstance(response, str) else wire_text(response), wrap=json_result)
 
 
 def shape_tool_response(
@@ -200,9 +144,9 @@ def shape_tool_response(
 ) -> dict[str, Any] | None:
     """The replacement response for one ADK tool call, or None to keep the original.
 
-    Returns ``{"result": text}`` whose JSON encoding fits the tool's budget, or None when the response is an error
-    shape, already fits, belongs to a tool that is not shaped, or hostshape faulted with ``on_fault="pass"``. Never
-    raises.
+    Returns ``{"result": text}`` whose JSON encoding fits the tool's budget, or None when the response already fits
+    as ADK sends it, is ADK's own failure dict, belongs to a tool that is not shaped, or hostshape faulted with
+    ``on_fault="pass"``. A tool error (``isError``) is budgeted like any result. Never raises.
     """
     name = str(getattr(tool, "name", "tool"))
     try:
@@ -214,51 +158,15 @@ def shape_tool_response(
             return None
         if not _is_mcp_tool(tool) and not _rule_names(policy, tool_name, server_name):
             return None
-        if response is None or _is_error_shape(response):
+        if response is None or _is_host_failure(response):
             return None
-        budget = policy.budget_for(tool_name, server_name)
-        if _fits_as_is(response, policy, budget):
-            return None
-
-        first = shape(response, policy=policy, tool=tool_name, server=server_name, args=dict(args or {}))
-        if first.fault is not None:
-            # shape() already logged; it returns changed=False (pass) or a refusal text (refuse).
-            return {"result": first.text} if first.changed else None
-        if not first.changed and (first.is_error or not first.text):
-            return None
-        # changed=False with no fault means "fits when counted once": ADK would still send the text twice
-        # (content + structuredContent), so the single copy below replaces it when that fits the encoded budget.
-
-        def make_text(b: int) -> str:
-            if b == budget:
-                return first.text
-            res = shape(
-                response,
-                policy=_with_budget(policy, tool_name, server_name, b),
-                tool=tool_name,
-                server=server_name,
-                args=dict(args or {}),
-            )
-            if res.fault is not None:
-                raise RuntimeError(f"hostshape fault while re-fitting: {res.fault}")
-            return res.text
-
-        return {"result": _fit_to_wire(make_text, policy, budget)}
+        res = shape(response, policy=policy, tool=tool_name, server=server_name, args=dict(args or {}),
+                    host=_host_form(response))
+        return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
         logger.exception("hostshape could not shape the result of %s", name)
-        if policy.on_fault == "refuse":
-            return _refusal(name, exc)
-        return None
-
-
-def _fits_as_is(response: Any, policy: Policy, budget: int) -> bool:
-    """The host's own response already fits once encoded, so there is nothing to gain by touching it."""
-    from hostshape.tokens import count_tokens
-
-    wire = response if isinstance(response, str) else wire_text(response)
-    if policy.max_chars is not None and len(wire) > policy.max_chars:
-        return False
-    return count_tokens(wire, policy.encoding) * policy.safety_factor <= budget
+        text = glue_fault(response, policy, exc, tool=name, host=HostForm(wrap=json_result))
+        return {"result": text} if text else None
 
 
 # --- the two hooks -------------------------------------------------------------------------------------------------
@@ -271,7 +179,7 @@ def after_tool_callback(policy: Policy | None = None, *, server: str | None = No
     accepts ADK's keywords (tool, args, tool_context, tool_response) and never raises.
     """
     _require()
-    policy = policy if policy is not None else Policy()
+    policy = default_policy(policy)
 
     async def hostshape_after_tool(
         tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
@@ -282,7 +190,7 @@ def after_tool_callback(policy: Policy | None = None, *, server: str | None = No
 
 
 @functools.cache
-def _plugin_class() -> type[BasePlugin]:
+def _plugin_class() -> Any:  # a BasePlugin subclass built on first use; its __init__ takes a Policy
     _require()
     from google.adk.plugins.base_plugin import BasePlugin
 
@@ -295,7 +203,7 @@ def _plugin_class() -> type[BasePlugin]:
 
         def __init__(self, policy: Policy | None = None, *, server: str | None = None, name: str = PLUGIN_NAME):
             super().__init__(name=name)
-            self.policy = policy if policy is not None else Policy()
+            self.policy = default_policy(policy)
             self.server = server
 
         async def after_tool_callback(
@@ -326,22 +234,12 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
     _require()
     from google.adk.tools.function_tool import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    policy = policy if policy is not None else Policy()
+    policy = default_policy(policy)
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        try:
-            return _fit_to_wire(
-                lambda b: read(
-                    handle, query=query or None, cursor=cursor or None, policy=policy.replace(budget=b)
-                ),
-                policy,
-                policy.budget,
-            )
-        except Exception as exc:  # never raise into the ADK run
-            logger.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] reading {handle!r} failed ({type(exc).__name__}); call the original tool again."
+        return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
 
     hostshape_read.__name__ = RETRIEVAL_TOOL
     hostshape_read.__qualname__ = RETRIEVAL_TOOL
@@ -350,20 +248,57 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
 
 
 def install(
-    policy: Policy | None = None, *, mode: Literal["callback", "plugin"] = "callback", server: str | None = None
-) -> tuple[Any, FunctionTool]:
-    """The shaping hook and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
+    target: Any = None,
+    policy: Policy | None = None,
+    *,
+    mode: Literal["callback", "plugin"] = "callback",
+    server: str | None = None,
+) -> Any:
+    """Install hostshape in ``target`` and return what the ADK user plugs in; the policy gets ``retrieval_tool``.
 
-    ``mode="callback"`` gives an ``after_tool_callback`` for ``LlmAgent``; ``mode="plugin"`` a
-    :class:`ShapingPlugin` for ``App(plugins=[...])``. Add the tool to the agent's ``tools``.
+    - an ``LlmAgent``: a clone whose ``after_tool_callback`` list ends with hostshape's and whose tools include
+      ``hostshape_read``;
+    - an ``App``: a copy whose plugins end with :class:`ShapingPlugin` (it also covers workflow tool nodes) and
+      whose root agent, when an ``LlmAgent``, has the ``hostshape_read`` tool;
+    - a ``Policy`` or nothing (the former form, ``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
+      tool), the hook an ``after_tool_callback`` (``mode="callback"``) or a :class:`ShapingPlugin` (``"plugin"``).
     """
+    _require()
+    from google.adk.agents import LlmAgent
+    from google.adk.apps import App
+
     from hostshape.retrieve import RETRIEVAL_TOOL
 
-    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
-    if mode == "plugin":
-        hook: Any = _plugin_class()(policy, server=server)
-    elif mode == "callback":
-        hook = after_tool_callback(policy, server=server)
-    else:
+    if isinstance(target, Policy):
+        target, policy = None, target
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    if mode not in ("callback", "plugin"):
         raise ValueError(f"mode must be 'callback' or 'plugin', not {mode!r}")
+    if isinstance(target, LlmAgent):
+        return _with_hostshape(target, policy, after_tool_callback(policy, server=server))
+    if isinstance(target, App):
+        root = target.root_agent
+        if isinstance(root, LlmAgent):
+            root = _with_hostshape(root, policy, None)
+        plugins = [*target.plugins, _plugin_class()(policy, server=server)]
+        return target.model_copy(update={"plugins": plugins, "root_agent": root})
+    if target is not None:
+        raise TypeError(f"install() takes an LlmAgent, an App or a Policy, not {type(target).__name__}")
+    if mode == "plugin":
+        return _plugin_class()(policy, server=server), retrieval_tool(policy)
+    hook: Any = after_tool_callback(policy, server=server)
     return hook, retrieval_tool(policy)
+
+
+def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None) -> Any:
+    """A clone of ``agent`` with ``callback`` appended to its after-tool callbacks and the retrieval tool added."""
+    from hostshape.retrieve import RETRIEVAL_TOOL
+
+    update: dict[str, Any] = {
+        "tools": [*(t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL), retrieval_tool(policy)]
+    }
+    if callback is not None:
+        existing = agent.after_tool_callback
+        callbacks = list(existing) if isinstance(existing, list) else [existing] if existing is not None else []
+        update["after_tool_callback"] = [*callbacks, callback]
+    return agent.clone(update=update)

@@ -2,9 +2,8 @@
 
 LangChain has no result-size limit of its own, so hostshape's budget is the only one: the interceptor fires on the
 raw ``CallToolResult`` inside ``langchain-mcp-adapters``, before the adapter converts it to a ``ToolMessage`` and
-before the model sees it. ``tests/test_langchain_adapter.py`` proves both with the real framework and a real stdio
-MCP server: ``test_without_hostshape_langchain_gives_the_model_the_whole_payload`` (55k tokens reach the model) and
-``test_the_model_receives_the_shaped_result_within_budget``.
+before the model sees it (docs/hosts.md names the tests that prove both with the real framework and a real stdio
+MCP server).
 
 Use::
 
@@ -45,8 +44,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
-from hostshape.adapters._require import require
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware
@@ -74,8 +73,10 @@ FIRES = "before the model (the host has no limit)"
 
 StructuredContent = Literal["drop", "shape"]
 
-_EXTRA = "langchain"
-_log = logging.getLogger("hostshape.adapters.langchain")
+EXTRA = "langchain"
+# MCP content blocks a model receives natively beside text: kept as they are, never budgeted as text.
+_MEDIA = ("image", "audio")
+logger = logging.getLogger("hostshape.adapters.langchain")
 
 # Set by the middleware around each tool call. Each call and its middleware run in their own task under
 # asyncio.gather (langgraph/prebuilt/tool_node.py:861-880, 1205-1251; 1.2.24), so one call's value never leaks into
@@ -93,10 +94,10 @@ class ShapeInterceptor:
     """
 
     def __init__(self, policy: Policy | None = None, *, structured_content: StructuredContent = "drop") -> None:
-        require(_EXTRA, "langchain_mcp_adapters", "mcp")
+        require(EXTRA, "langchain_mcp_adapters", "mcp")
         if structured_content not in ("drop", "shape"):
             raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
-        self.policy = policy if policy is not None else Policy()
+        self.policy = default_policy(policy)
         self.structured_content: StructuredContent = structured_content
 
     async def __call__(
@@ -133,10 +134,14 @@ class ShapeInterceptor:
                 return _shape_tool_message(result, self.policy, self.structured_content, tool, server, args)
             if not isinstance(result, CallToolResult):
                 return result
-            shaped = _shape(result, self.policy, tool, server, args)
+            media = [b for b in result.content if getattr(b, "type", None) in _MEDIA]
+            core_input = result.model_copy(update={"content": [b for b in result.content if b not in media]})
+            if media and not core_input.content:
+                return result  # media only: nothing textual to budget
+            shaped = _shape(core_input if media else result, self.policy, tool, server, args)
             if not shaped.changed:
                 return result
-            return _replace_call_result(result, shaped, self.structured_content)
+            return _replace_call_result(result, shaped, self.structured_content, media)
         except Exception as exc:  # never raise into the agent
             return _on_fault(result, exc, self.policy, tool, _refused_call_result)
 
@@ -150,10 +155,11 @@ def shape_middleware(
     retrieval tool; an artifact of the MCP form ``{"structured_content": ...}`` is dropped or shaped like the
     interceptor's, other artifacts are kept. Never raises; tool exceptions propagate as without it.
     """
-    require(_EXTRA, "langchain.agents.middleware")
+    require(EXTRA, "langchain.agents.middleware")
     if structured_content not in ("drop", "shape"):
         raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
-    return _middleware_class()(policy if policy is not None else Policy(), structured_content)
+    middleware: Any = _middleware_class()
+    return middleware(default_policy(policy), structured_content)
 
 
 def retrieval_tool(policy: Policy | None = None) -> BaseTool:
@@ -162,11 +168,11 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
     It reads with ``policy`` (give it the same policy as the interceptor, or use ``install``). Never raises: every
     failure comes back as text telling the model what to do instead.
     """
-    require(_EXTRA, "langchain_core.tools")
+    require(EXTRA, "langchain_core.tools")
     from langchain_core.tools import StructuredTool
     from pydantic import BaseModel, Field
 
-    read_policy = policy if policy is not None else Policy()
+    read_policy = default_policy(policy)
 
     class ReadArgs(BaseModel):
         handle: str = Field(description="the handle from a _hostshape envelope or [hostshape] line")
@@ -174,11 +180,7 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
         cursor: str = Field(default="", description="the cursor of the previous page, to get the next one")
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        try:
-            return read(handle, query=query or None, cursor=cursor or None, policy=read_policy)
-        except Exception as exc:  # read() never raises by contract; this guards the agent anyway
-            _log.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] could not read {handle!r}: {type(exc).__name__}. Call the original tool again."
+        return read_page(handle, query, cursor, policy=read_policy)
 
     return StructuredTool.from_function(
         func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, args_schema=ReadArgs
@@ -186,14 +188,28 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
 
 
 def install(
-    policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
-) -> tuple[ShapeInterceptor, BaseTool]:
-    """The interceptor and the ``hostshape_read`` tool, sharing ``policy`` with ``retrieval_tool`` set.
+    target: Any = None, policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+) -> tuple[Any, BaseTool]:
+    """Install hostshape and return what the LangChain user plugs in, with the policy's ``retrieval_tool`` set.
 
-    Pass the interceptor to ``MultiServerMCPClient(tool_interceptors=[...])`` and the tool to the agent.
+    - a ``MultiServerMCPClient``: the client, with the interceptor added first to its ``tool_interceptors``
+      (outermost, so it shapes what every other interceptor returns), and the ``hostshape_read`` tool;
+    - a ``Policy`` or nothing (the former form, ``install(policy)``): the interceptor, for
+      ``MultiServerMCPClient(tool_interceptors=[...])``, and the ``hostshape_read`` tool.
     """
-    policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
-    return ShapeInterceptor(policy, structured_content=structured_content), retrieval_tool(policy)
+    if isinstance(target, Policy):
+        target, policy = None, target
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    interceptor = ShapeInterceptor(policy, structured_content=structured_content)
+    if target is None:
+        return interceptor, retrieval_tool(policy)
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    if not isinstance(target, MultiServerMCPClient):
+        raise TypeError(f"install() takes a MultiServerMCPClient or a Policy, not {type(target).__name__}")
+    others = [i for i in target.tool_interceptors if not isinstance(i, ShapeInterceptor)]
+    target.tool_interceptors = [interceptor, *others]
+    return target, retrieval_tool(policy)
 
 
 # --- glue ---------------------------------------------------------------------------------------------------------
@@ -211,7 +227,11 @@ def _structured_value(shaped: Shaped) -> dict[str, Any]:
     return {"result": shaped.text}
 
 
-def _replace_call_result(result: CallToolResult, shaped: Shaped, structured: StructuredContent) -> CallToolResult:
+def _replace_call_result(
+    result: CallToolResult, shaped: Shaped, structured: StructuredContent, media: list[Any] | None = None
+) -> CallToolResult:
+    """``result`` with the shaped text as its content, followed by the image and audio blocks ``media``, which
+    LangChain passes to the model natively (langchain_mcp_adapters/tools.py, 0.3.2)."""
     from mcp.types import TextContent
 
     # langchain_mcp_adapters/tools.py:268-283 (0.3.2): content blocks become the ToolMessage content and
@@ -219,7 +239,7 @@ def _replace_call_result(result: CallToolResult, shaped: Shaped, structured: Str
     keep = structured == "shape" and result.structuredContent is not None
     return result.model_copy(
         update={
-            "content": [TextContent(type="text", text=shaped.text)],
+            "content": [TextContent(type="text", text=shaped.text), *(media or [])],
             "structuredContent": _structured_value(shaped) if keep else None,
         }
     )
@@ -234,23 +254,15 @@ def _refused_call_result(result: Any, text: str) -> Any:
 
 
 def _on_fault(result: Any, exc: Exception, policy: Policy, tool: str | None, refuse: Callable[[Any, str], Any]) -> Any:
-    _log.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
-    if policy.on_fault != "refuse":
-        return result
+    logger.error("hostshape failed on the result of %s: %s: %s", tool, type(exc).__name__, exc, exc_info=exc)
     try:
-        return refuse(result, _refusal_text(tool, exc))
+        from hostshape.host import glue_fault
+
+        text = glue_fault(result, policy, exc, tool=tool)
+        return result if text is None else refuse(result, text)
     except Exception:  # the refusal itself failed: fail open rather than crash the agent
-        _log.exception("hostshape could not build a refusal for %s; passing the result through", tool)
+        logger.exception("hostshape could not build a refusal for %s; passing the result through", tool)
         return result
-
-
-def _refusal_text(tool: str | None, exc: Exception) -> str:
-    # Same wording as the core's own refusal (hostshape/pipeline.py, _fault).
-    return (
-        f"[hostshape] the result of {tool or 'this tool'} could not be shaped ({type(exc).__name__}) and was "
-        "withheld. Remedy: call the tool again with narrower arguments, or set on_fault='pass' to receive results "
-        "unshaped."
-    )
 
 
 def _mcp_blocks(content: Any) -> list[Any]:
@@ -278,11 +290,17 @@ def _shape_tool_message(
     server: str | None,
     args: Mapping[str, Any] | None,
 ) -> ToolMessage:
-    raw = {"content": _mcp_blocks(message.content), "isError": message.status == "error"}
+    blocks = [message.content] if isinstance(message.content, str) else list(message.content)
+    media = [b for b in blocks if isinstance(b, Mapping) and b.get("type") in _MEDIA]
+    rest = [b for b in blocks if not (isinstance(b, Mapping) and b.get("type") in _MEDIA)]
+    if media and not rest:
+        return message  # media only: nothing textual to budget
+    raw = {"content": _mcp_blocks(rest), "isError": message.status == "error"}
     shaped = _shape(raw, policy, tool, server, args)
     if not shaped.changed:
         return message
-    content: Any = shaped.text if isinstance(message.content, str) else [{"type": "text", "text": shaped.text}]
+    content: Any = (shaped.text if isinstance(message.content, str)
+                    else [{"type": "text", "text": shaped.text}, *media])
     update: dict[str, Any] = {"content": content}
     artifact = message.artifact
     if isinstance(artifact, Mapping) and set(artifact) == {"structured_content"}:  # an MCP artifact

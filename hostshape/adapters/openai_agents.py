@@ -2,8 +2,7 @@
 
 Where it fires: immediately before every model call, over the whole input history. The SDK has no size limit of
 its own on tool outputs (openai-agents 0.24.0 passed 5-6 MB results to the model unchanged), so this filter is the
-only budget: ``tests/test_openai_agents_adapter.py::test_model_receives_budgeted_json`` proves that what the model
-receives fits the budget.
+only budget (docs/hosts.md names the test that proves what the model receives fits it).
 
 Wiring, in one step::
 
@@ -53,7 +52,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._require import require
+from hostshape.adapters._shared import default_policy, read_page, require
 from hostshape.policy import Policy
 from hostshape.retrieve import RETRIEVAL_TOOL
 
@@ -153,7 +152,7 @@ def _describe_tool(tool: Any, context: Any) -> ToolCall:
 def _hooks_class() -> type:
     from agents import RunHooks
 
-    class ToolNameHooks(RunHooks):  # type: ignore[misc]
+    class ToolNameHooks(RunHooks):
         """RunHooks that record which tool (and MCP server) each tool_call_id ran, then call ``inner``'s hooks.
 
         Recording never raises; the inner hooks' own exceptions propagate as they would without hostshape.
@@ -241,14 +240,6 @@ def _parse_args(raw: Any) -> dict[str, Any] | None:
     return None
 
 
-def _refusal(tool: str | None, exc: BaseException) -> str:
-    return (
-        f"[hostshape] the result of {tool or 'this tool'} was withheld: hostshape failed while shaping it "
-        f"({type(exc).__name__}). Retry the call with narrower arguments, or ask the operator to set "
-        f"on_fault='pass' to let unshaped results through."
-    )
-
-
 class ShapeToolOutputs:
     """A ``call_model_input_filter`` that replaces each tool output with hostshape's budgeted text.
 
@@ -293,13 +284,13 @@ class ShapeToolOutputs:
         from agents.run_config import ModelInputData as _ModelInputData
 
         try:
-            items = list(model_data.input)
+            items: list[Any] = list(model_data.input)
             calls = {
                 str(item.get("call_id")): item
                 for item in items
                 if isinstance(item, dict) and item.get("type") == "function_call"
             }
-            shaped = [
+            shaped: list[Any] = [
                 self._shape_item(item, calls)
                 if isinstance(item, dict) and item.get("type") == "function_call_output"
                 else item
@@ -338,9 +329,11 @@ class ShapeToolOutputs:
             return self._on_fault(item, tool, exc)
 
     def _on_fault(self, item: dict[str, Any], tool: str | None, exc: BaseException) -> dict[str, Any]:
-        if self.policy.on_fault != "refuse":
+        from hostshape.host import glue_fault
+
+        text = glue_fault(item.get("output"), self.policy, exc, tool=tool)
+        if text is None:
             return item
-        text = _refusal(tool, exc)
         output = item.get("output")
         return {**item, "output": text if isinstance(output, str) else [{"type": "input_text", "text": text}]}
 
@@ -415,7 +408,7 @@ class Shaping:
 
 
 def shaping(
-    policy: Policy,
+    policy: Policy | None = None,
     *,
     then: Callable[..., Any] | None = None,
     hooks: RunHooks | None = None,
@@ -427,6 +420,7 @@ def shaping(
     ``hooks``: your own RunHooks; the returned hooks forward every event to them.
     """
     _require_sdk()
+    policy = default_policy(policy)
     index = ToolCallIndex()
     return Shaping(
         policy=policy,
@@ -446,7 +440,7 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
     _require_sdk()
     from agents import function_tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, read
+    from hostshape.retrieve import RETRIEVAL_DESCRIPTION
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
         """Read a saved full result.
@@ -456,18 +450,14 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
             query: Optional JMESPath expression applied to the saved result.
             cursor: The cursor from the previous page, to read the next one.
         """
-        try:
-            return read(handle, query=query or None, cursor=cursor or None, policy=policy)
-        except Exception as exc:
-            logger.exception("hostshape_read failed for handle %r", handle)
-            return f"[hostshape] could not read {handle!r} ({type(exc).__name__}); call the original tool again."
+        return read_page(handle, query, cursor, policy=policy)
 
     return function_tool(hostshape_read, name_override=RETRIEVAL_TOOL, description_override=RETRIEVAL_DESCRIPTION)
 
 
 def install(
     agent: Agent[Any],
-    policy: Policy,
+    policy: Policy | None = None,
     *,
     then: Callable[..., Any] | None = None,
     hooks: RunHooks | None = None,
@@ -481,7 +471,7 @@ def install(
         await Runner.run(agent, "...", **shaper.runner_kwargs())
     """
     _require_sdk()
-    policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
+    policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     tools = [t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL]
     tools.append(retrieval_tool(policy))
     return agent.clone(tools=tools), shaping(policy, then=then, hooks=hooks, cache_size=cache_size)

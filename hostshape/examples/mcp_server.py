@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from mcp.server.fastmcp import FastMCP
-from mcp.types import ImageContent
+from mcp.types import BlobResourceContents, EmbeddedResource, ImageContent, TextContent
 
 from hostshape.examples import TOOLS, payload_text
 
@@ -72,6 +72,18 @@ def fail(message: str = "upstream API returned 502") -> str:
 def image() -> ImageContent:
     """Returns a one-pixel PNG image block."""
     return ImageContent(type="image", data=base64.b64encode(_PNG).decode(), mimeType="image/png")
+
+
+@server.tool(structured_output=False)
+def mixed() -> list[TextContent | ImageContent | EmbeddedResource]:
+    """Returns a short text, a one-pixel PNG image block and a 30-byte embedded binary resource."""
+    blob = BlobResourceContents(uri="blob://sample", mimeType="application/octet-stream",  # type: ignore[arg-type]
+                                blob=base64.b64encode(bytes(range(30))).decode())
+    return [
+        TextContent(type="text", text="Build 4812 passed; the screenshot and the raw log are attached."),
+        ImageContent(type="image", data=base64.b64encode(_PNG).decode(), mimeType="image/png"),
+        EmbeddedResource(type="resource", resource=blob),
+    ]
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,8 +26,9 @@ def no_cursor(offset: int) -> str | None:  # noqa: ARG001 - a Cursor that makes 
 
 
 def last_resort(is_json: bool, way: WayBack, limit: Limit, facts: Facts) -> Fitted:
-    """The shortest answers that still say something was cut; the last one fits any budget of 1 token."""
-    facts.truncated = True
+    """The shortest answers that still say something was cut; the last one fits any budget of 1 token. Returns its
+    own facts (``facts`` with ``truncated`` set); ``facts`` is not changed."""
+    facts = dataclasses.replace(facts, truncated=True)
     options = tiny(is_json, way.handle)
     for text in options:
         if limit.fits(text):

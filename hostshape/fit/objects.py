@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
     text = render(value)
     if limit.fits(text):
         return Fitted(text, facts, "object")
-    facts.truncated = True
+    facts = dataclasses.replace(facts, truncated=True)  # the caller's facts stay as they were
     ratio = TokenEstimate(limit)
     fits_at, too_big_at = 0, dumps_size(value)
     best: str | None = None
@@ -65,7 +66,8 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
 
 def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None) -> Fitted:
     """The start of the value's compact JSON as one string: for structures whose members cannot be cut to fit."""
-    facts.notes.append("shown as the start of its compact JSON text")
+    plain = facts
+    facts = dataclasses.replace(facts, notes=[*facts.notes, "shown as the start of its compact JSON text"])
     source = dumps(value)[: limit.tokens * 8]
     low, high, best = 0, len(source), None
     for _ in range(14):
@@ -79,8 +81,7 @@ def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: 
             high = middle - 1
     if best is not None and low > 1:
         return Fitted(best, facts, "preview")
-    facts.notes.pop()
-    return last_resort(True, way, limit, facts)
+    return last_resort(True, way, limit, plain)
 
 
 def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from hostshape.budget import Limit
@@ -9,29 +10,28 @@ from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
 from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
-_URL = re.compile(r"https?://[^\s)\]>\"']+")  # one greedy class and nothing after it: never backtracks
-_URL_HOST = re.compile(r"https?://[^\s/)\]>\"']+")
-LONG_URL_TAIL = 200  # a URL with at least this many characters after its host is cut to the host
+# One run of URL characters: no nested or competing quantifiers, so a search is linear in the text's length (the
+# host part is found in Python; see _shorten_url). Every pattern here is tested on 400,000-character runs.
+_LONG_URL = re.compile(r"https?://(?=[^\s/)\]>\"'])[^\s)\]>\"']{201,}")
+_URL_TAIL = 200
 _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 def clean(text: str) -> str:
     """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
     text = _DATA_URI.sub("[data URI omitted]", text)
-    text = _URL.sub(_short_url, text)
+    text = _LONG_URL.sub(_shorten_url, text)
     return _BLANK_RUNS.sub("\n\n", text)
 
 
-def _short_url(match: re.Match[str]) -> str:
-    """A URL with a tail of LONG_URL_TAIL characters or more, cut to its scheme and host (or as much of the host as
-    leaves such a tail) and ``/…``; shorter URLs as they are. Linear in the URL's length."""
+def _shorten_url(match: re.Match[str]) -> str:
+    """The scheme and host of an overlong URL, then ``/…``: the host ends at the first ``/`` after ``://``, and at
+    least 200 characters are dropped."""
     url = match.group(0)
-    host = _URL_HOST.match(url)
-    if host is None:  # no host ("http:///..."): not a link to shorten
-        return url
-    keep = min(host.end(), len(url) - LONG_URL_TAIL)
-    scheme = url.index("//") + 2
-    return url if keep <= scheme else url[:keep] + "/…"
+    start = url.index("://") + 3
+    slash = url.find("/", start)
+    end = min(len(url) - _URL_TAIL, slash if slash >= 0 else len(url))
+    return url[:end] + "/…"
 
 
 def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
@@ -59,9 +59,9 @@ def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if end <= 0:
             return None
         body = rest[:end]
-        facts.truncated = end < len(rest) or offset > 0
         next_cursor = cursor(offset + end) if offset + end < len(text) else None
-        facts.next_offset = offset + end if next_cursor else None
+        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0,
+                                    next_offset=offset + end if next_cursor else None)
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
         detail = _detail(first, last, total_lines, offset, offset + end, len(text))
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
@@ -79,15 +79,34 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
     if avail <= 0 or avail_chars <= 0:
         return 0
-    window = rest[: min(len(rest), avail * 8, avail_chars)]
-    enc_tokens = _encode(window, limit)
-    if len(enc_tokens) <= avail and len(window) == len(rest):
+    # Tokenize about as much text as the answer will hold, not 8 characters per token of it: start from what the
+    # limit already tokenized of this text (its over-budget probe), then add pieces sized from the characters per
+    # token seen so far. Piece joins may split a word, so the cut can come a token early; the candidate built at
+    # it is counted exactly all the same.
+    reach = min(len(rest), avail * 8, avail_chars)
+    done, tokens = limit.tokenized_prefix(rest[:reach])
+    per_token = done / len(tokens) if tokens else _density(rest, limit)
+    while len(tokens) <= avail and done < reach:
+        piece = rest[done : min(reach, done + int((avail + 1 - len(tokens)) * per_token * 1.1) + 64)]
+        tokens += _encode(piece, limit)
+        done += len(piece)
+        per_token = done / max(1, len(tokens))
+    if len(tokens) <= avail and done == len(rest):
         return len(rest)
-    if len(enc_tokens) <= avail:
-        cut = len(window)
+    if len(tokens) <= avail:
+        cut = done
     else:
-        cut = len(_decode_bytes(enc_tokens[:avail], limit).decode("utf-8", "ignore"))
+        cut = len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
     return _boundary(rest, cut)
+
+
+def _density(text: str, limit: Limit) -> float:
+    """Characters per token at the start of ``text``."""
+    sample = text[:_SAMPLE_CHARS]
+    return len(sample) / max(1, len(_encode(sample, limit)))
+
+
+_SAMPLE_CHARS = 1000
 
 
 def _boundary(rest: str, cut: int) -> int:
@@ -102,14 +121,14 @@ def _boundary(rest: str, cut: int) -> int:
 
 
 def _encode(text: str, limit: Limit) -> list[int]:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).encode_ordinary(text)
+    return counter(limit.encoding_name).encode_ordinary(text)
 
 
 def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
-    from hostshape.tokens import encoding
+    from hostshape.tokens import counter
 
-    return encoding(limit.encoding_name).decode_bytes(tokens)
+    return counter(limit.encoding_name).decode_bytes(tokens)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
 
-Via = Literal["install", "hook", "config"]
+Via = Literal["install", "hook", "config", "capability"]
 Follow = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 SERVER_ID = "corpus"
@@ -47,7 +47,7 @@ async def run(
     - ``via``: how hostshape is installed: ``"install"`` (``adapters.pydantic_ai.install``: hook + retrieval tool),
       ``"hook"`` (``MCPToolset(process_tool_call=process_tool_call(policy))``, no retrieval tool) or ``"config"``
       (``load_mcp_toolsets()`` on a generated ``mcpServers`` file, then ``install``; its tools are prefixed with
-      ``"corpus_"``).
+      ``"corpus_"``), or ``"capability"`` (``Agent(capabilities=[capability(policy)])``, covering every tool).
     - ``prefix``: wrap the MCP toolset in ``.prefixed(prefix)``; the model then calls ``<prefix>_<tool>``.
     - ``parallel``: more ``(tool, arguments)`` calls in the same model response (prefixed like ``tool``).
     - ``follow(texts)``: after each round, given every tool-return text so far, returns the next ``(name, args)``
@@ -81,7 +81,10 @@ async def run(
             leaves = [leaf]
             toolsets = [leaf.prefixed(prefix) if prefix is not None else leaf]
             name_prefix = prefix
-        if policy is not None and via != "hook":
+        capabilities: list[Any] = []
+        if policy is not None and via == "capability":
+            capabilities.append(adapter.capability(policy))
+        elif policy is not None and via != "hook":
             toolsets = adapter.install(toolsets, policy=policy)
 
         def offered(name: str) -> str:
@@ -119,7 +122,7 @@ async def run(
                     return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"call_r{rounds}")])
             return ModelResponse(parts=[TextPart("done")])
 
-        agent: Agent[None, str] = Agent(FunctionModel(model), toolsets=toolsets)
+        agent: Agent[None, str] = Agent(FunctionModel(model), toolsets=toolsets, capabilities=capabilities)
         try:
             result = await agent.run("Call the tool.")
         finally:

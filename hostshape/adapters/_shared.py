@@ -1,0 +1,48 @@
+"""What every adapter shares: requiring its framework, defaulting the policy, and the retrieval function each host
+wraps in its own tool type."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+from hostshape.host import HostForm
+from hostshape.policy import Policy
+
+log = logging.getLogger("hostshape.adapters")
+
+
+def require(extra: str, *modules: str) -> None:
+    """Import ``modules`` or raise ImportError telling the user to ``pip install 'hostshape[extra]'``."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ImportError(
+                f"hostshape's {extra} adapter needs the {module!r} package: pip install 'hostshape[{extra}]'"
+            ) from exc
+
+
+def default_policy(policy: Policy | None, *, retrieval_tool: str | None = None) -> Policy:
+    """``policy``, or the default ``Policy()``; with ``retrieval_tool`` set when given (so envelopes name it)."""
+    chosen = policy if policy is not None else Policy()
+    return chosen.replace(retrieval_tool=retrieval_tool) if retrieval_tool is not None else chosen
+
+
+def read_page(handle: object, query: object = "", cursor: object = "", *, policy: Policy,
+              host: HostForm | None = None) -> str:
+    """The body of every host's ``hostshape_read`` tool: one budgeted page of a saved result, as text.
+
+    ``host`` says how the host sends the page (``HostForm.wrap``); the page then fits the budget in that form.
+    Never raises and never returns an empty string: a failure comes back as text naming the remedy.
+    """
+    from hostshape.host import read_for_host
+
+    try:
+        text = read_for_host(str(handle or ""), str(query or "") or None, str(cursor or "") or None, policy, host)
+    except Exception as exc:  # read() never raises by contract; this guards the host anyway
+        log.exception("hostshape_read failed for handle %r", handle)
+        from hostshape.host import refusal_for
+
+        text = refusal_for(policy, exc, host=host)
+    return text or "[hostshape] empty page"
