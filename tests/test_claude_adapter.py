@@ -378,7 +378,7 @@ def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch
         out = adapter.shape_hook_input(_post_tool_use("x"), policy.replace(budget=budget, on_fault="refuse"))
         assert out is not None
         assert count_tokens(out["hookSpecificOutput"]["updatedMCPToolOutput"]) <= budget
-    assert adapter.shape_hook_input(_post_tool_use("x"), policy) is None  # on_fault="pass": leave it
+    assert adapter.shape_hook_input(_post_tool_use("x"), policy.replace(on_fault="pass")) is None  # leave it
 
 
 # -- installing ----------------------------------------------------------------------------------------------------
