@@ -4,7 +4,7 @@
     python bench/run.py --budgets 4000 --runs 3 --files gh_pulls_list.json --out /tmp/b
 
 Offline; a few minutes on two cores. Peers that are not installed are listed as such and skipped
-(``pip install 'hostshape[bench]'`` installs them all).
+(``pip install -e . --group bench`` installs them all).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import core, corpus, measure, peers, report
+from bench import core, corpus, hostbench, hostpeers, hostruns, measure, peers, report
 
 BUDGETS = (2000, 4000, 8000)
 NOTES = Path(__file__).with_name("NOTES.md")
@@ -40,6 +40,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder for RESULTS.md / results.json")
     ap.add_argument("--no-core", action="store_true", help="skip the json.loads comparison")
     ap.add_argument("--quiet", action="store_true", help="print nothing but the final report")
+    ap.add_argument("--no-hosts", action="store_true", help="skip the real Claude Code CLI / OpenAI Agents runs")
+    ap.add_argument("--host-runs", type=int, default=3, help="timed runs per cell for the host peers' table")
     return ap.parse_args(argv)
 
 
@@ -82,14 +84,29 @@ def main(argv: list[str] | None = None) -> str:
             print(msg, file=sys.stderr, flush=True)
 
     payloads = corpus.load(args.corpus or corpus.PAYLOADS, args.files)
-    tools = [t for t in peers.TOOLS if not args.tools or t.name in args.tools]
+    all_tools = [*peers.TOOLS, *hostpeers.HOST_PEERS]
+    tools = [t for t in all_tools if not args.tools or t.name in args.tools]
     missing = {t.name: why for t in tools if (why := t.available())}
     started = time.perf_counter()
 
     for name, why in missing.items():
         say(f"skip {name}: {why}")
     live = [t for t in tools if t.name not in missing]
-    rows = measure.measure_all(live, payloads, args.budgets, args.runs, say)
+    rows = measure.measure_all([t for t in live if t in peers.TOOLS], payloads, args.budgets, args.runs, say)
+
+    # The peers that hook the same hosts (issue 22): every payload here and in corpus/, their own table.
+    host_tools = [t for t in live if t is peers.HOSTSHAPE or t in hostpeers.HOST_PEERS]
+    host_payloads = payloads + ([] if args.corpus or args.files else hostbench.load_corpus())
+    host_rows: list[hostbench.HostRow] = []
+    if len(host_tools) > 1:
+        host_rows = hostbench.measure(host_tools, host_payloads, args.budgets, args.host_runs, say)
+        others = [t for t in live if t in peers.PEERS]
+        host_rows += hostbench.untimed(others, host_payloads, args.budgets)
+        host_tools = [*host_tools, *others]
+    run_rows: list[hostruns.HostRunRow] = []
+    run_skipped: dict[str, str] = {}
+    if not args.no_hosts and any(t in hostpeers.HOST_PEERS for t in host_tools):
+        run_rows, run_skipped = hostruns.run_all(payloads, args.budgets, say)
 
     core_rows = passthrough = None
     if not args.no_core and "hostshape" not in missing and any(t.name == "hostshape" for t in tools):
@@ -99,6 +116,7 @@ def main(argv: list[str] | None = None) -> str:
         say(f"core vs json.loads: {time.perf_counter() - t0:.1f}s")
 
     versions = {t.distribution: t.version() for t in tools}
+    versions.update({d: _version(d) for d in (*hostpeers.DISTRIBUTIONS, "claude-agent-sdk")})
     versions.update({d: _version(d) for d in ("mcp", "langchain-core", "orjson", "tiktoken")})
     env = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -107,11 +125,13 @@ def main(argv: list[str] | None = None) -> str:
         "platform": platform.platform(),
         "cpu": f"{_cpu()} ({os.cpu_count()} cores)",
         "runs": args.runs,
+        "host_runs": args.host_runs,
         "budgets": args.budgets,
         "seconds": round(time.perf_counter() - started, 1),
     }
     ran = [t.name for t in tools if t.name not in missing]
-    text = render(rows, core_rows, passthrough, versions, missing, env, ran)
+    text = render(rows, core_rows, passthrough, versions, missing, env, [n for n in ran if n in {t.name for t in peers.TOOLS}])
+    text += render_hosts(host_rows, host_tools, run_rows, run_skipped, env)
 
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "RESULTS.md").write_text(text, encoding="utf-8")
@@ -122,6 +142,9 @@ def main(argv: list[str] | None = None) -> str:
         "rows": [r.as_dict() for r in rows],
         "core": [r.as_dict() for r in core_rows or []],
         "passthrough_ms": passthrough,
+        "host_peers": [r.as_dict() for r in host_rows],
+        "host_runs": [r.as_dict() for r in run_rows],
+        "host_runs_skipped": run_skipped,
     }
     (args.out / "results.json").write_text(_json_lines(data), encoding="utf-8")
     print(text)
@@ -208,6 +231,66 @@ def render(
         out += ["", "Under-budget pass-through:", "", report.passthrough_table(passthrough)]
     if NOTES.is_file():
         out += ["", NOTES.read_text(encoding="utf-8").strip()]
+    return "\n".join(out) + "\n"
+
+
+def render_hosts(
+    rows: list[hostbench.HostRow],
+    tools: list[peers.Tool],
+    run_rows: list[hostruns.HostRunRow],
+    run_skipped: dict[str, str],
+    env: dict[str, object],
+) -> str:
+    """The section on the peers that hook the same hosts (issue 22)."""
+    if not rows:
+        return ""
+    budgets: list[int] = env["budgets"]  # type: ignore[assignment]
+    out = [
+        "",
+        f"## hostshape and the peers that hook the same hosts, {len({r.file for r in rows})} payloads x {budgets}",
+        "",
+        (
+            "Each peer through its own public API at its user setting (a token knob set to the budget; peers without "
+            "one at their documented defaults: see *knob*); setup and file:line in bench/hostpeers.py. *rest "
+            "retrievable*: the part the model did not see comes back whole through the tool's own way back (store, "
+            "ref, handle, pages); unchanged output counts as retrievable. *tasks*: questions an agent asks next, "
+            "answered from the text alone by bench/tasks.py. Time: hostshape's median ÷ the tool's, round-robin in "
+            f"one loop (median of {env.get('host_runs', 3)} runs; calls over {hostbench.SLOW_SECONDS:.2f} s are timed "
+            "once); above 1 means the tool is faster. The last rows are the peers of the tables above at their user "
+            "setting, judged the same way on the same payloads (their times: above)."
+        ),
+        "",
+        hostbench.summary(rows, tools),
+    ]
+    for budget in budgets:
+        out += [
+            "",
+            f"### {budget:,} tokens, peers that hook the same hosts",
+            "",
+            (
+                "Cell: tokens received ✓ fits / ✗ over; J valid JSON / ~~J~~ broken; r identifier recall; R rest "
+                "retrievable / ~~R~~ not; t tasks answered; ×N hostshape's time ÷ the tool's (hostshape: its ms)."
+            ),
+            "",
+            hostbench.detail(rows, budget, [t for t in tools if t not in peers.PEERS]),
+        ]
+    if run_rows or run_skipped:
+        out += [
+            "",
+            "### Inside the real hosts",
+            "",
+            (
+                "The real Claude Code CLI (offline, loopback model) and a real OpenAI Agents run, the example MCP "
+                "server's tool for each payload; tokens are what the model received (bench/hostruns.py)."
+            ),
+            "",
+            hostruns.table(run_rows, budgets),
+        ]
+        if run_skipped:
+            out += ["", "Skipped: " + "; ".join(f"{k} ({v})" for k, v in run_skipped.items())]
+    lost = hostbench.losses(rows)
+    out += ["", "### Where a peer beats hostshape", ""]
+    out += [f"- {line}" for line in hostbench.loss_summary(lost)] or ["- nowhere in this run"]
     return "\n".join(out) + "\n"
 
 

@@ -13,13 +13,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    __version__: str
     from hostshape.pipeline import shape
     from hostshape.policy import Policy, Rule
     from hostshape.result import Shaped
     from hostshape.tokens import count_tokens
 
-__all__ = ["Policy", "Rule", "Shaped", "count_tokens", "shape"]
-__version__ = "0.1.0"
+__all__ = ["Policy", "Rule", "Shaped", "__version__", "count_tokens", "shape"]
 
 _HOMES = {
     "Policy": "hostshape.policy",
@@ -31,6 +31,13 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # one source: pyproject.toml, read from the installed distribution's metadata
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("hostshape")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
     if name in _HOMES:
         return getattr(import_module(_HOMES[name]), name)
     raise AttributeError(f"module 'hostshape' has no attribute {name!r}")

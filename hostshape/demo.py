@@ -47,6 +47,46 @@ HOSTS = (
 )
 
 
+def _aliases() -> dict[str, Host]:
+    """Every accepted name (normalised) and its host. Module names win over extras, extras over framework modules,
+    and an earlier row over a later one, so a name two rows share means the host it names first."""
+    known: dict[str, Host] = {}
+    for names_of in (lambda h: h.key, lambda h: h.extra, lambda h: h.framework.removesuffix(".mcp")):
+        for host in HOSTS:
+            known.setdefault(_normal(names_of(host)), host)
+    return known
+
+
+def host_names(host: Host) -> tuple[str, ...]:
+    """The names ``--host`` accepts for ``host``: its adapter module, its extra and its framework's module, where
+    no earlier row already claims them."""
+    known = _aliases()
+    names = (host.key, host.extra, host.framework.removesuffix(".mcp"))
+    return tuple(dict.fromkeys(n for n in names if known[_normal(n)] is host))
+
+
+def _normal(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(".", "_")
+
+
+def resolve_hosts(names: list[str] | None) -> list[Host]:
+    """The hosts named (any of ``host_names``, ``-`` and ``_`` alike), in table order; all when ``names`` is empty.
+    Raises ValueError naming the accepted names for an unknown one."""
+    if not names:
+        return list(HOSTS)
+    known = _aliases()
+    unknown = [n for n in names if _normal(n) not in known]
+    if unknown:
+        raise ValueError(f"unknown host {', '.join(map(repr, unknown))}; choose from: {accepted_names()}")
+    chosen = {known[_normal(n)].key for n in names}
+    return [h for h in HOSTS if h.key in chosen]
+
+
+def accepted_names() -> str:
+    """One line listing every host's accepted names."""
+    return "; ".join(" | ".join(host_names(h)) for h in HOSTS)
+
+
 @dataclass
 class Row:
     host: str
@@ -119,7 +159,7 @@ def main(*, budget: int = 4000, as_json: bool = False, hosts: list[str] | None =
     """Run the demo and print the table (or JSON); returns the process exit code."""
     logging.basicConfig(level=logging.WARNING)
     policy = Policy(budget=budget)
-    chosen = [h for h in HOSTS if not hosts or h.key in hosts]
+    chosen = resolve_hosts(hosts)
     rows: list[Row] = []
 
     def progress(message: str) -> None:

@@ -26,6 +26,10 @@ class WayBack:
     reason: str | None = None
 
     def hint(self, cursor: bool) -> str:
+        if self.handle and self.tool and " " in self.tool:  # a command line, e.g. the CLI's "hostshape read"
+            command, given = (f"{self.tool} HANDLE --cursor NEXT", "handle and next") if cursor else (
+                f"{self.tool} HANDLE", "handle")
+            return f"run `{command}` with the {given} above; add --query JMESPATH to pick records or fields"
         if self.handle and self.tool:
             more = "handle and next" if cursor else "handle"
             return f"call {self.tool} with {more}; add query (JMESPath) to pick records or fields"

@@ -18,9 +18,9 @@ Contract:
   non-blocking hook error (the tool result goes through unchanged and the user sees the message). Never exit 2:
   for PostToolUse both hosts would send stderr to the model.
 - stdout carries nothing but one hook-output JSON object; diagnostics go to stderr (logger ``hostshape``).
-- Policy: ``--policy FILE``, else the first file found of ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (the current
-  directory when that variable is unset), ``$XDG_CONFIG_HOME/hostshape/policy.toml`` (``~/.config/...`` when
-  unset); else the default ``Policy()``. See ``policy_candidates``.
+- Policy: the rule every command uses (``hostshape.policy_file``): ``--policy FILE``, else ``$HOSTSHAPE_POLICY``,
+  else ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (the current directory when that variable is unset), else
+  ``$XDG_CONFIG_HOME/hostshape/policy.toml`` (``~/.config/...`` when unset); else the default ``Policy()``.
 - Start-up is the cost of a per-call hook, so imports are lazy and a result whose UTF-8 size is within the budget
   is left alone without loading the tokenizer: every o200k token covers at least one byte, so ``bytes <= budget``
   implies ``tokens <= budget``.
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from hostshape.policy import Policy
 
 HOSTS = ("claude-code", "codex")
-PROJECT_POLICY_FILE = ".hostshape.toml"
-USER_POLICY_FILE = Path("hostshape") / "policy.toml"
 
 # Hook input larger than this is not read (Claude Code hands over at most ~MAX_MCP_OUTPUT_TOKENS x 4 characters
 # of result inline; anything bigger it saves to a file and passes the path).
@@ -61,8 +59,8 @@ Codex, in config.toml:
   type = "command"
   command = "hostshape hook codex"
 
-Policy: --policy FILE, else $CLAUDE_PROJECT_DIR/.hostshape.toml (or ./.hostshape.toml), else
-$XDG_CONFIG_HOME/hostshape/policy.toml (or ~/.config/hostshape/policy.toml), else the defaults.
+Policy: --policy FILE, else $HOSTSHAPE_POLICY, else $CLAUDE_PROJECT_DIR/.hostshape.toml (or ./.hostshape.toml),
+else $XDG_CONFIG_HOME/hostshape/policy.toml (or ~/.config/hostshape/policy.toml), else the defaults.
 """
 
 
@@ -130,22 +128,22 @@ def _parse_args(argv: Sequence[str]) -> tuple[str, str | None]:
 
 
 def policy_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """The policy files looked for when ``--policy`` is not given, first found wins.
+    """The policy files looked for when ``--policy`` is not given, first found wins: ``$HOSTSHAPE_POLICY``, then
+    ``.hostshape.toml`` in ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks; else the current directory), then
+    the user's ``$XDG_CONFIG_HOME/hostshape/policy.toml``. The rule is ``hostshape.policy_file``'s, shared by every
+    command."""
+    from hostshape import policy_file
 
-    1. ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (Claude Code sets the variable for hooks), else
-       ``./.hostshape.toml`` in the current directory;
-    2. ``$XDG_CONFIG_HOME/hostshape/policy.toml``, else ``~/.config/hostshape/policy.toml``.
-    """
     env = os.environ if environ is None else environ
-    project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    xdg = env.get("XDG_CONFIG_HOME")
-    user_config = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
-    return [Path(project) / PROJECT_POLICY_FILE, user_config / USER_POLICY_FILE]
+    return policy_file.candidates(env, env.get("CLAUDE_PROJECT_DIR"))
 
 
 def find_policy_file(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The first of ``policy_candidates`` that is a file, or None (use the defaults)."""
-    return next((p for p in policy_candidates(environ) if p.is_file()), None)
+    """The policy file to use without ``--policy``, or None (use the defaults)."""
+    from hostshape import policy_file
+
+    env = os.environ if environ is None else environ
+    return policy_file.find(None, env, env.get("CLAUDE_PROJECT_DIR"))
 
 
 class _PolicyError(Exception):

@@ -85,6 +85,69 @@ CLEANUP = code('''
 ''')
 
 
+def chart_cells(without: str = "count_tokens(without.received)") -> list[Cell]:
+    """Without vs with hostshape as a bar chart: what the tool returned, what the model got each time, the budget.
+    ``without`` is the expression for the tokens the model got without hostshape."""
+    return [
+        md("## Without vs with, as a chart"),
+        code(f'''
+            %matplotlib inline
+            import matplotlib.pyplot as plt
+
+            sizes = {{
+                "the tool returned": count_tokens(raw),
+                "the model got without hostshape": {without},
+                "the model got with hostshape": count_tokens(shaped.received),
+            }}
+            fig, ax = plt.subplots(figsize=(8, 2.6))
+            bars = ax.barh(list(sizes), list(sizes.values()), color=["tab:grey", "tab:red", "tab:green"])
+            ax.bar_label(bars, labels=[f"{{v:,}}" for v in sizes.values()], padding=3, fontsize=8)
+            ax.axvline(policy.budget, color="black", linestyle="--", linewidth=1, label=f"budget {{policy.budget:,}}")
+            ax.set_xlim(0, max(sizes.values()) * 1.15)
+            ax.invert_yaxis()
+            ax.xaxis.set_major_formatter("{{x:,.0f}}")
+            ax.set_xlabel("tokens (o200k_base)")
+            ax.set_title(f"{{TOOL}}: {{len(numbers)}} pull requests")
+            ax.legend(loc="lower right")
+            fig.tight_layout()
+            plt.show()
+            for label, tokens in sizes.items():
+                print(f"{{label}}: {{tokens:,}} tokens")
+        '''),
+    ]
+
+
+WAY_BACK_INTRO = md('''
+    ## The way back, inside the host
+
+    Fifty issues (`list_issues`, `gh_issues_list.json`) do not fit in 4,000 tokens: the shaped result holds some
+    whole records, lists the rest in a compact `_index`, and its envelope gives a `handle` and a `next` cursor. The
+    scripted model then does what the hint tells it: it calls `hostshape_read` with that handle and cursor, through
+    the host's own tool machinery, and reads the next page.
+''')
+
+WAY_BACK_SHOW = code('''
+    first_doc, page_doc = json.loads(first), json.loads(page)
+    env = first_doc["_hostshape"]
+    print(f"first result: {count_tokens(first):,} tokens, truncated={env['truncated']}, "
+          f"{len(first_doc['items'])} whole records of {env.get('total')}, "
+          f"{len(first_doc.get('_index', {}).get('rows', []))} more in the index")
+    print("its hint:", env["hint"])
+    print(f"the model called {read_name}(handle=…, cursor=<next of the first result>)")
+    print(f"and read {count_tokens(page):,} tokens (budget {policy.budget:,}): issues",
+          [item["number"] for item in page_doc["items"]])
+    already = {item["number"] for item in first_doc["items"]} & {item["number"] for item in page_doc["items"]}
+    print("records it had already seen:", sorted(already) or "none")
+    print("more after this page:", "next" in page_doc["_hostshape"])
+''')
+
+
+def way_back_cells(run_source: str) -> list[Cell]:
+    """A cut result in the host, then one hostshape_read call following its next: ``run_source`` sets ``first``
+    (the shaped result), ``page`` (what hostshape_read returned) and ``read_name`` (the tool as the host names it)."""
+    return [WAY_BACK_INTRO, code(run_source), WAY_BACK_SHOW]
+
+
 def fires_cells(module: str) -> list[Cell]:
     return [
         md('''
@@ -142,6 +205,7 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
             text = {unwrap}
             show_envelope(json.loads(text)["_hostshape"])
         '''),
+        *chart_cells(),
     ]
 
 
@@ -348,6 +412,23 @@ CLAUDE: list[Cell] = [
     code('''
         show_envelope(json.loads(shaped.received)["_hostshape"])
     '''),
+    *chart_cells(without="count_tokens(notice)"),  # the notice with its paths masked, as counted above
+    *way_back_cells('''
+        from hostshape.testing.anthropic_server import ToolUse
+
+        CUT_TOOL = "list_issues"
+        read_name = "mcp__hostshape__hostshape_read"  # the retrieval tool, as Claude Code names MCP tools
+
+
+        def read_next(server):
+            """The scripted model's next step: follow the first result's next."""
+            env = json.loads(server.tool_results()[0])["_hostshape"]
+            return ToolUse(read_name, {"handle": env["handle"], "cursor": env["next"]})
+
+
+        cut = await harness.run(CUT_TOOL, policy=policy, script=[read_next])
+        first, page = cut.extra["tool_results"][:2]
+    '''),
     *fires_cells("claude"),
     md('''
         ## The rescue from the saved file
@@ -410,6 +491,25 @@ OPENAI: list[Cell] = [
         print("input filter:", type(kwargs["run_config"].call_model_input_filter).__name__)
     '''),
     *before_after_cells("openai_agents", "harness.run(TOOL, policy=policy, retrieval=True)"),
+    *way_back_cells('''
+        CUT_TOOL = "list_issues"
+        read_name = "hostshape_read"
+
+
+        def script(call):
+            """The scripted model: call the tool, then follow the first result's next, then answer."""
+            if call.index == 0:
+                return [(CUT_TOOL, {})]
+            if call.index == 1:
+                env = json.loads(call.output_of(CUT_TOOL))["_hostshape"]
+                return [(read_name, {"handle": env["handle"], "cursor": env["next"]})]
+            return "done"
+
+
+        cut = await harness.run(CUT_TOOL, policy=policy, retrieval=True, steps=[script] * 3)
+        last_call = cut.extra["calls"][-1]  # what the model saw on its last call: both results, as shaped
+        first, page = last_call.output_of(CUT_TOOL), last_call.output_of(read_name)
+    '''),
     *fires_cells("openai_agents"),
     CLEANUP,
 ]
@@ -447,6 +547,24 @@ LANGCHAIN: list[Cell] = [
         print("the envelope's hint will name:", interceptor.policy.retrieval_tool)
     '''),
     *before_after_cells("langchain", "harness.run(TOOL, policy=policy, retrieval=True)"),
+    *way_back_cells('''
+        CUT_TOOL = "list_issues"
+        read_name = "hostshape_read"
+        asked = []
+
+
+        def follow_up(text):
+            """The scripted model, given the last tool result: follow the first result's next once, then stop."""
+            if asked:
+                return None
+            env = json.loads(text)["_hostshape"]
+            asked.append(env["next"])
+            return read_name, {"handle": env["handle"], "cursor": env["next"]}
+
+
+        cut = await harness.run(CUT_TOOL, policy=policy, retrieval=True, follow_up=follow_up)
+        first, page = cut.extra["received_all"][:2]
+    '''),
     *fires_cells("langchain"),
     CLEANUP,
 ]
@@ -470,8 +588,8 @@ PYDANTIC_AI: list[Cell] = [
         ## The one-line setup
 
         ```python
-        toolset = MCPToolset(transport, process_tool_call=process_tool_call(policy))   # shaping only
         agent = Agent(model, toolsets=install([toolset], policy=policy))               # shaping + hostshape_read
+        toolset = MCPToolset(transport, process_tool_call=process_tool_call(policy))   # shaping only, no way back
         ```
     '''),
     code('''
@@ -486,6 +604,22 @@ PYDANTIC_AI: list[Cell] = [
         print("hook on the MCP toolset:", type(toolsets[0].process_tool_call).__name__)
     '''),
     *before_after_cells("pydantic_ai", "harness.run(TOOL, policy=policy)"),
+    *way_back_cells('''
+        CUT_TOOL = "list_issues"
+        read_name = "hostshape_read"
+
+
+        def follow(texts):
+            """The scripted model, given every tool result so far: follow the first result's next once."""
+            if len(texts) > 1:
+                return None
+            env = json.loads(texts[0])["_hostshape"]
+            return read_name, {"handle": env["handle"], "cursor": env["next"]}
+
+
+        cut = await harness.run(CUT_TOOL, policy=policy, follow=follow)
+        first, page = cut.extra["texts"][:2]
+    '''),
     *fires_cells("pydantic_ai"),
     CLEANUP,
 ]
@@ -510,10 +644,9 @@ ADK: list[Cell] = [
         ## The one-line setup
 
         ```python
-        agent = LlmAgent(..., tools=[toolset], after_tool_callback=after_tool_callback(policy))
-        # or, with the retrieval tool:
-        hook, read_tool = install(policy)
+        hook, read_tool = install(policy)                 # the shaping callback and the hostshape_read tool
         agent = LlmAgent(..., tools=[toolset, read_tool], after_tool_callback=hook)
+        # shaping only, no way back: LlmAgent(..., after_tool_callback=after_tool_callback(policy))
         ```
     '''),
     code('''
@@ -525,6 +658,28 @@ ADK: list[Cell] = [
     '''),
     *before_after_cells("adk", "harness.run(TOOL, policy=policy, retrieval=True)",
                         unwrap='json.loads(shaped.received)["result"]  # ADK\'s {"result": text}'),
+    *way_back_cells('''
+        CUT_TOOL = "list_issues"
+        read_name = "hostshape_read"
+
+
+        def text_of(response):
+            """The text inside ADK's {"result": text} function response."""
+            value = json.loads(response)
+            return value["result"] if isinstance(value, dict) and "result" in value else response
+
+
+        def next_call(received):
+            """The scripted model, given every function response so far: follow the first result's next once."""
+            if len(received) > 1:
+                return None
+            env = json.loads(text_of(received[0]))["_hostshape"]
+            return read_name, {"handle": env["handle"], "cursor": env["next"]}
+
+
+        cut = await harness.run(CUT_TOOL, policy=policy, retrieval=True, next_call=next_call)
+        first, page = (text_of(response) for response in cut.extra["received"][:2])
+    '''),
     *fires_cells("adk"),
     CLEANUP,
 ]
@@ -588,13 +743,21 @@ def execute(nb: Any, timeout: int = TIMEOUT) -> Any:
 
 
 def text_outputs(nb: Any) -> list[list[str]]:
-    """Per code cell, its text outputs (streams, text/plain, errors) with whitespace normalised; images skipped."""
+    """Per code cell, its text outputs (streams, text/plain, errors) with whitespace normalised; images skipped.
+    Consecutive stream outputs count as one: where the kernel splits a cell's printing depends on timing."""
     cells = []
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         texts = []
+        previous = None
         for out in cell.get("outputs", []):
+            if out.output_type == "stream" and previous is not None and previous.output_type == "stream" \
+                    and previous.name == out.name:
+                texts[-1] = " ".join(f"{texts[-1]} {out.text}".split())
+                previous = out
+                continue
+            previous = out
             if out.output_type == "stream":
                 text = out.text
             elif out.output_type in ("execute_result", "display_data"):

@@ -57,3 +57,20 @@ def test_committed_outputs_match_what_the_code_produces_now(name: str) -> None:
             f"committed: {want}\nnow:       {got}"
         )
     assert not any(out.output_type == "error" for c in code_cells for out in c.outputs)
+
+
+FRAMEWORK_NOTEBOOKS = [name for name in build.NOTEBOOKS if name != "00_core"]
+
+
+@pytest.mark.parametrize("name", FRAMEWORK_NOTEBOOKS)
+def test_each_framework_notebook_charts_without_and_with_and_walks_the_way_back(name: str) -> None:
+    """A bar chart of without vs with, then a cut result in the host and a hostshape_read call following its next
+    (checked on the committed outputs, which the test above proves are what the code produces)."""
+    committed = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    outputs = [out for cell in committed.cells if cell.cell_type == "code" for out in cell.outputs]
+    assert any("image/png" in out.get("data", {}) for out in outputs), f"{name}: no chart"
+    text = "\n".join(t for cell in build.text_outputs(committed) for t in cell)
+    assert "the model got without hostshape" in text and "the model got with hostshape" in text
+    assert "truncated=True" in text, f"{name}: the way-back payload was not cut"
+    assert "called " in text and "hostshape_read(handle=…, cursor=<next of the first result>)" in text
+    assert "records it had already seen: none" in text

@@ -8,7 +8,9 @@ Run it with ``python -m hostshape.examples.mcp_server``. Tools:
   ``fetch_structured(name)`` the parsed JSON as structured content;
 - ``fail(message)`` raises, so the host receives an ``isError`` result; ``image()`` returns a PNG image block.
 
-Requires the ``mcp`` package (installed with any hostshape framework extra).
+Requires the ``mcp`` package (installed with any hostshape framework extra), 1.x or 2.x: mcp 2 renamed
+``mcp.server.fastmcp.FastMCP`` to ``mcp.server.mcpserver.MCPServer`` (mcp 2.3.0, mcp/server/fastmcp.py); the
+decorators and ``run("stdio")`` used here are the same in both.
 """
 
 from __future__ import annotations
@@ -17,8 +19,14 @@ import base64
 import json
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
 from mcp.types import BlobResourceContents, EmbeddedResource, ImageContent, TextContent
+
+try:
+    from mcp.server.mcpserver import MCPServer as FastMCP  # mcp >= 2
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:
+    from mcp.server.fastmcp import FastMCP  # mcp 1.x
+    from mcp.server.fastmcp.exceptions import ToolError
 
 from hostshape.examples import TOOLS, payload_text
 
@@ -65,7 +73,7 @@ def fetch_structured(name: str) -> dict[str, Any]:
 @server.tool()
 def fail(message: str = "upstream API returned 502") -> str:
     """Always fails: the host receives an isError result."""
-    raise RuntimeError(message)
+    raise ToolError(message)  # an anticipated failure: mcp 2 shows the model its message, as mcp 1 shows any
 
 
 @server.tool(structured_output=False)

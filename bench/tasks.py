@@ -1,0 +1,277 @@
+"""The task check: can an agent answer its next questions about a list result from the shaped text alone?
+
+No model is involved. For each list payload the questions are the ones an agent typically asks next:
+
+- the identifier, title and status of the k-th record, for k = first, middle, last;
+- how many records the result has;
+- which record has a given identifier (answered by its title, or its identifier when there is no title field),
+  for the same three records.
+
+A small deterministic reader answers them from the text a tool sent to the model, the same way for every tool:
+
+1. if the text is valid JSON, the records are every list of objects that carry the identifier field, plus every
+   columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order; members an
+   envelope states once for all records (hostshape's ``_hostshape.same``) apply to each;
+2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
+   members found after it and before the next identifier (so cut-off JSON, previews and JSON fragments count).
+
+Lossless re-encodings are read in their decoded form (``bench/hostpeers.VIEWS``: terse's codec, leancontext's
+columns), as a model that was told the format could. A count is answered when the reader sees all records of a
+complete JSON document, or when the text states the number next to a counting word (``"total":30``,
+``"row_count": 30``, ``30 records``). A title counts when it is the record's title or a cut-off start of it (at least
+20 characters, or all of it), so tools that shorten long text are not penalised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bench.corpus import LIST_IDENTIFIERS, Payload
+
+#: file -> (title field, status field), dotted paths into a record; None where the records have none.
+FIELDS: dict[str, tuple[str | None, str | None]] = {
+    "gh_pulls_list.json": ("title", "state"),
+    "gh_issues_list.json": ("title", "state"),
+    "octokit_issues_page1.json": ("title", "state"),
+    "gh_search_issues.json": ("title", "state"),
+    "gh_commits_list.json": ("commit.message", None),
+    "gh_pull_files_patches.json": (None, "status"),
+}
+TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
+STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
+COUNT_WORDS = r"total|count|records|items|rows|row_count|returned|results|entries|length|size"
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: str  # "id", "title", "status" (of the k-th record), "count", "which"
+    k: int  # 1-based position (0 for count)
+    expected: Any
+
+
+@dataclass(frozen=True)
+class Truth:
+    records: list[dict[str, Any]]
+    id_field: str
+    title_field: str | None
+    status_field: str | None
+
+
+def _get(record: Any, path: str | None) -> Any:
+    if path is None or not isinstance(record, dict):
+        return None
+    node: Any = record
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            break
+        node = node[part]
+        if not isinstance(node, (dict, list)):
+            return node  # the whole path, or an object a shaper collapsed to its one telling value
+    else:
+        return node
+    return _find_key(record, path.split(".")[-1])  # flattened or renamed by a shaper: the key anywhere
+
+
+def _find_key(node: Any, key: str, depth: int = 0) -> Any:
+    if depth > 4:
+        return None
+    if isinstance(node, dict):
+        if key in node and not isinstance(node[key], (dict, list)):
+            return node[key]
+        for value in node.values():
+            found = _find_key(value, key, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _scalar_paths(record: dict[str, Any]) -> list[str]:
+    """Dotted paths of the string members of a record, top level first, then one and two levels down."""
+    out: list[str] = []
+    level: list[tuple[str, Any]] = [("", record)]
+    for _ in range(3):
+        nxt: list[tuple[str, Any]] = []
+        for prefix, node in level:
+            for k, v in node.items():
+                path = f"{prefix}{k}"
+                if isinstance(v, str):
+                    out.append(path)
+                elif isinstance(v, dict):
+                    nxt.append((path + ".", v))
+        level = nxt
+    return out
+
+
+def truth(payload: Payload, records: list[dict[str, Any]] | None = None, id_field: str | None = None) -> Truth | None:
+    """The records of a list payload and the fields the questions ask about; None for other payloads."""
+    if records is None:
+        if payload.name not in LIST_IDENTIFIERS:
+            return None
+        where, id_field = LIST_IDENTIFIERS[payload.name]
+        doc = json.loads(payload.text)
+        records = doc[where] if where else doc
+    assert id_field is not None
+    title, status = FIELDS.get(payload.name, (None, None))
+    if payload.name not in FIELDS and records:
+        paths = _scalar_paths(records[0])
+        title = next((p for p in paths if p.split(".")[-1] in TITLE_NAMES and p != id_field), None)
+        status = next((p for p in paths if p.split(".")[-1] in STATUS_NAMES), None)
+    return Truth(list(records), id_field, title, status)
+
+
+def questions(t: Truth) -> list[Question]:
+    n = len(t.records)
+    if n == 0:
+        return []
+    out = [Question("count", 0, n)]
+    for k in sorted({1, (n + 1) // 2, n}):
+        rec = t.records[k - 1]
+        out.append(Question("id", k, _get(rec, t.id_field)))
+        if t.title_field:
+            out.append(Question("title", k, _get(rec, t.title_field)))
+        if t.status_field:
+            out.append(Question("status", k, _get(rec, t.status_field)))
+        out.append(Question("which", k, _get(rec, t.id_field)))
+    return out
+
+
+# --- the reader -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Reading:
+    records: list[dict[str, Any]]  # in order, as far as the reader can tell
+    complete_json: bool
+    text: str
+
+
+def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    leaf = id_field.split(".")[-1]
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 12:
+            return
+        if isinstance(node, dict):
+            cols, rows = node.get("fields"), node.get("rows")
+            if isinstance(cols, list) and isinstance(rows, list) and (id_field in cols or leaf in cols):
+                out.extend(dict(zip(cols, r)) for r in rows if isinstance(r, list))
+                return
+            for value in node.values():
+                walk(value, depth + 1)
+        elif isinstance(node, list):
+            if node and all(isinstance(x, dict) for x in node) and any(_get(x, id_field) is not None for x in node):
+                out.extend(x for x in node if _get(x, id_field) is not None)
+                return
+            for value in node:
+                walk(value, depth + 1)
+
+    walk(doc, 0)
+    same = _same_block(doc)
+    return [{**same, **r} for r in out] if same else out
+
+
+def _same_block(doc: Any) -> dict[str, Any]:
+    """Members a shaper states once for every record (hostshape's ``_hostshape.same``), applied as defaults."""
+    if isinstance(doc, dict):
+        for value in doc.values():
+            if isinstance(value, dict) and isinstance(value.get("same"), dict):
+                return value["same"]
+    return {}
+
+
+_STR = r'"((?:[^"\\]|\\.)*)'  # a JSON string body, possibly cut off
+
+
+def _member_value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def _regex_records(text: str, t: Truth) -> list[dict[str, Any]]:
+    field = re.escape(t.id_field.split(".")[-1])
+    pat = re.compile(rf'"{field}"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+    hits = list(pat.finditer(text))
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, m in enumerate(hits):
+        raw = m.group(1)
+        if raw in seen:
+            continue
+        seen.add(raw)
+        end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
+        window = text[m.end() : end]
+        rec: dict[str, Any] = {t.id_field.split(".")[-1]: _member_value(raw)}
+        for path in (t.title_field, t.status_field):
+            if not path:
+                continue
+            key = re.escape(path.split(".")[-1])
+            mm = re.search(rf'"{key}"\s*:\s*{_STR}', window)
+            if mm:
+                rec[path.split(".")[-1]] = _member_value('"' + mm.group(1) + '"')
+        out.append(rec)
+    return out
+
+
+def read(text: str, t: Truth) -> Reading:
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return Reading(_regex_records(text, t), False, text)
+    return Reading(_json_records(doc, t.id_field), True, text)
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    return a is not None and str(a) == str(b)
+
+
+def _title_ok(found: Any, expected: Any) -> bool:
+    if not isinstance(found, str) or not isinstance(expected, str):
+        return found is not None and found == expected
+    if found == expected:
+        return True
+    stem = re.sub(r"(…\[\+\d+ chars\]|…|\.\.\.)\s*$", "", found).rstrip()
+    return len(stem) >= min(20, len(expected)) and expected.startswith(stem)
+
+
+def _stated_count(text: str, n: int) -> bool:
+    return bool(
+        re.search(rf'(?i)\b(?:{COUNT_WORDS})\b["\']?\s*[:=]?\s*{n}(?!\d)', text)
+        or re.search(rf"(?i)(?<!\d){n}\s+(?:{COUNT_WORDS})\b", text)
+        or re.search(rf"(?i)\bof\s+{n}(?!\d)", text)
+    )
+
+
+def answer(q: Question, r: Reading, t: Truth) -> bool:
+    """Whether the reader gets ``q`` right from ``r``."""
+    if q.kind == "count":
+        return (r.complete_json and len(r.records) == q.expected) or _stated_count(r.text, q.expected)
+    if q.kind == "which":
+        match = next((rec for rec in r.records if _same_id(_get(rec, t.id_field), q.expected)), None)
+        if match is None:
+            return False
+        if not t.title_field:
+            return True
+        return _title_ok(_get(match, t.title_field), _get(t.records[q.k - 1], t.title_field))
+    if len(r.records) < q.k:
+        return False
+    rec = r.records[q.k - 1]
+    if q.kind == "id":
+        return _same_id(_get(rec, t.id_field), q.expected)
+    if not _same_id(_get(rec, t.id_field), _get(t.records[q.k - 1], t.id_field)):
+        return False  # the reader's k-th record is not the k-th record
+    if q.kind == "title":
+        return _title_ok(_get(rec, t.title_field), q.expected)
+    return _get(rec, t.status_field) == q.expected
+
+
+def score(text: str, t: Truth) -> tuple[int, int]:
+    """(questions answered right, questions asked) for one shaped text."""
+    qs = questions(t)
+    r = read(text, t)
+    return sum(answer(q, r, t) for q in qs), len(qs)
