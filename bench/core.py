@@ -115,4 +115,4 @@ def passthrough_ms(runs: int) -> dict[str, float]:
 
     labels = [label + ("" if not shape_it(text).changed else " [changed!]") for label, text in cases.items()]
     seconds = median_seconds([(shape_it, text) for text in cases.values()], runs)
-    return {label: s * 1000 for label, s in zip(labels, seconds)}
+    return {label: s * 1000 for label, s in zip(labels, seconds, strict=True)}

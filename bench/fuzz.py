@@ -10,10 +10,16 @@ resource and resource_link blocks, structuredContent, isError) in both dict and 
 arguments carry ``../``, NUL and lone surrogates. Policies vary the budget (1 to 20,000 tokens), the encoding, the
 safety factor, a character cap, per-tool rules, the fault behaviour and the spill bound.
 
+Issue 17 added: long runs of one character (newlines, blanks, digits, brackets, quotes; alone or before JSON),
+Python data with keys that are not strings (integers, None, tuples, floats, booleans), escape-heavy text inside
+Claude Code's ``{"result": ...}`` wrapper, and model-written JMESPath queries (doubling multi-selects, nested
+projections, sort/join/to_string over everything) sent to ``hostshape_read`` on the case's saved result.
+
 Checked for every case: ``shape`` returns (never raises) and does not fault; the exact text is UTF-8 and fits the
 tool's budget (``count_tokens(text) <= floor(budget / safety_factor)``, and the character cap); a changed answer
 to JSON input is strict JSON; a spilled file is a regular file named by its handle inside the spill folder. Every
-fifth case is shaped twice: the text must be identical.
+fifth case is shaped twice: the text must be identical. Every answer of ``hostshape_read`` is UTF-8 and fits the
+budget, and a query answers within ``SLOW_READ_S`` seconds; a shaping call over ``SLOW_SHAPE_S`` is noted.
 
 Output: one line per failure kind (with a replay command), then ``fuzz: <count> cases ... <result>``. Exit status 0
 when nothing failed.
@@ -40,6 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hostshape import Policy, Rule, shape
+from hostshape.retrieve import read
 from hostshape.tokens import count_tokens
 
 _HANDLE_FILE = re.compile(r"^hs_[0-9a-f]{24}\.(json|txt)$")
@@ -58,6 +65,14 @@ _RULES = (
     Rule(tool="small", budget=48),
     Rule(tool="raw", generic=False),
 )
+SLOW_READ_S = 10.0  # a query stopped by its own 2 s limit answers well within this, even on a loaded machine
+SLOW_SHAPE_S = 5.0
+_RUNS = ["\n", " ", "\t", "a", "0", "9", "{", "[", '"', "\\", "\x00", "é", "😀", "\r\n", "-", ",", "ab", "\u200b"]
+_QUERY_PIECES = ["@", "[*]", "[]", "{a:@,b:@}", "[@,@]", "[@,@,@,@,@,@,@,@]", "items", "data", "[?id > `5`]",
+                 "sort_by(@, &id)", "sort_by(@, &title)", "to_string(@)", "length(@)", "join(',', [*].title)", "[0]",
+                 "[::-1]", "keys(@)", "values(@)", "merge(@, @)", "*", "title", "map(&[@,@], @)", "reverse(@)",
+                 "not_null(@)", "[*][*][*]", "[].[*].[*]", "{x: @, y: [@, @], z: {a: @}}", "[?@ == @]",
+                 "contains(to_string(@), 'x')", "max_by(@, &id)", "[?title != `null`]", "sum([*].id)"]
 _TOOLS = [None, "list_things", "jp", "jp_items", "fields", "small", "raw", "../../etc/passwd", "a\x00b", "\ud800x",
           "x" * 300, "/abs", "hs_000000000000000000000000"]
 
@@ -264,12 +279,64 @@ class Gen:
             if choice == 2:
                 return r.choice(["", b"", None, [], {}]), "empty", False
             return os.urandom(r.randint(0, 5_000)), "random-bytes", False
+        if roll < 0.74:
+            choice = r.randrange(3)
+            if choice == 0:
+                text, is_json = self.run_of_one()
+                return text, "run-of-one", is_json
+            if choice == 1:
+                value = self.non_string_keys()
+                return value, "non-string-keys", not isinstance(value, str)  # a Python str is text, not JSON
+            return self.escaped_wrapper(), "claude-wrapper", False
         text_value = self.json_value()
-        if roll < 0.78:  # FastMCP `-> str`: the text as a block and again as structuredContent {"result": text}
+        if roll < 0.8:  # FastMCP `-> str`: the text as a block and again as structuredContent {"result": text}
             text = self.json_text(text_value)
             return ({"content": [{"type": "text", "text": text}], "structuredContent": {"result": text},
                      "isError": False}, "fastmcp", True)
         return self.call_result(), "mcp", False
+
+    def run_of_one(self) -> tuple[str, bool]:
+        """A long run of one character, alone, around JSON, or inside a JSON string; the bool: is it JSON."""
+        r = self.r
+        run = r.choice(_RUNS) * (r.choice([1_000, 65, 100_000, 400_000, 2_000_000]) // 2)
+        kind = r.randrange(4)
+        if kind == 0:
+            return run, False
+        if kind == 1:
+            blank = r.choice([" ", "\n", "\t", "\r\n"]) * r.choice([65, 200, 100_000])
+            return blank + self.json_text(self.json_value()) + blank[: r.randint(0, 50)], True
+        if kind == 2:
+            return json.dumps({"id": 1, "text": run}), True
+        return r.choice(["1", "-2", "3.5e"]) + "7" * r.choice([70, 500, 5_000]), False  # a long number (or not)
+
+    def non_string_keys(self, depth: int = 0) -> Any:
+        """Python data whose object keys are integers, None, tuples, floats or booleans (an SDK's dicts)."""
+        r = self.r
+        if depth > 4 or r.random() < 0.3:
+            return self.scalar() if r.random() < 0.7 else "word " * r.randint(0, 400)
+        keys = [r.randint(-5, 10**6), None, (1, "a"), 1.5, True, False, "1", "null", self.key(), float("nan")]
+        wide = depth == 0 and r.random() < 0.3  # one wide level at the top; narrow below, so the size stays sane
+        if r.random() < 0.3:
+            return [self.non_string_keys(depth + 1) for _ in range(r.choice([500, 2_000]) if wide else r.randint(1, 5))]
+        return {r.choice(keys) if r.random() < 0.7 else r.randint(0, 10**9): self.non_string_keys(depth + 1)
+                for _ in range(r.choice([100, 2_000]) if wide else r.randint(1, 6))}
+
+    def escaped_wrapper(self) -> str:
+        """Claude Code's ``{"result": "<text>"}`` with text whose JSON escapes are long (control characters,
+        quotes, backslashes, non-ASCII)."""
+        r = self.r
+        piece = r.choice(["\x01", "\x1f", '"', "\\", "\t", "\n", "é", "漢", "😀", "\u2028", "\x7f", "\ud800"])
+        text = "".join(r.choice([piece, piece * 20, "word ", "\n"]) for _ in range(r.randint(10, 20_000)))
+        if r.random() < 0.3:
+            text = self.json_text(self.json_value())
+        return json.dumps({"result": text}, ensure_ascii=r.random() < 0.5)
+
+    def query(self) -> str:
+        r = self.r
+        pieces = [r.choice(_QUERY_PIECES) for _ in range(r.randint(1, 24))]
+        if r.random() < 0.2:
+            return r.choice(["(", "[", "{a:"]) * r.randint(1, 3_000)
+        return r.choice([" | ", ".", " | ", "[*]."]).join(pieces)
 
     def policy(self, spill_dir: Path) -> Policy:
         r = self.r
@@ -277,7 +344,7 @@ class Gen:
         return Policy(
             budget=budget, encoding=r.choice(["o200k_base", "o200k_base", "cl100k_base"]),
             safety_factor=r.choice([1.0, 1.0, 1.3]), max_chars=r.choice([None, None, None, r.randint(100, 100_000)]),
-            rules=_RULES, on_fault=r.choice(["pass", "refuse"]), spill_dir=spill_dir,
+            rules=_RULES, on_fault=r.choice(["cut", "cut", "refuse"]), spill_dir=spill_dir,
             spill_max_bytes=r.choice([256 * 1024 * 1024, 2_000_000]), keep_binary=r.random() < 0.05,
             retrieval_tool=r.choice([None, "hostshape_read"]),
         )
@@ -307,12 +374,14 @@ def run_case(seed: int, case: int, spill_dir: Path) -> tuple[str, str] | None:
     policy = gen.policy(spill_dir)
     tool = gen.r.choice(_TOOLS)
     args = gen.args()
+    started = time.perf_counter()
     try:
         res = shape(raw, policy=policy, tool=tool, args=args)
     except BaseException as exc:  # the point of the run: anything escaping shape() is a finding
         if isinstance(exc, KeyboardInterrupt):
             raise
         return f"raised {type(exc).__name__} [{kind}]", traceback.format_exc(limit=-3)[-600:]
+    elapsed = time.perf_counter() - started
     if res.fault:
         return f"fault {res.fault.split(':')[0]} [{kind}]", res.fault[:300]
     try:
@@ -345,6 +414,38 @@ def run_case(seed: int, case: int, spill_dir: Path) -> tuple[str, str] | None:
         again = shape(raw, policy=policy.replace(), tool=tool, args=args)
         if again.text != res.text:
             return f"not deterministic [{kind}]", f"{res.text[:120]!r} vs {again.text[:120]!r}"
+    if res.handle and case % 2 == 0:
+        failure = _check_queries(gen, res.handle, policy, max(1, math.floor(policy.budget / policy.safety_factor)))
+        if failure is not None:
+            return failure
+    if elapsed > SLOW_SHAPE_S:
+        return f"{NOTICE} shaping took over {SLOW_SHAPE_S:g} s [{kind}]", f"{elapsed:.1f} s"
+    return None
+
+
+def _check_queries(gen: Gen, handle: str, policy: Policy, cap: int) -> tuple[str, str] | None:
+    """Model-written queries to ``hostshape_read`` on the saved result: answered, UTF-8, within the budget and
+    in time."""
+    reader = policy.replace(retrieval_tool="hostshape_read")
+    for _ in range(gen.r.randint(1, 3)):
+        query = gen.query()
+        started = time.perf_counter()
+        try:
+            answer = read(handle, query=query, policy=reader)
+        except BaseException as exc:  # noqa: BLE001 - read promises never to raise
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            return f"read raised {type(exc).__name__}", f"query {query[:120]!r}"
+        took = time.perf_counter() - started
+        try:
+            answer.encode("utf-8")
+        except UnicodeEncodeError:
+            return "read answer not UTF-8", f"query {query[:120]!r}"
+        tokens = count_tokens(answer, policy.encoding)
+        if tokens > cap:
+            return "read answer over budget", f"{tokens} > {cap} tokens; query {query[:120]!r}"
+        if took > SLOW_READ_S:
+            return "read took too long", f"{took:.1f} s; query {query[:120]!r}"
     return None
 
 

@@ -59,7 +59,8 @@ def load_corpus(directory: Path = CORPUS_DIR) -> list[Payload]:
         label = rp.file
         main = rp.main
         ident = main.id if main is not None else ""
-        out.append(CorpusPayload(label, rp.text, rp.is_json, rp.kind, ident, tuple(main.identifiers if main else ()), rp))
+        identifiers = tuple(main.identifiers if main else ())
+        out.append(CorpusPayload(label, rp.text, rp.is_json, rp.kind, ident, identifiers, rp))
         if main is not None and "@key" not in main.id and rp.kind == "list":
             try:
                 records = [r for _k, r in recall.records_at(json.loads(rp.text), main.path) if isinstance(r, dict)]
@@ -236,8 +237,8 @@ def _time(cells: list[_Cell], runs: int) -> None:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        for r in range(runs):
-            for cell, out in zip(live, samples):
+        for _ in range(runs):
+            for cell, out in zip(live, samples, strict=True):
                 if cell.first_s > SLOW_SECONDS:
                     continue
                 t0 = time.perf_counter()
@@ -246,7 +247,7 @@ def _time(cells: list[_Cell], runs: int) -> None:
     finally:
         if enabled:
             gc.enable()
-    for cell, out in zip(live, samples):
+    for cell, out in zip(live, samples, strict=True):
         cell.row.ms = statistics.median(out) * 1000
         cell.row.runs = len(out)
 
@@ -379,9 +380,11 @@ def losses(rows: list[HostRow]) -> list[tuple[str, str, str]]:
         if r.fits and not h.fits:
             out.append((r.tool, "fits where hostshape does not", where))
         if r.recall is not None and h.recall is not None and r.fits and r.recall > h.recall + 1e-9:
-            out.append((r.tool, "higher identifier recall, within the budget", f"{where} ({r.recall:.2f} vs {h.recall:.2f})"))
+            out.append((r.tool, "higher identifier recall, within the budget",
+                        f"{where} ({r.recall:.2f} vs {h.recall:.2f})"))
         if r.tasks_n and h.tasks_n and r.fits and (r.tasks_ok or 0) > (h.tasks_ok or 0):
-            out.append((r.tool, "more tasks answered, within the budget", f"{where} ({r.tasks_ok} vs {h.tasks_ok} of {r.tasks_n})"))
+            out.append((r.tool, "more tasks answered, within the budget",
+                        f"{where} ({r.tasks_ok} vs {h.tasks_ok} of {r.tasks_n})"))
         if r.retrievable and h.retrievable is False:
             out.append((r.tool, "rest retrievable where hostshape's is not", where))
         if r.ratio is not None and r.ratio > 1.0 and r.fits:

@@ -327,7 +327,7 @@ def _leancontext_retrieve(prepared: Any, shrunk: Any, original: str) -> bool:
         return False
     try:
         keys = json.loads(lines[0][len("fields: ") :])
-        rows = [dict(zip(keys, json.loads(line))) for line in lines[1:]]
+        rows = [dict(zip(keys, json.loads(line), strict=False)) for line in lines[1:]]
     except ValueError:
         return False
     doc = json.loads(original)
@@ -470,7 +470,8 @@ def _leancontext_view(text: str) -> str:
     if not lines[0].startswith("fields: "):
         return text
     keys = json.loads(lines[0][len("fields: ") :])
-    return json.dumps([dict(zip(keys, json.loads(line))) for line in lines[1:] if line], ensure_ascii=False)
+    rows = [dict(zip(keys, json.loads(line), strict=False)) for line in lines[1:] if line]
+    return json.dumps(rows, ensure_ascii=False)
 
 
 #: tool name -> decode(text) -> the JSON text a reader who knows the tool's lossless encoding reads (recall, tasks)

@@ -117,7 +117,9 @@ def openai_runs(p: Payload, budgets: list[int], say: Callable[[str], None]) -> l
     return rows
 
 
-def run_all(payloads: list[Payload], budgets: list[int], say: Callable[[str], None]) -> tuple[list[HostRunRow], dict[str, str]]:
+def run_all(
+    payloads: list[Payload], budgets: list[int], say: Callable[[str], None]
+) -> tuple[list[HostRunRow], dict[str, str]]:
     """Both hosts on each of PAYLOADS in this run; a host whose framework or peer is missing is returned as skipped."""
     skipped: dict[str, str] = {}
     rows: list[HostRunRow] = []
@@ -140,7 +142,8 @@ def table(rows: list[HostRunRow], budgets: list[int]) -> str:
     out = [head]
     for r in rows:
         if r.error:
-            out.append(f"| {r.host} | {r.file} | {r.tool} | {r.budget or 'none'} | error: {r.error} |" + " |" * (len(budgets) + 3))
+            out.append(f"| {r.host} | {r.file} | {r.tool} | {r.budget or 'none'} | error: {r.error} |"
+                       + " |" * (len(budgets) + 3))
             continue
         fit = " | ".join(("✓" if r.fits.get(str(b)) else "✗") for b in budgets)
         out.append(

@@ -102,7 +102,7 @@ def _cut_json(text: str, chars: int) -> str:
     """The first records of a JSON list whose compact text stays within ``chars``."""
     records, out = json.loads(text), []
     for r in records:
-        if len(json.dumps(out + [r], separators=(",", ":"))) > chars:
+        if len(json.dumps([*out, r], separators=(",", ":"))) > chars:
             break
         out.append(r)
     return json.dumps(out, separators=(",", ":"))
@@ -123,7 +123,7 @@ def median_cpu_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int,
     try:
         started, rounds = time.perf_counter(), 0
         while rounds < runs or (time.perf_counter() - started < min_total and rounds < 20 * runs):
-            for (fn, arg), out in zip(calls, samples):
+            for (fn, arg), out in zip(calls, samples, strict=True):
                 t0 = time.thread_time()
                 fn(arg)
                 out.append(time.thread_time() - t0)
@@ -243,7 +243,7 @@ def _into_readme(path: Path, text: str) -> None:
     readme = path.read_text(encoding="utf-8")
     head, _, rest = readme.partition(start)
     _, _, tail = rest.partition(end)
-    if not rest or not tail and end not in rest:
+    if not rest or (not tail and end not in rest):
         raise SystemExit(f"{path} has no speed-table markers")
     path.write_text(f"{head}{start}{text}\n{end}{tail}", encoding="utf-8")
 

@@ -46,7 +46,7 @@ def median_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int, min
         started = time.perf_counter()
         rounds = 0
         while rounds < runs or (time.perf_counter() - started < min_total and rounds < 20 * runs):
-            for (fn, arg), out in zip(calls, samples):
+            for (fn, arg), out in zip(calls, samples, strict=True):
                 t0 = time.perf_counter()
                 fn(arg)
                 out.append(time.perf_counter() - t0)
@@ -209,7 +209,7 @@ def cells_for(tool: Tool, payload: Payload, budget: int) -> list[Cell]:
 def time_cells(cells: list[Cell], runs: int) -> None:
     """Fill in each row's median time; cells whose tool raised stay untimed."""
     live = [c for c in cells if c.row.error is None]
-    for cell, seconds in zip(live, median_seconds([(c.shrink, c.prepared) for c in live], runs)):
+    for cell, seconds in zip(live, median_seconds([(c.shrink, c.prepared) for c in live], runs), strict=True):
         cell.row.ms = seconds * 1000
 
 

@@ -55,7 +55,7 @@ async def proxy_overhead(calls: int, budget: int) -> list[dict[str, Any]]:
         policy_file.write_text(policy_toml(policy))
         direct_cmd = mcp_server_command()
         proxy_cmd = proxy_command(policy_file)
-        errlog = open(Path(folder) / "stderr.log", "w")  # noqa: SIM115, ASYNC230 - once, before timing
+        errlog = open(Path(folder) / "stderr.log", "w")  # noqa: SIM115 - once, before timing
         async with (
             stdio_client(StdioServerParameters(command=direct_cmd[0], args=direct_cmd[1:]), errlog=errlog) as (r1, w1),
             ClientSession(r1, w1) as direct,
@@ -182,7 +182,8 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
 
 
 def render(overhead: list[dict[str, Any]], compared: list[dict[str, Any]], budget: int, calls: int) -> str:
-    title = f"# hostshape proxy and FastMCP middleware: one run of `python bench/proxy.py --calls {calls} --budget {budget}`"
+    title = ("# hostshape proxy and FastMCP middleware: one run of "
+             f"`python bench/proxy.py --calls {calls} --budget {budget}`")
     out = [
         title,
         "",

@@ -40,7 +40,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from hostshape.tokens import count_tokens
+from hostshape.tokens import count_tokens  # noqa: E402 - needs the repository root on sys.path
 
 MANIFEST = ROOT / "corpus" / "manifest.toml"
 BUDGETS = (2000, 4000, 8000)

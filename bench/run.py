@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import core, corpus, hostbench, hostpeers, hostruns, measure, peers, report
+from bench import core, corpus, hostbench, hostpeers, hostruns, measure, peers, report  # noqa: E402 - after sys.path
 
 BUDGETS = (2000, 4000, 8000)
 NOTES = Path(__file__).with_name("NOTES.md")
@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> str:
         "seconds": round(time.perf_counter() - started, 1),
     }
     ran = [t.name for t in tools if t.name not in missing]
-    text = render(rows, core_rows, passthrough, versions, missing, env, [n for n in ran if n in {t.name for t in peers.TOOLS}])
+    peer_names = {t.name for t in peers.TOOLS}
+    text = render(rows, core_rows, passthrough, versions, missing, env, [n for n in ran if n in peer_names])
     text += render_hosts(host_rows, host_tools, run_rows, run_skipped, env)
 
     args.out.mkdir(parents=True, exist_ok=True)

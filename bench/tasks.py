@@ -158,7 +158,7 @@ def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
         if isinstance(node, dict):
             cols, rows = node.get("fields"), node.get("rows")
             if isinstance(cols, list) and isinstance(rows, list) and (id_field in cols or leaf in cols):
-                out.extend(dict(zip(cols, r)) for r in rows if isinstance(r, list))
+                out.extend(dict(zip(cols, r, strict=False)) for r in rows if isinstance(r, list))
                 return
             for value in node.values():
                 walk(value, depth + 1)

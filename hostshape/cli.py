@@ -9,6 +9,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hostshape.policy import Policy
 
 DESCRIPTION = "Shape MCP tool results to a token budget, page through what was cut, and measure MCP servers."
 READ_COMMAND = "hostshape read"  # the way back from a result the CLI shaped, named in the envelope's hint
@@ -114,7 +118,7 @@ def _host_name(name: str) -> str:
     return name
 
 
-def _policy(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _policy(args: argparse.Namespace) -> Policy:
     """The policy by the one discovery rule (hostshape.policy_file), with --budget applied."""
     from hostshape import policy_file
     from hostshape.policy import Policy
@@ -124,7 +128,7 @@ def _policy(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return policy.replace(budget=args.budget) if getattr(args, "budget", None) else policy
 
 
-def _load_policy(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _load_policy(args: argparse.Namespace) -> Policy | None:
     """``_policy``, or None after printing why it cannot be used."""
     try:
         return _policy(args)

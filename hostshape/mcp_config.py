@@ -7,8 +7,9 @@ Reads the MCP configuration forms hosts use:
 - ``{"servers": {...}}``: VS Code ``.vscode/mcp.json`` (and ``{"mcp": {"servers": ...}}`` in ``settings.json``).
 
 ``wrap`` turns each stdio server (an entry with ``command``), or only those named with ``--server``, from
-``{"command": C, "args": A, ...}`` into ``{"command": <hostshape>, "args": ["proxy", <options>, "--server", NAME, "--", C, *A], ...}`` (``--server``
-lets rules of a shared policy file name the server).
+``{"command": C, "args": A, ...}`` into
+``{"command": <hostshape>, "args": ["proxy", <options>, "--server", NAME, "--", C, *A], ...}``
+(``--server`` lets rules of a shared policy file name the server).
 Every other key (``env``, ``cwd``, ``type``, ``disabled``, ...) and every other entry stays as it was; servers
 reached by URL are left alone (point a proxy at them with ``hostshape proxy --url``). ``unwrap`` restores
 ``command`` and ``args`` from what follows ``--``. Both write a backup next to the file first
@@ -178,7 +179,7 @@ def _load(text: str) -> Any:
             '"args": ["proxy", "--", <its command>, <its args>...].'
         ) from None
     if not isinstance(doc, dict):
-        raise ValueError("not a JSON object")  # noqa: TRY004 - a bad file, reported like a parse error
+        raise ValueError("not a JSON object")
     return doc
 
 

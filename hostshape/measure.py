@@ -50,12 +50,14 @@ class Report:
 
 
 class _Call(argparse.Action):
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
 
 
 class _Args(argparse.Action):
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         if not namespace.calls:
             parser.error("--args must follow a --call")
         try:
@@ -144,7 +146,7 @@ async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], p
         params = StdioServerParameters(command=sys.executable,
                                        args=["-m", "hostshape.measure", "--watch", status_file, "--", *command])
         stderr_file = os.path.join(folder, "stderr")
-        with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:  # noqa: ASYNC230 - a temp file
+        with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:
             try:
                 async with stdio_client(params, errlog=errlog) as (read, write), \
                         ClientSession(read, write) as session:

@@ -22,10 +22,26 @@ class Parsed:
     error: str | None = None
 
 
+_BLANKS = "\ufeff \t\r\n"
+_SCALAR_STARTS = frozenset('"-0123456789tfn')
+
+
+def first_char(text: str) -> str:
+    """The first character after any leading blanks (and byte-order mark), however many there are; "" if none."""
+    stripped = text.lstrip(_BLANKS) if text[:1] in _BLANKS else text
+    return stripped[:1]
+
+
 def looks_like_json(text: str) -> bool:
-    """True when the first non-blank character opens a JSON object or array."""
-    head = text[:64].lstrip("\ufeff \t\r\n")
-    return head[:1] in ("{", "[")
+    """True when the first non-blank character, however far in, opens a JSON object or array."""
+    return first_char(text) in ("{", "[")
+
+
+def may_be_json(text: str) -> bool:
+    """True when ``text`` could be one JSON document (object, array, string, number or literal), judged by its
+    first non-blank character; ``parse_json`` decides."""
+    head = first_char(text)
+    return head in ("{", "[") or (head != "" and head in _SCALAR_STARTS)
 
 
 def parse_json(text: str) -> Parsed:

@@ -2,7 +2,9 @@
 
 ``shape`` never raises. A result that already fits (and has no configured projection) is left as the host made
 it; anything else comes back as text that fits the budget exactly, with an envelope saying what was cut, and the
-full original saved to the spill store so it can be retrieved.
+full original saved to the spill store so it can be retrieved. A fault inside any step is logged and answered per
+``policy.on_fault``: by default a plain cut within the budget (hostshape/fault.py), never the raw result unless
+the policy opts in with ``"pass"``.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from hostshape import telemetry
 from hostshape.budget import Limit
 from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
-from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, no_cursor
-from hostshape.host import HostForm, refusal, shape_for_host
+from hostshape.fault import after_fault
+from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.host import HostForm, shape_for_host
 from hostshape.policy import Policy
 from hostshape.project import project, surrogate_note
 from hostshape.records import records_from_text
-from hostshape.render import NotExact, dumps, safe_text
+from hostshape.render import NotExact, dumps
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
 from hostshape.unwrap import Payload, unwrap
@@ -45,7 +48,7 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
         try:
             result = shape_for_host(raw, host, _shape_once, policy=policy, tool=tool, server=server, args=args)
         except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
-            result = _fault(raw, policy, tool, server, exc, time.perf_counter())
+            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
     telemetry.record(result)
     return result
 
@@ -58,11 +61,12 @@ def _shape_once(raw: Any, policy: Policy, tool: str | None, server: str | None,
         result = _shape(raw, policy, tool, server, args, started)
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
-            result = _fault(raw, policy, tool, server, exc, started)
-        except Exception:  # noqa: BLE001 - not even the fault could be described: leave the result alone
+            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args, started=started)
+        except Exception:  # noqa: BLE001 - not even the fault could be described
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
-            result = Shaped(text="", changed=False, is_json=False, bytes_before=0, budget=policy.budget,
-                            truncated=False, strategy="fault", fault="unreportable fault")
+            passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
+            result = Shaped(text="" if passing else "…", changed=not passing, is_json=False, bytes_before=0,
+                            budget=policy.budget, truncated=not passing, strategy="fault", fault="unreportable fault")
     return result
 
 
@@ -102,7 +106,11 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
         facts.replaced = True
     table = records_from_text(payload.text) if not payload.is_data and not payload.is_error else None
     if payload.is_data and not payload.is_error:
-        projection = project(payload.value, rule, generic=rule.generic if rule is not None else True,
+        value, hidden = narrow_wide(payload.value, len(payload.text), limit)
+        if hidden:
+            facts.truncated = True
+            facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
+        projection = project(value, rule, generic=rule.generic if rule is not None else True,
                              max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
@@ -149,39 +157,3 @@ def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))
-
-
-def _fault(raw: Any, policy: Policy, tool: str | None, server: str | None, exc: Exception,
-           started: float) -> Shaped:
-    log.exception("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault)
-    fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
-    budget = policy.budget
-    common = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
-                  elapsed_ms=(time.perf_counter() - started) * 1000)
-    if policy.on_fault == "pass":
-        text = raw if isinstance(raw, str) else _best_effort_text(raw)
-        return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
-                      truncated=False, strategy="fault", input_text=text, **common)  # type: ignore[arg-type]
-    limit = Limit.of(policy, budget)
-    text = refusal(type(exc).__name__, limit.fits, tool)
-    if not limit.fits(text):
-        text = last_resort(False, WayBack(), limit, Facts()).text
-    return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
-                  **common)  # type: ignore[arg-type]
-
-
-def _message(exc: Exception) -> str:
-    try:
-        return str(exc)
-    except Exception:  # noqa: BLE001
-        return "(no message)"
-
-
-def _best_effort_text(raw: Any) -> str:
-    """Whatever text can be had from ``raw`` after a fault; never raises."""
-    for attempt in (lambda: unwrap(raw).text, lambda: repr(raw)[:10000]):
-        try:
-            return safe_text(attempt())
-        except Exception:  # noqa: BLE001
-            continue
-    return f"<unprintable {type(raw).__name__}>"

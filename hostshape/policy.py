@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -20,7 +21,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-OnFault = Literal["pass", "refuse"]
+OnFault = Literal["cut", "refuse", "pass"]
+ON_FAULT = ("cut", "refuse", "pass")
 
 DEFAULT_BUDGET = 4000
 DEFAULT_SPILL_MAX_BYTES = 256 * 1024 * 1024
@@ -46,6 +48,8 @@ class Rule:
     def __post_init__(self) -> None:
         if self.jmespath is not None and self.fields is not None:
             raise ValueError(f"rule for {self.tool!r}: give jmespath or fields, not both")
+        if self.budget is not None and (not _is_int(self.budget) or self.budget < 1):
+            raise ValueError(f"rule for {self.tool!r}: budget must be a positive number of tokens, not {self.budget!r}")
         if self.fields is not None and not isinstance(self.fields, tuple):
             object.__setattr__(self, "fields", tuple(self.fields))
         if self.jmespath is not None:
@@ -73,8 +77,10 @@ class Policy:
     - ``spill_dir`` / ``spill_max_bytes``: where full originals are saved when anything is cut (default: a private
       folder under the user's cache directory) and the total size kept before the oldest are evicted.
       ``spill=False`` turns saving off (the envelope then says the rest is not retrievable).
-    - ``on_fault``: when hostshape itself fails, ``"pass"`` leaves the host's result untouched (fail open),
-      ``"refuse"`` returns a short refusal with a remedy (fail closed). Either way the fault is logged.
+    - ``on_fault``: when hostshape itself fails. ``"cut"`` (the default) answers within the budget with the start
+      of the result's text and a note that shaping failed, the full original saved for retrieval; ``"refuse"``
+      returns a short refusal with a remedy (fail closed); ``"pass"`` leaves the host's result untouched (fail
+      open: the budget is then NOT kept, an explicit opt-in). Every fault is logged.
     - ``keep_binary``: keep base64 images and blobs instead of a labelled placeholder.
     - ``retrieval_tool``: the name of the retrieval tool the host offers, for the envelope's hint; set by the
       adapters' ``install`` helpers.
@@ -88,21 +94,35 @@ class Policy:
     spill: bool = True
     spill_dir: Path | None = None
     spill_max_bytes: int = DEFAULT_SPILL_MAX_BYTES
-    on_fault: OnFault = "pass"
+    on_fault: OnFault = "cut"
     keep_binary: bool = False
     retrieval_tool: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.budget, int) or self.budget < 1:
+        """Refuse values that would make every call fault or the budget meaningless, naming the field."""
+        if not _is_int(self.budget) or self.budget < 1:
             raise ValueError(f"budget must be a positive number of tokens, not {self.budget!r}")
-        if self.safety_factor < 1.0:
-            raise ValueError("safety_factor must be >= 1.0")
-        if self.on_fault not in ("pass", "refuse"):
-            raise ValueError(f"on_fault must be 'pass' or 'refuse', not {self.on_fault!r}")
-        if self.max_chars is not None and self.max_chars < 1:
-            raise ValueError("max_chars must be positive")
+        if (isinstance(self.safety_factor, bool) or not isinstance(self.safety_factor, (int, float))
+                or not math.isfinite(self.safety_factor) or self.safety_factor < 1.0):
+            raise ValueError(f"safety_factor must be a finite number >= 1.0, not {self.safety_factor!r}")
+        if self.on_fault not in ON_FAULT:
+            raise ValueError(f"on_fault must be one of {', '.join(map(repr, ON_FAULT))}, not {self.on_fault!r}")
+        if self.max_chars is not None and (not _is_int(self.max_chars) or self.max_chars < 1):
+            raise ValueError(f"max_chars must be a positive number of characters or None, not {self.max_chars!r}")
+        if not _is_int(self.spill_max_bytes) or self.spill_max_bytes < 0:
+            raise ValueError(f"spill_max_bytes must be a number of bytes >= 0, not {self.spill_max_bytes!r}")
+        for name in ("spill", "keep_binary"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.retrieval_tool is not None and not isinstance(self.retrieval_tool, str):
+            raise ValueError(f"retrieval_tool must be a tool name or None, not {self.retrieval_tool!r}")
+        if isinstance(self.rules, (str, bytes, Rule)) or not isinstance(self.rules, (tuple, list)):
+            raise ValueError(f"rules must be a sequence of Rule, not {type(self.rules).__name__}")
         if not isinstance(self.rules, tuple):
             object.__setattr__(self, "rules", tuple(self.rules))
+        for rule in self.rules:
+            if not isinstance(rule, Rule):
+                raise ValueError(f"rules must hold Rule objects, not {type(rule).__name__}")
         if self.spill_dir is not None and not isinstance(self.spill_dir, Path):
             object.__setattr__(self, "spill_dir", Path(self.spill_dir))
         from hostshape.tokens import ENCODINGS
@@ -152,6 +172,10 @@ class Policy:
         if unknown:
             raise ValueError(f"unknown policy keys: {', '.join(sorted(unknown))}")
         return cls(rules=rules, **data)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:

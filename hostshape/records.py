@@ -167,7 +167,7 @@ def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[
     document (strings, or objects whose one string column is unique); None when they are not such rows."""
     cells = [_cells(r) for r in rows]
     head = cells[:50]
-    if any(r is None for r in head):
+    if not head or any(r is None for r in head):
         return None
     width = len(head[0])  # type: ignore[arg-type]
     if width < 2 or any(len(r) != width for r in head):  # type: ignore[arg-type]

@@ -1,8 +1,9 @@
 """The way back: read a budgeted page of a saved full result, optionally narrowed by a JMESPath query.
 
 Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor="")``, registered by its adapter.
-``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, and every
-answer (including errors) is a short, budgeted text that says what to do next. Pages of a record list hold whole
+``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, a query's
+time and the size of what it builds are bounded (hostshape/query.py), and every answer (including errors) is a
+short, budgeted text that says what to do next. Pages of a record list hold whole
 records; following ``next`` from the first page to the last returns every record exactly once.
 """
 
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import logging
 
-import jmespath
-from jmespath.exceptions import JMESPathError
+from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
 from hostshape.budget import Limit
 from hostshape.cursor import CursorError, Position, decode, encode
@@ -21,6 +21,8 @@ from hostshape.parse import parse_json
 from hostshape.policy import Policy
 from hostshape.render import safe_text
 from hostshape.project import shrink
+from hostshape.query import QueryTooCostly
+from hostshape.query import search as bounded_search
 from hostshape.spill import store_for
 
 log = logging.getLogger("hostshape")
@@ -54,10 +56,19 @@ def read(handle: str, query: str | None = None, cursor: str | None = None, *, po
     return answer if limit.fits(answer) else last_resort(False, WayBack(), limit, Facts()).text
 
 
-def _shown(value: object) -> str:
+def _shown(value: object, most: int = 40) -> str:
     """A model-supplied value, quoted and cut short, for error messages."""
     text = safe_text(str(value))
-    return repr(text if len(text) <= 40 else text[:40] + "…")
+    return repr(text if len(text) <= most else text[:most] + "…")
+
+
+def _reason(exc: JMESPathError) -> str:
+    """What went wrong, without the value it went wrong on (jmespath's type errors print the whole value, which
+    may be the whole saved result)."""
+    if isinstance(exc, JMESPathTypeError):
+        return (f"In function {exc.function_name}(), invalid type: got {exc.actual_type}, expected one of "
+                f"{exc.expected_types}")
+    return str(exc)
 
 
 def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
@@ -90,10 +101,14 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
     value = parse_json(text).value
     if query:
         try:
-            value = jmespath.search(query, value)
+            value = bounded_search(query, value, len(text))
+        except QueryTooCostly as exc:
+            return (f"[hostshape] the query {_shown(query)} was stopped: {exc}. Narrow it (filter records first, "
+                    "e.g. \"items[?state=='open']\", pick fewer fields, avoid repeating @), or call again without "
+                    "query to page through the result.")
         except JMESPathError as exc:
-            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(exc)}); fix it or "
-                    "call again without query.")
+            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(_reason(exc), 120)}); "
+                    "fix it or call again without query.")
         facts.matched = value not in (None, [], {})
     else:
         projection = shrink(value, max_records=offset + limit.tokens + 1)

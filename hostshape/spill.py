@@ -1,7 +1,9 @@
 """The spill store: full originals saved privately so that what the budget cut can be retrieved.
 
 Layout: one folder per store (mode 0700, owned by the current user, never a symlink) holding a random secret
-(``.secret``, 0600) and one file per result (``<handle>.json`` or ``.txt``, 0600). A handle is an HMAC of the
+(``.secret``, 0600) and one file per result (``<handle>.json`` or ``.txt``, 0600). Every file the store reads
+must be a regular file owned by this user, with one link and no group/other permissions; anything else (planted
+while the folder was open to others) is ignored, then replaced or evicted. A handle is an HMAC of the
 tool, its arguments and the content under that secret: the same call with the same result gives the same handle
 and is written once; another user sharing the parent folder can neither list the folder nor guess a handle.
 Files are written to a temporary name and renamed into place, so concurrent writers never see half a file.
@@ -13,20 +15,35 @@ from __future__ import annotations
 import errno
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
 import stat
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hostshape.render import dumps
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: dead temporary files are then found by age only
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger("hostshape")
+
 HANDLE = re.compile(r"^hs_[0-9a-f]{24}$")
 _SECRET = ".secret"
+# Temporary files of a save in progress (``_write_atomically``) or of the secret's creation.
+_TEMP = re.compile(r"^\.(?:hs_[0-9a-f]{24}\.(?:json|txt)|secret)\.[0-9a-f]{16}\.tmp$")
+# A temporary file is a dead writer's leftover when no writer holds its lock and it is older than this (a live
+# writer takes the lock right after creating it), or in any case when it is older than STALE_TEMP_S.
+DEAD_TEMP_S = 2.0
+STALE_TEMP_S = 3600.0
 
 
 class SpillError(OSError):
@@ -43,9 +60,12 @@ class Saved:
 
 
 def default_dir() -> Path:
-    """``$XDG_CACHE_HOME/hostshape/spill`` (``~/.cache`` when unset), or a per-user temp folder without a home."""
-    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache"))
-    if not base or base.startswith("~"):
+    """``$XDG_CACHE_HOME/hostshape/spill`` (``~/.cache`` when unset or relative: the XDG Base Directory spec says
+    a relative path there is invalid and must be ignored), or a per-user temp folder without a home."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
         base = os.path.join(tempfile.gettempdir(), f"hostshape-{os.geteuid()}")
     return Path(base) / "hostshape" / "spill"
 
@@ -113,7 +133,7 @@ class SpillStore:
             content = text.encode("utf-8", "replace")
             handle = _handle(secret, tool, args, content)
             name = f"{handle}.{'json' if is_json else 'txt'}"
-            if not _is_regular(name, fd):
+            if not _is_ours(name, fd):  # absent, or planted by someone else: (re)written by us
                 _write_atomically(name, content, fd)
                 self._evict(keep=name, fd=fd)
         except OSError as exc:
@@ -131,35 +151,84 @@ class SpillStore:
             except OSError:
                 continue
             with os.fdopen(file_fd, "rb") as f:
-                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                if not _trusted(os.fstat(f.fileno())):
                     return None
                 return f.read().decode("utf-8", "replace"), is_json
         return None
 
     def _evict(self, keep: str, fd: int) -> None:
-        """Delete the least recently written files until the folder is within ``max_bytes``. Files that another
-        process evicts at the same time are simply skipped."""
+        """Delete the least recently written files until the folder is within ``max_bytes``; a dead writer's
+        temporary files and files that are not ours go first, and live writers' temporary files count towards
+        the bound. Files that another process evicts at the same time are simply skipped."""
         entries = []
+        total = 0
+        now = time.time()
         with os.scandir(self.directory) as it:
-            names = [e.name for e in it if HANDLE.match(e.name.rsplit(".", 1)[0])]
+            names = [e.name for e in it if HANDLE.match(e.name.rsplit(".", 1)[0]) or _TEMP.match(e.name)]
         for name in names:
             try:
                 st = os.stat(name, dir_fd=fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            if stat.S_ISREG(st.st_mode):
-                entries.append((st.st_mtime_ns, name, st.st_size))
-        total = sum(size for _, _, size in entries)
+            if _TEMP.match(name):
+                if _is_dead_temp(name, st, fd, now):
+                    _unlink(name, fd)
+                else:
+                    total += st.st_size
+                continue
+            if not _trusted(st):
+                _unlink(name, fd)
+                continue
+            entries.append((st.st_mtime_ns, name, st.st_size))
+        total += sum(size for _, _, size in entries)
         for _, name, size in sorted(entries):
             if total <= self.max_bytes:
                 break
             if name == keep:
                 continue
-            try:
-                os.unlink(name, dir_fd=fd)
-            except FileNotFoundError:
-                pass
+            _unlink(name, fd)
             total -= size
+
+
+def _trusted(st: os.stat_result, *, links: bool = True) -> bool:
+    """A file the store may read: a regular file it wrote (owned by this user, private, and with ``links`` one
+    link: a result file is only ever renamed into place, while the secret briefly has two as it is created)."""
+    return (stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077
+            and (st.st_nlink == 1 or not links))
+
+
+def _is_ours(name: str, fd: int) -> bool:
+    try:
+        return _trusted(os.stat(name, dir_fd=fd, follow_symlinks=False))
+    except FileNotFoundError:
+        return False
+
+
+def _is_dead_temp(name: str, st: os.stat_result, fd: int, now: float) -> bool:
+    """True when the temporary file ``name`` belongs to no live writer (see DEAD_TEMP_S)."""
+    age = now - st.st_mtime
+    if age > STALE_TEMP_S or st.st_uid != os.geteuid() or not stat.S_ISREG(st.st_mode):
+        return True
+    if age < DEAD_TEMP_S or fcntl is None:
+        return False
+    try:
+        temp_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(temp_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # a writer holds it
+    finally:
+        os.close(temp_fd)
+    return True
+
+
+def _unlink(name: str, fd: int) -> None:
+    try:
+        os.unlink(name, dir_fd=fd)
+    except FileNotFoundError:
+        pass
 
 
 def _handle(secret: bytes, tool: str | None, args: Any, content: bytes) -> str:
@@ -193,7 +262,9 @@ def _check_private_dir(fd: int, directory: Path) -> None:
 
 
 def _read_or_create_secret(fd: int) -> bytes:
-    """The folder's secret; created complete and then linked into place, so concurrent openers agree on it."""
+    """The folder's secret; created complete and then linked into place, so concurrent openers agree on it. A
+    ``.secret`` that this user did not write privately (another user's, a link, readable by others) is
+    replaced: whoever planted it could predict handles and forge cursors."""
     try:
         return _read_secret(fd)
     except FileNotFoundError:
@@ -212,25 +283,46 @@ def _read_or_create_secret(fd: int) -> bytes:
 
 
 def _read_secret(fd: int) -> bytes:
-    secret_fd = os.open(_SECRET, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+    """The secret, or FileNotFoundError when there is none or an untrusted one was just removed."""
+    try:
+        secret_fd = os.open(_SECRET, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a symlink planted as .secret
+            _remove_untrusted_secret(fd, None)
+            raise FileNotFoundError(_SECRET) from exc
+        raise
     with os.fdopen(secret_fd, "rb") as f:
-        data = f.read()
+        st = os.fstat(f.fileno())
+        if not _trusted(st, links=False):
+            _remove_untrusted_secret(fd, st)
+            raise FileNotFoundError(_SECRET)
+        data = f.read(33)
     if len(data) != 32:
         raise SpillError("the spill folder's .secret is not a hostshape secret")
     return data
 
 
-def _is_regular(name: str, fd: int) -> bool:
+def _remove_untrusted_secret(fd: int, seen: os.stat_result | None) -> None:
+    """Remove the ``.secret`` entry found untrusted (only that one: not a good secret another opener has put in
+    its place meanwhile)."""
     try:
-        return stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)
+        now = os.stat(_SECRET, dir_fd=fd, follow_symlinks=False)
     except FileNotFoundError:
-        return False
+        return
+    planted_link = seen is None and stat.S_ISLNK(now.st_mode)
+    if planted_link or (seen is not None and (now.st_ino, now.st_dev) == (seen.st_ino, seen.st_dev)):
+        log.warning("hostshape: replacing an untrusted %s in the spill folder", _SECRET)
+        _unlink(_SECRET, fd)
 
 
 def _write_atomically(name: str, content: bytes, fd: int) -> None:
+    """Write to a temporary name under an exclusive lock (so eviction can tell a live writer from a dead one),
+    then rename into place."""
     tmp = f".{name}.{secrets.token_hex(8)}.tmp"
     file_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
     try:
+        if fcntl is not None:
+            fcntl.flock(file_fd, fcntl.LOCK_EX)
         with os.fdopen(file_fd, "wb") as f:
             f.write(content)
         os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)

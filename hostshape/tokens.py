@@ -76,7 +76,7 @@ _SPECS: dict[str, _Spec] = {
     "cl100k_base": _Spec(
         url="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
         sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 - tiktoken's regex, verbatim
         special_tokens={
             "<|endoftext|>": 100257,
             "<|fim_prefix|>": 100258,
@@ -162,7 +162,7 @@ def parse_vocabulary(data: bytes) -> dict[bytes, int]:
 
 
 # The narrow vocabulary: every token made only of these bytes. Text whose characters are all in U+0000-U+00FF or
-# U+2000-U+2FFF (ASCII, Latin-1, general punctuation such as "…" and "’", arrows, symbols) is UTF-8 made only of
+# U+2000-U+2FFF (ASCII, Latin-1, general punctuation such as "…" and U+2019, arrows, symbols) is UTF-8 made only of
 # these bytes, so every span of it that is a token at all is a token of the narrow vocabulary, and BPE, which only
 # ever looks up spans of the text, tokenizes it exactly as with the whole vocabulary (tests/test_tokens.py checks
 # both). It is two thirds of o200k_base and builds in two thirds of the time.
@@ -199,7 +199,7 @@ def _deserialize(data: bytes) -> dict[bytes, int]:
     ranks = struct.unpack_from(f"<{n}I", body, len(body) - 4 * n)
     if len(tokens) != n:
         raise ValueError("token count does not match the header")
-    return dict(zip(tokens, ranks))
+    return dict(zip(tokens, ranks, strict=True))
 
 
 def cache_dir() -> Path | None:
@@ -282,10 +282,7 @@ def load_ranks(name: str, folder: Path | None, part: str = "full") -> dict[bytes
         cached = _read_cache(folder, name, part)
         if cached is not None:
             return cached
-    if part == "narrow":
-        ranks = narrow_ranks(load_ranks(name, folder))
-    else:
-        ranks = parse_vocabulary(vocabulary_bytes(name))
+    ranks = narrow_ranks(load_ranks(name, folder)) if part == "narrow" else parse_vocabulary(vocabulary_bytes(name))
     if folder is not None:
         data = _serialize(name, part, ranks)
         if (hashlib.sha256(data).hexdigest(), len(data)) == _spec(name).pins[part]:

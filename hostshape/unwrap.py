@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hostshape.parse import looks_like_json, parse_json
-from hostshape.render import NotExact, dumps, safe_text
+import orjson
+
+from hostshape.parse import first_char, looks_like_json, may_be_json, parse_json
+from hostshape.render import MAX_DEPTH, NotExact, dumps, safe_text
 
 _BLOCK_TYPES = frozenset(
     {"text", "image", "audio", "resource", "resource_link", "input_text", "input_image", "input_file", "output_text"}
@@ -92,12 +94,11 @@ class _Unwrapper:
 
     def _text(self, text: str) -> Payload:
         text = safe_text(text)
-        if not looks_like_json(text) and not text[:64].lstrip("\ufeff \t\r\n").startswith('"'):
-            parsed = parse_json(text) if len(text) < 64 else None
-            if parsed is not None and parsed.ok:
-                return Payload(text=text, value=parsed.value, looks_json=True)
+        if not may_be_json(text):
             return Payload(text=text)
-        parsed = parse_json(text)
+        parsed = parse_json(text)  # JSON-ness is decided by parsing the whole text, never by a prefix
+        if not parsed.ok and not looks_like_json(text) and first_char(text) != '"':
+            return Payload(text=text)  # prose that happens to start like a number or a literal
         if not parsed.ok:
             return Payload(text=text, parse_error=parsed.error, looks_json=parsed.looks_json)
         inner = _result_wrapper(parsed.value)
@@ -116,7 +117,7 @@ class _Unwrapper:
         if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
             return self._blocks(content, structured=raw.get("structuredContent", MISSING),
                                 is_error=bool(raw.get("isError")))
-        if set(raw) == {"structuredContent"}:
+        if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
         inner = _result_wrapper(raw)
         if inner is not MISSING:
@@ -201,13 +202,88 @@ def _model_dump(obj: Any) -> Any:
 
 
 def _data(value: Any) -> Payload:
-    """Structured data; its text is its compact JSON. Data JSON cannot carry exactly (nesting past the renderer's
-    depth, integers too long to print) is never passed through as it is."""
+    """Structured data; its text is its compact JSON. Keys that are not strings (``{1: ...}``, ``None``, tuples)
+    become their JSON or ``str`` form first, so that no later step meets them. Data JSON cannot carry exactly
+    (nesting past the renderer's depth, integers too long to print) is never passed through as it is."""
     try:
-        return Payload(text=dumps(value, exact=True), value=value, looks_json=True)
+        return Payload(text=orjson.dumps(value).decode(), value=value, looks_json=True)
+    except (TypeError, orjson.JSONEncodeError, RecursionError):
+        pass  # non-string keys, long integers, deep nesting, objects JSON has no form for: the slow path
+    value, renamed, labelled = json_ready(value)
+    notes = [f"{renamed:,} non-string keys shown as strings"] if renamed else []
+    if labelled:
+        notes.append(f"{labelled:,} integers too long to print replaced by labels")
+    try:
+        return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes,
+                       opaque=bool(labelled))
     except NotExact as exc:
         return Payload(text=dumps(value), value=value, looks_json=True, opaque=True,
-                       notes=[f"not renderable as is ({exc}); such values are replaced by labels"])
+                       notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"])
+
+
+_MAX_INT_BITS = 13_000  # about 3,900 digits: as render.py, below CPython's 4,300-digit printing limit
+_MAX_KEY_DEPTH = MAX_DEPTH + 50  # deeper members are left to the renderer, which labels them past MAX_DEPTH
+
+
+def json_ready(value: Any) -> tuple[Any, int, int]:
+    """``value`` with every object key a string, and integers too long for Python to print replaced by the label
+    the renderer gives them, so that no later step meets either; and how many keys and integers were replaced.
+    Unchanged containers are returned as they are (no copy); a key that would collide with another gets its
+    type's name appended."""
+    renamed = labelled = 0
+
+    def convert(item: Any, depth: int) -> Any:
+        nonlocal renamed, labelled
+        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
+            labelled += 1
+            return dumps(item)[1:-1]  # the renderer's label: "[integer of about N digits omitted]"
+        if depth > _MAX_KEY_DEPTH:
+            return item
+        if isinstance(item, dict):
+            out: dict[str, Any] = {}
+            changed = False
+            for key, member in item.items():
+                new_member = convert(member, depth + 1)
+                changed = changed or new_member is not member
+                if not isinstance(key, str):
+                    key = _key_text(key, out, item)
+                    renamed += 1
+                    changed = True
+                out[key] = new_member
+            return out if changed else item
+        if isinstance(item, (list, tuple)):
+            members = [convert(m, depth + 1) for m in item]
+            if any(new is not old for new, old in zip(members, item)):
+                return members
+            return item
+        return item
+
+    return convert(value, 0), renamed, labelled
+
+
+def _key_text(key: Any, taken: dict[str, Any], original: dict[Any, Any]) -> str:
+    """A string for a non-string ``key``: its JSON form (``1``, ``null``, ``true``), else its ``str``; with its
+    type's name, then a number, appended when that string is already a key."""
+    if key is None or isinstance(key, (bool, int, float)):
+        try:
+            text = dumps(key)
+        except Exception:  # noqa: BLE001 - an integer too long to print
+            text = dumps(str(key)[:40])
+    else:
+        text = dumps(key) if isinstance(key, (tuple, list)) else _text_of(key)
+    text = safe_text(text)
+    candidate, number = text, 1
+    while candidate in taken or candidate in original:
+        candidate = f"{text} ({type(key).__name__})" if number == 1 else f"{text} ({type(key).__name__} {number})"
+        number += 1
+    return candidate
+
+
+def _text_of(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - an object whose __str__ raises
+        return f"<unprintable {type(value).__name__}>"
 
 
 def _is_block(item: Any) -> bool:

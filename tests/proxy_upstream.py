@@ -4,8 +4,9 @@ Run as ``python tests/proxy_upstream.py``. Besides every tool of ``hostshape.exa
 ``crash()`` exits the process mid-call, ``hang(seconds)`` blocks the whole process (no answer, not even to ping),
 ``garble()`` writes a line that is not JSON-RPC to stdout and then blocks, ``progress(steps, delay)`` reports
 progress and logs a message before answering, ``counter()`` answers with how many calls this process served (so a
-test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment, ``typed_pulls()`` returns typed records (an output schema
-with required fields that a shaped result cannot satisfy). tools/list is paginated, four tools a page, as some real servers do.
+test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment,
+``typed_pulls()`` returns typed records (an output schema with required fields that a shaped result cannot
+satisfy). tools/list is paginated, four tools a page, as some real servers do.
 """
 
 from __future__ import annotations

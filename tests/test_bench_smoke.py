@@ -66,8 +66,8 @@ def test_task_reader_reads_hostshape_index_and_cut_json() -> None:
     """The reader takes records from JSON lists and columnar indexes, and from JSON members in cut-off text."""
     import json as _json
 
-    from bench.corpus import Payload
     from bench import tasks
+    from bench.corpus import Payload
 
     records = [{"number": n, "title": f"title of record {n} is long enough", "state": "open"} for n in (5, 6, 7)]
     p = Payload("x.json", _json.dumps(records), True, "list", "number", (5, 6, 7))

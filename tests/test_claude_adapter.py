@@ -130,7 +130,7 @@ async def test_core_fault_leaves_the_result_and_the_run_completes(
 ) -> None:
     monkeypatch.setattr("hostshape.pipeline.project", _boom)
     with caplog.at_level(logging.WARNING, logger="hostshape"):
-        result = await run("list_issues_small", policy=policy.replace(budget=1000))  # over budget: project() runs
+        result = await run("list_issues_small", policy=policy.replace(budget=1000, on_fault="pass"))  # project() runs
     assert result.received == result.extra["hook_inputs"][0]["tool_response"]  # the host's own result
     assert not is_shaped(result.received)
     assert not result.extra["messages"][-1].is_error
@@ -378,7 +378,7 @@ def test_refusal_fits_the_budget(policy: Policy, monkeypatch: pytest.MonkeyPatch
         out = adapter.shape_hook_input(_post_tool_use("x"), policy.replace(budget=budget, on_fault="refuse"))
         assert out is not None
         assert count_tokens(out["hookSpecificOutput"]["updatedMCPToolOutput"]) <= budget
-    assert adapter.shape_hook_input(_post_tool_use("x"), policy) is None  # on_fault="pass": leave it
+    assert adapter.shape_hook_input(_post_tool_use("x"), policy.replace(on_fault="pass")) is None  # leave it
 
 
 # -- installing ----------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ one policy discovery rule, --version, python -m hostshape, and help text without
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -16,10 +17,9 @@ from hostshape.cli import main
 from hostshape.demo import HOSTS, host_names, resolve_hosts
 from hostshape.examples import payload_path
 
-try:  # imported now, not under capsys: mcp binds sys.stderr as stdio_client's default errlog at import time
+# imported now, not under capsys: mcp binds sys.stderr as stdio_client's default errlog at import time
+with contextlib.suppress(ImportError):
     import mcp.client.stdio  # noqa: F401
-except ImportError:
-    pass
 
 ISSUES = payload_path("gh_issues_list.json")
 README = payload_path("awesome_python_README.md")

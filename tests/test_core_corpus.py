@@ -67,7 +67,7 @@ def test_pull_requests_come_back_whole_with_zero_configuration(tmp_path) -> None
     pulls, same = shown["items"], shown["_hostshape"]["same"]
     originals = json.loads(raw)
     assert len(pulls) == len(originals) == 11
-    for shaped, original in zip(pulls, originals):
+    for shaped, original in zip(pulls, originals, strict=True):
         assert shaped["number"] == original["number"]
         assert shaped["title"] == original["title"]
         assert shaped.get("state", same.get("state")) == original["state"]  # all open: stated once

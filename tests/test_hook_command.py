@@ -187,6 +187,7 @@ def test_a_fault_in_the_adapter_leaves_the_result_alone(monkeypatch: pytest.Monk
     monkeypatch.setattr(adapter, "shape_hook_input", boom)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)
+    (tmp_path / ".hostshape.toml").write_text('on_fault = "pass"\n', encoding="utf-8")  # fail open: an opt-in
     out = io.StringIO()
     assert hook.main(["claude-code"], stdin=io.StringIO(post_tool_use("x" * 20_000)), stdout=out) == 0
     assert out.getvalue() == ""

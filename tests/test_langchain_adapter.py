@@ -205,7 +205,7 @@ async def test_a_fault_in_the_adapter_glue_passes_through_or_refuses(
     monkeypatch.setattr(adapter, "_replace_call_result", boom)
     request = MCPToolCallRequest(name="list_pull_requests", args={}, server_name="corpus")
     with caplog.at_level(logging.ERROR, logger="hostshape.adapters.langchain"):
-        passed = await adapter.ShapeInterceptor(policy)(request, handler)
+        passed = await adapter.ShapeInterceptor(policy.replace(on_fault="pass"))(request, handler)
         refused = await adapter.ShapeInterceptor(policy.replace(on_fault="refuse"))(request, handler)
     assert passed is big
     assert isinstance(refused, CallToolResult) and refused.structuredContent is None

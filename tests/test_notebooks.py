@@ -51,7 +51,7 @@ def test_committed_outputs_match_what_the_code_produces_now(name: str) -> None:
     build.execute(fresh)
 
     code_cells = [c for c in fresh.cells if c.cell_type == "code"]
-    for cell, want, got in zip(code_cells, build.text_outputs(committed), build.text_outputs(fresh)):
+    for cell, want, got in zip(code_cells, build.text_outputs(committed), build.text_outputs(fresh), strict=True):
         assert got == want, (
             f"{path.name}: outputs of the cell starting {cell.source.splitlines()[0]!r} changed; {REBUILD}.\n"
             f"committed: {want}\nnow:       {got}"

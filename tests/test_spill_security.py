@@ -497,3 +497,115 @@ def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(tmp_path: Pa
     open_store("second", second)
     t1.join()
     assert isinstance(got["first"], bytes) and got["second"] == got["first"], got
+
+
+# -- issue 17, point 7: every file the store trusts is checked ------------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a file as another user")
+def test_a_secret_planted_by_another_user_in_a_once_open_folder_is_not_used(tmp_path: Path) -> None:
+    spill_dir = tmp_path / "spill"
+    spill_dir.mkdir()
+    os.chmod(spill_dir, 0o777)  # once world-writable: another user planted a key they know
+    planted = spill_dir / ".secret"
+    planted.write_bytes(b"k" * 32)
+    os.chown(planted, 65534, 65534)
+    os.chmod(planted, 0o600)
+    content = big_text("s")
+    policy = Policy(budget=300, spill_dir=spill_dir, retrieval_tool="hostshape_read")
+    res = shape(content, policy=policy, tool="t", args={})
+    assert res.handle is not None and count_tokens(res.text) <= 300
+    assert mode(spill_dir) == 0o700
+    forged_store = SpillStore(tmp_path / "unused", 1)
+    forged_store._secret = b"k" * 32  # the attacker's prediction of the handle
+    assert res.handle != forged_store.handle_for("t", {}, content.encode())
+    secret = spill_dir / ".secret"
+    assert secret.stat().st_uid == os.geteuid() and secret.read_bytes() != b"k" * 32
+    from hostshape.cursor import Position, encode
+
+    forged = encode(b"k" * 32, Position(res.handle, None, 10))  # a cursor forged under the planted key
+    assert "cursor" in read(res.handle, cursor=forged, policy=policy).lower()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a file as another user")
+def test_a_result_file_planted_by_another_user_is_not_read(tmp_path: Path) -> None:
+    spill_dir = tmp_path / "spill"
+    policy = Policy(budget=300, spill_dir=spill_dir)
+    shape(big_text("x"), policy=policy)
+    handle = "hs_" + "cd" * 12
+    planted = spill_dir / f"{handle}.json"
+    planted.write_text('{"forged": "by another user"}')
+    os.chown(planted, 65534, 65534)
+    os.chmod(planted, 0o600)
+    assert store_for(spill_dir, policy.spill_max_bytes).load(handle) is None
+    assert "forged" not in read(handle, policy=policy)
+
+
+def test_a_hard_linked_result_file_is_not_read(tmp_path: Path) -> None:
+    spill_dir = tmp_path / "spill"
+    policy = Policy(budget=300, spill_dir=spill_dir)
+    shape(big_text("x"), policy=policy)
+    private = tmp_path / "private.json"
+    private.write_text('{"password": "hunter2"}')
+    os.chmod(private, 0o600)
+    handle = "hs_" + "ef" * 12
+    os.link(private, spill_dir / f"{handle}.json")
+    answer = read(handle, policy=policy)
+    assert "hunter2" not in answer and "no saved result" in answer
+
+
+def test_a_writer_killed_mid_save_leaves_nothing_past_the_bound(tmp_path: Path) -> None:
+    spill_dir = tmp_path / "spill"
+    policy = Policy(budget=100, spill_dir=spill_dir, spill_max_bytes=1_000_000)
+    shape(big_text("first"), policy=policy, tool="t", args={"i": 0})
+    leftover = spill_dir / f".hs_{'0' * 24}.json.{'1' * 16}.tmp"  # what a writer killed mid-save leaves
+    leftover.write_bytes(b"x" * 4_790_000)
+    os.chmod(leftover, 0o600)
+    past = time.time() - 30
+    os.utime(leftover, (past, past))
+    shape(big_text("second"), policy=policy, tool="t", args={"i": 1})
+    assert not leftover.exists()
+    total = sum(p.stat().st_size for p in spill_dir.iterdir() if p.name != ".secret")
+    assert total <= 1_000_000
+
+
+def test_a_live_writers_temp_file_is_kept_and_counted(tmp_path: Path) -> None:
+    fcntl = pytest.importorskip("fcntl")
+    spill_dir = tmp_path / "spill"
+    policy = Policy(budget=100, spill_dir=spill_dir, spill_max_bytes=200_000)
+    first = shape(big_text("first", lines=1_500), policy=policy, tool="t", args={"i": 0})
+    in_progress = spill_dir / f".hs_{'2' * 24}.json.{'3' * 16}.tmp"
+    fd = os.open(in_progress, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # a writer still at work
+        os.write(fd, b"y" * 150_000)
+        past = time.time() - 30
+        os.utime(in_progress, (past, past))
+        second = shape(big_text("second", lines=1_500), policy=policy, tool="t", args={"i": 1})
+        assert in_progress.exists()
+        files = saved_except_temp(spill_dir)
+        assert second.handle in files and first.handle not in files  # the temp file counted towards the bound
+    finally:
+        os.close(fd)
+
+
+def saved_except_temp(spill_dir: Path) -> set[str]:
+    return {p.name.split(".")[0] for p in spill_dir.iterdir() if FILE_NAME.match(p.name)}
+
+
+@pytest.mark.parametrize("value", ["relative/cache", "./cache", "cache", "~/cache"])
+def test_a_relative_xdg_cache_home_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str) -> None:
+    from hostshape.spill import default_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", value)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    where = default_dir()
+    assert where.is_absolute() and where == tmp_path / "home" / ".cache" / "hostshape" / "spill"
+
+
+def test_an_absolute_xdg_cache_home_is_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from hostshape.spill import default_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_dir() == tmp_path / "xdg" / "hostshape" / "spill"

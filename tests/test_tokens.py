@@ -67,7 +67,7 @@ def counts_with_cache(folder: Path | None, part: str = "full") -> list[int]:
 
 
 def expected(reference: list[int], part: str) -> list[int | None]:
-    return [n if part == "full" or tokens.is_narrow(t) else None for n, t in zip(reference, SAMPLES)]
+    return [n if part == "full" or tokens.is_narrow(t) else None for n, t in zip(reference, SAMPLES, strict=True)]
 
 
 def cache_file(folder: Path, part: str = "full") -> Path:
@@ -87,7 +87,7 @@ def test_narrow_text_is_made_only_of_narrow_bytes() -> None:
     """Why the narrow vocabulary is exact: every character is_narrow accepts encodes to NARROW_BYTES only, so
     every span BPE can look up in such a text is made of them, and every such token is in the narrow vocabulary."""
     allowed = set(tokens.NARROW_BYTES)
-    chars = [chr(c) for c in range(0x3000) if 0xD800 > c]
+    chars = [chr(c) for c in range(0x3000) if c < 0xD800]
     for c in chars:
         assert tokens.is_narrow(c) == (set(c.encode()) <= allowed), hex(ord(c))
 

@@ -86,8 +86,8 @@ def HostshapeMiddleware(
 
     ``server`` names this server for rules with ``server=``. ``output_schemas="auto"`` lists a tool without its
     output schema when a shaped result could not satisfy it (``hostshape.proxy.always_satisfied``), so clients that
-    validate results accept shaped ones; ``"keep"`` lists every schema as the tool declares it. Raises ImportError naming the extra when ``fastmcp``
-    is missing."""
+    validate results accept shaped ones; ``"keep"`` lists every schema as the tool declares it. Raises ImportError
+    naming the extra when ``fastmcp`` is missing."""
     require(_EXTRA, "fastmcp")
     if output_schemas not in ("auto", "keep"):
         raise ValueError(f"output_schemas must be auto or keep, not {output_schemas!r}")
@@ -103,7 +103,7 @@ def _middleware_class() -> type:
 
     from hostshape.proxy import always_satisfied, shape_mcp_result
 
-    class _HostshapeMiddleware(ToolInjectionMiddleware):  # type: ignore[misc]
+    class _HostshapeMiddleware(ToolInjectionMiddleware):
         """Shapes tool results to a token budget; injects ``hostshape_read``."""
 
         def __init__(self, policy: Policy, retrieval: bool, server: str | None, output_schemas: str) -> None:

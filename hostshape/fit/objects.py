@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hostshape.budget import Limit, TokenEstimate
@@ -13,6 +17,12 @@ from hostshape.render import dumps
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
+    """See ``_fit_object``; sizes of members are measured once per call."""
+    with _remembered_sizes():
+        return _fit_object(value, facts, limit, way, cursor)
+
+
+def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
     """Fit one value by cutting its largest members first, as little as the limit allows.
 
     The cut is a size in bytes searched for between "known to fit" and "known too large", steered by estimated
@@ -74,19 +84,100 @@ def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: 
     return last_resort(True, way, limit, plain)
 
 
+def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:
+    """``value`` with every object too wide for any answer within ``limit`` cut to its first members (and its
+    identifiers), the marker ``"…": "+N more members"`` saying how many more, and the number of members cut.
+
+    A budget of T tokens shows at most T members, so an object is cut to ``WIDE_MEMBERS_PER_TOKEN * T`` members
+    (room for members projection drops as empty or noise). This keeps projection and fitting of a million-member
+    object in time proportional to the budget. Only the first members of each list are walked into, with a
+    bounded number of steps; a value whose JSON text (``text_chars`` long) is too short to hold such an object is
+    returned at once.
+    """
+    most = WIDE_MEMBERS_PER_TOKEN * limit.tokens + 64
+    if text_chars < 4 * most:  # every member takes at least 4 characters (``"":0``)
+        return value, 0
+    steps = [WIDE_WALK_STEPS_PER_MEMBER * most]
+    cut = [0]
+
+    def walk(item: Any, depth: int) -> Any:
+        if steps[0] <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
+            return item
+        if isinstance(item, dict) and len(item) > most:
+            item = _narrowed(item, most)
+            cut[0] += _hidden_members(item)
+        members = item.items() if isinstance(item, dict) else enumerate(item[:most])
+        changed: dict[Any, Any] = {}
+        for key, member in members:
+            steps[0] -= 1
+            if steps[0] <= 0:
+                break
+            if isinstance(member, (dict, list)):
+                new = walk(member, depth + 1)
+                if new is not member:
+                    changed[key] = new
+        if not changed:
+            return item
+        if isinstance(item, dict):
+            return {k: changed.get(k, v) for k, v in item.items()}
+        out = list(item)
+        for index, new in changed.items():
+            out[index] = new
+        return out
+
+    narrowed = walk(value, 0)
+    return narrowed, cut[0]
+
+
+WIDE_MEMBERS_PER_TOKEN = 4
+WIDE_WALK_STEPS_PER_MEMBER = 8
+
+
 def _tokens_or_bytes(text: str, limit: Limit) -> int:
     """Exact tokens of ``text`` when it is of budget size, else its byte length (an upper bound)."""
     return limit.count(text) if len(text) <= limit.tokens * 16 else len(text.encode("utf-8"))
 
 
 def dumps_size(value: Any) -> int:
-    return len(dumps(value).encode("utf-8"))
+    """UTF-8 size of ``value``'s compact JSON; remembered per container during one ``fit_object`` (``reduce``
+    asks again for every member at every level, which must not re-render the same subtree each time)."""
+    memo: dict[int, tuple[Any, int]] | None = getattr(_sizes, "memo", None)
+    if memo is None or not isinstance(value, (dict, list)):
+        return len(dumps(value).encode("utf-8"))
+    known = memo.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    size = len(dumps(value).encode("utf-8"))
+    memo[id(value)] = (value, size)  # the value is kept alive, so its id cannot be reused meanwhile
+    return size
+
+
+_sizes = threading.local()
+
+
+@contextmanager
+def _remembered_sizes() -> Iterator[None]:
+    """Within this block, ``dumps_size`` remembers the sizes of containers (per thread; nesting keeps the
+    outer memo)."""
+    if getattr(_sizes, "memo", None) is not None:
+        yield
+        return
+    _sizes.memo = {}
+    try:
+        yield
+    finally:
+        _sizes.memo = None
 
 
 def reduce(value: Any, target: int, depth: int = 0) -> Any:
     """``value`` cut so that its compact JSON takes about ``target`` bytes: large members are shortened largest
-    first, then members are dropped from the end (identifiers last), with a marker saying how many."""
-    size = dumps_size(value)
+    first, then members are dropped from the end (identifiers last), with a marker saying how many. Time grows
+    with ``target``, not with ``value``: a container with more members than ``target`` bytes could hold is cut
+    to that many before anything is measured."""
+    most = _most_members(target)
+    if isinstance(value, dict) and len(value) > most:
+        value = _narrowed(value, most)
+    size = target + 1 if isinstance(value, list) and len(value) > most else dumps_size(value)
     if size <= target:
         return value
     if isinstance(value, str) or depth >= _MAX_REDUCE_DEPTH:
@@ -115,7 +206,29 @@ _MAX_REDUCE_DEPTH = 64
 _SMALL = 64  # bytes: members this small are dropped whole rather than shortened
 
 
+def _most_members(target: int) -> int:
+    """The most members a compact JSON text of ``target`` bytes can hold (``"":0,`` takes 5 bytes, ``0,`` 2),
+    with room for the markers."""
+    return max(8, target // 2 + 2)
+
+
+def _narrowed(value: dict[str, Any], most: int) -> dict[str, Any]:
+    """The first ``most`` members of an object (and its identifiers, wherever they are), with the marker
+    ``reduce`` uses saying how many more there were."""
+    hidden = _hidden_members(value)  # members an earlier cut left out, named by its marker
+    members = len(value) - (1 if hidden else 0)
+    keys = [k for k in itertools.islice(value, most + 1) if k != "…" or not hidden][:most]
+    kept = set(keys)
+    keys += [k for k in IDENTIFIERS if k in value and k not in kept]
+    out = {k: value[k] for k in keys}
+    out["…"] = f"+{hidden + members - len(keys)} more members"
+    return out
+
+
 def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) -> dict[str, Any]:
+    hidden = _hidden_members(value)
+    if hidden:
+        value = {k: v for k, v in value.items() if k != "…"}
     sizes = {k: dumps_size(v) for k, v in value.items()}
     excess = size - target
     out = dict(value)
@@ -134,8 +247,20 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
                 break
             excess -= dumps_size(out.pop(key)) + len(dumps(key)) + 2
             dropped += 1
-        if dropped:
-            out["…"] = f"+{dropped} more members"
+        if dropped or hidden:
+            out["…"] = f"+{dropped + hidden} more members"
+    elif hidden:
+        out["…"] = f"+{hidden} more members"
     return out
+
+
+def _hidden_members(value: dict[str, Any]) -> int:
+    """How many members ``_narrowed`` or an earlier cut left out, by the marker it put last; 0 without one."""
+    marker = value.get("…")
+    if isinstance(marker, str) and marker.startswith("+") and marker.endswith(" more members"):
+        digits = marker[1 : -len(" more members")]
+        if digits.isdigit():
+            return int(digits)
+    return 0
 
 

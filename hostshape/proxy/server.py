@@ -125,7 +125,7 @@ class Proxy:
 
         proxy = self
 
-        class ProxyServer(Server):  # type: ignore[misc, type-arg]
+        class ProxyServer(Server):
             def create_initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
                 init = proxy.init
                 caps = init.capabilities.model_copy(deep=True)

@@ -370,7 +370,7 @@ try:  # anyio's task groups raise exception groups: the backport on 3.10 (it re-
 except ImportError:  # 3.11+ without the backport installed
     import builtins
 
-    GROUP = builtins.BaseExceptionGroup  # type: ignore[misc]
+    GROUP = builtins.BaseExceptionGroup  # type: ignore[attr-defined, misc]  # 3.11+ only; mypy checks as 3.10
 
 
 def describe(exc: BaseException | None) -> str:

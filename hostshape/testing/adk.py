@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncGenerator, Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
@@ -116,7 +116,9 @@ async def run(
             hook, read_tool = adk.install(policy, mode=mode, server=server)
             tools.append(read_tool)
         else:
-            hook = adk.ShapingPlugin(policy, server=server) if mode == "plugin" else adk.after_tool_callback(
+            # adk declares ShapingPlugin as type[BasePlugin] (the class is built lazily); its __init__ takes a Policy
+            plugin_class = cast(Callable[..., Any], adk.ShapingPlugin)
+            hook = plugin_class(policy, server=server) if mode == "plugin" else adk.after_tool_callback(
                 policy, server=server)
         if mode == "plugin":
             plugins.append(hook)

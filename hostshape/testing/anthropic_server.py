@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
+from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 MODEL = "claude-sonnet-4-5"
+_NOT_FOUND = b'{"type":"error","error":{"type":"not_found_error","message":"not found"}}'
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,8 @@ class Text:
     text: str
 
 
-Reply = Union[ToolUse, Text]
-Step = Union[ToolUse, Text, Callable[["AnthropicServer"], Reply]]
+Reply = ToolUse | Text
+Step = ToolUse | Text | Callable[["AnthropicServer"], Reply]
 
 
 def tool_result_text(block: Mapping[str, Any]) -> str:
@@ -236,7 +237,8 @@ class AnthropicServer:
 def _message(reply: Reply, model: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The message object and its content blocks for one reply."""
     if isinstance(reply, ToolUse):
-        block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": reply.name, "input": dict(reply.input)}
+        block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": reply.name,
+                 "input": dict(reply.input)}
         stop = "tool_use"
     else:
         block = {"type": "text", "text": reply.text}
@@ -249,7 +251,8 @@ def _message(reply: Reply, model: str) -> tuple[dict[str, Any], list[dict[str, A
         "content": [block],
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": {"input_tokens": 10, "output_tokens": 10,
+                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
     }
     return message, [block]
 
@@ -319,11 +322,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, json.dumps(_message(reply, model)[0]).encode(), "application/json")
         else:
             self.app.log.append(("POST", self.path, raw.decode("utf-8", "replace")[:2000]))
-            self._send(404, b'{"type":"error","error":{"type":"not_found_error","message":"not found"}}', "application/json")
+            self._send(404, _NOT_FOUND, "application/json")
 
     def do_GET(self) -> None:
         self.app.log.append(("GET", self.path, ""))
-        self._send(404, b'{"type":"error","error":{"type":"not_found_error","message":"not found"}}', "application/json")
+        self._send(404, _NOT_FOUND, "application/json")
 
     def do_HEAD(self) -> None:
         self.app.log.append(("HEAD", self.path, ""))

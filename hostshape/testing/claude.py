@@ -16,13 +16,16 @@ import asyncio
 import dataclasses
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
 from hostshape.testing.anthropic_server import AnthropicServer, Step, ToolUse
+
+if TYPE_CHECKING:
+    from claude_agent_sdk.types import HookMatcher, SyncHookJSONOutput
 
 __all__ = ["SERVER", "offline_env", "run"]
 
@@ -80,7 +83,7 @@ async def run(
     qualified = tool if tool.startswith("mcp__") else f"mcp__{SERVER}__{tool}"
     hook_inputs: list[dict[str, Any]] = []
 
-    async def record(input_data: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+    async def record(input_data: Any, tool_use_id: str | None, context: Any) -> SyncHookJSONOutput:
         hook_inputs.append(dict(input_data))
         return {}
 
@@ -117,13 +120,14 @@ async def run(
                 if retrieval:
                     options = install(options, policy)
                 else:
-                    merged = dict(options.hooks or {})
+                    merged: dict[Any, list[HookMatcher]] = dict(options.hooks or {})
                     for event, matchers in hostshape_hooks(policy).items():
                         merged[event] = [*merged.get(event, []), *matchers]
                     options = dataclasses.replace(options, hooks=merged)
 
             async def drive() -> None:
-                stream = query(prompt=prompt, options=options)
+                # query() is an async generator (it has aclose); its annotation only says AsyncIterator
+                stream = cast("AsyncGenerator[Any, None]", query(prompt=prompt, options=options))
                 try:
                     async for message in stream:
                         messages.append(message)

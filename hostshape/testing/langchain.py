@@ -8,12 +8,15 @@ LangChain without hostshape.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hostshape.adapters._require import require
 from hostshape.adapters.langchain import HOST, StructuredContent
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+
+if TYPE_CHECKING:
+    from langchain_mcp_adapters.sessions import StdioConnection
 
 FollowUp = Callable[[str], "tuple[str, dict[str, Any]] | None"]
 """Given the text of the latest tool result, the next tool call ``(name, arguments)``, or None to finish."""
@@ -47,10 +50,11 @@ def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
+    from pydantic import Field
 
     class ScriptedChatModel(BaseChatModel):
-        requests: list[list[BaseMessage]] = []
-        bound_tools: list[str] = []
+        requests: list[list[BaseMessage]] = Field(default_factory=list)
+        bound_tools: list[str] = Field(default_factory=list)
 
         @property
         def _llm_type(self) -> str:
@@ -118,7 +122,7 @@ async def run_agent(
     )
 
 
-def mcp_connection() -> dict[str, Any]:
+def mcp_connection() -> StdioConnection:
     """The stdio connection to the example MCP server, in ``MultiServerMCPClient``'s form."""
     command = mcp_server_command()
     return {"transport": "stdio", "command": command[0], "args": ["-c", _QUIET_SERVER]}

@@ -169,7 +169,7 @@ def _quiet_server_class() -> type:
     from agents.mcp import MCPServerStdio
     from mcp.client.stdio import stdio_client
 
-    class QuietMCPServerStdio(MCPServerStdio):  # type: ignore[misc]
+    class QuietMCPServerStdio(MCPServerStdio):
         """MCPServerStdio whose server stderr (FastMCP logs every request at INFO) goes to a file, not ours."""
 
         def __init__(self, errlog: Any, **kwargs: Any) -> None:
@@ -222,7 +222,7 @@ async def run(
     ``final_output``, ``result`` (the RunResult), ``shaping`` (the adapter object, when a policy was given) and
     ``server_stderr``.
     """
-    from agents import Agent, RunConfig, Runner
+    from agents import Agent, RunConfig, Runner, RunResult, RunResultStreaming
 
     if options:
         raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
@@ -260,6 +260,7 @@ async def run(
                 run_kwargs["conversation_id"] = "conv_hostshape_test"
             max_turns = len(steps) + 2
             run_input: Any = [*history, {"role": "user", "content": "Go."}] if history else "Go."
+            result: RunResult | RunResultStreaming
             if streamed:
                 result = Runner.run_streamed(agent, run_input, max_turns=max_turns, **run_kwargs)
                 async for _event in result.stream_events():

@@ -72,7 +72,7 @@ async def run(tool: str, *, policy: Policy | None, host: str = "claude", **optio
 
     harness = import_module(f"hostshape.testing.{host}")
     if policy is None:
-        return await harness.run(tool, policy=None, **options)  # type: ignore[no-any-return]
+        return await harness.run(tool, policy=None, **options)
     with tempfile.TemporaryDirectory(prefix="hostshape-proxy-") as folder:
         policy_file = Path(folder) / "policy.toml"
         policy_file.write_text(policy_toml(policy), encoding="utf-8")

@@ -70,7 +70,7 @@ async def run(
             toolsets, leaves = _from_config(Path(tmp.name), devnull, init_timeout)
             if prefix is not None:
                 toolsets = [t.prefixed(prefix) for t in toolsets]
-            name_prefix = f"{prefix}_{SERVER_ID}" if prefix else SERVER_ID
+            name_prefix: str | None = f"{prefix}_{SERVER_ID}" if prefix else SERVER_ID
         else:
             leaf = _toolset(
                 devnull,
