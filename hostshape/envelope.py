@@ -49,7 +49,6 @@ class Facts:
     list_path: str | None = None
     omitted: list[str] = field(default_factory=list)
     matched: bool = True
-    next_offset: int | None = None
     notes: list[str] = field(default_factory=list)
     text_cut: bool = False
     shrunk: bool = False

@@ -52,7 +52,6 @@ class Projection:
     value: Any
     omitted: set[str] = field(default_factory=set)
     matched: bool = True
-    by: str = "none"
     note: str | None = None
     path: tuple[str, ...] | None = None
     cuts: Cuts | None = None
@@ -99,7 +98,7 @@ def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int |
             fallback = shrink(value, max_records, budget)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
-        return Projection(result, matched=result not in (None, [], {}), by="jmespath")
+        return Projection(result, matched=result not in (None, [], {}))
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if generic:
@@ -126,11 +125,11 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
 
     if found is None:
         projected = pick(value)
-        return Projection(projected, omitted, matched=bool(projected), by="fields")
+        return Projection(projected, omitted, matched=bool(projected))
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched, by="fields")
+    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched)
 
 
 _ABSENT = object()
@@ -165,7 +164,7 @@ def shrink(value: Any, max_records: int | None = None, budget: int | None = None
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
         cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
-    return Projection(shrunk, cuts.omitted, by="generic", path=path, cuts=cuts)
+    return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
 
 
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget

@@ -17,7 +17,6 @@ from hostshape.render import dumps
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
-CUT_MARK = "…[+"
 ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact); notes are
 # bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
@@ -185,7 +184,6 @@ class _RecordFit:
     def _skeleton(self, rest: list[Any]) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
         self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
-        self.facts.next_offset = self.offset
         return self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
 
     def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
@@ -204,7 +202,6 @@ class _RecordFit:
         self.facts.returned = k
         self.facts.listed = len(rows) if index else None
         self.facts.truncated = more
-        self.facts.next_offset = self.offset + k if more else None
         return self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
                             dropped=len(rest) - k - len(rows))
 
@@ -247,7 +244,6 @@ class _RecordFit:
         self.facts.returned = 1
         self.facts.listed = None
         more = len(rest) > 1
-        self.facts.next_offset = self.offset + 1 if more else None
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
         return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)

@@ -60,8 +60,7 @@ def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
             return None
         body = rest[:end]
         next_cursor = cursor(offset + end) if offset + end < len(text) else None
-        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0,
-                                    next_offset=offset + end if next_cursor else None)
+        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0)
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
         detail = _detail(first, last, total_lines, offset, offset + end, len(text))
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
