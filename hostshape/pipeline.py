@@ -21,9 +21,9 @@ from hostshape.envelope import Facts, WayBack
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.host import HostForm, shape_for_host
+from hostshape.locate import records_from_text
 from hostshape.policy import Policy
 from hostshape.project import project, surrogate_note
-from hostshape.records import records_from_text
 from hostshape.render import NotExact, dumps
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for

@@ -10,9 +10,9 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from hostshape.envelope import KEY, Facts
+from hostshape.locate import longest_record_list, with_path
 from hostshape.policy import Rule
 from hostshape.previews import cap_strings, decode_base64_content, preview
-from hostshape.records import longest_record_list, with_path
 from hostshape.render import dumps
 from hostshape.shrink import Cuts, shrink_document
 from hostshape.tokens import count_tokens

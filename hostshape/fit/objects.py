@@ -12,7 +12,7 @@ from typing import Any
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, envelope
 from hostshape.fit._base import Fitted, last_resort
-from hostshape.records import IDENTIFIERS
+from hostshape.locate import IDENTIFIERS
 from hostshape.render import dumps
 
 
