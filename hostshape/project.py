@@ -69,11 +69,11 @@ class Projection:
             facts.index = self.cuts.index
 
 
-def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+def project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
             budget: int | None = None) -> Projection:
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
-    projection = _project(value, rule, generic=generic, max_records=max_records, budget=budget)
+    projection = _project(value, rule, allow_shrink=allow_shrink, max_records=max_records, budget=budget)
     if isinstance(projection.value, dict) and KEY in projection.value:
         aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
         projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
@@ -82,9 +82,9 @@ def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | 
     return projection
 
 
-def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+def _project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
              budget: int | None = None) -> Projection:
-    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
+    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``allow_shrink``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
     more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value
@@ -101,7 +101,7 @@ def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int |
         return Projection(result, matched=result not in (None, [], {}))
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
-    if generic:
+    if allow_shrink:
         return shrink(value, max_records, budget)
     return Projection(value)
 
