@@ -119,10 +119,10 @@ def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style
     return " ".join(parts)
 
 
-def tiny(is_json: bool, handle: str | None) -> list[str]:
+def last_resort_texts(is_json: bool, handle: str | None) -> list[str]:
     """Ever shorter last-resort answers, for budgets too small for anything else."""
     if is_json:
         options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}'] if handle else []
-        return options + [f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
+        return [*options, f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
     options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
-    return options + [f"{TEXT_PREFIX} truncated", "…"]
+    return [*options, f"{TEXT_PREFIX} truncated", "…"]

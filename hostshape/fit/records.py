@@ -8,7 +8,7 @@ from typing import Any
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
-from hostshape.fit.objects import fit_object, reduce
+from hostshape.fit.objects import cut_to_bytes, fit_object
 from hostshape.locate import find_records, with_path
 from hostshape.previews import cap_strings
 from hostshape.render import dumps
@@ -230,7 +230,7 @@ class _RecordFit:
         self.facts.notes.append(note)
         bytes_per_token = len(text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
-            first = reduce(rest[0], int(room * share * bytes_per_token))
+            first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
             candidate = self._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
             if self.limit.fits(candidate):
                 return Fitted(candidate, self.facts, "index")
