@@ -21,9 +21,10 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 # bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
 
-def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
+def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *,
              index: bool = True, offset: int = 0, records_at: tuple[str, ...] | None = None) -> Fitted:
-    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut;
+    """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
+    page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
     ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
@@ -42,7 +43,7 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
         if note:
             facts.notes.append(note)
-        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
+        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor_at, index, offset, ratio)
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
@@ -93,7 +94,7 @@ class _RecordFit:
     facts: Facts
     limit: Limit
     way: WayBack
-    cursor: Cursor
+    cursor_at: Cursor
     index: bool
     offset: int
     ratio: TokenEstimate
@@ -184,7 +185,7 @@ class _RecordFit:
     def _skeleton(self, rest: list[Any]) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
         self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
-        return self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
+        return self._render([], None, self.cursor_at(self.offset + len(rest)), dropped=len(rest))
 
     def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
                 dropped: int = 0) -> str:
@@ -202,7 +203,7 @@ class _RecordFit:
         self.facts.returned = k
         self.facts.listed = len(rows) if index else None
         self.facts.truncated = more
-        return self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
+        return self._render(rest[:k], index, self.cursor_at(self.offset + k) if more else None,
                             dropped=len(rest) - k - len(rows))
 
     _last_tokens: int = field(default=0, init=False)
@@ -246,7 +247,8 @@ class _RecordFit:
         more = len(rest) > 1
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+        return fit_object(container, self.facts, self.limit, self.way,
+                          self.cursor_at(self.offset + 1) if more else None)
 
 
 def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
