@@ -383,6 +383,25 @@ def summary(cells: list[Cell], payloads: list[Payload]) -> list[str]:
     return lines
 
 
+def summary_table(cells: list[Cell], payloads: list[Payload]) -> list[str]:
+    """The summary as one Markdown table (the README's recall block)."""
+    kinds = {p.name: p.kind for p in payloads}
+    lines = [
+        "| budget | list payloads | hostshape mean recall | shrinkfit condense (most favourable) | "
+        "hostshape below 0.90 where the ids fit | files where shrinkfit is ahead | over budget |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for budget in sorted({c.budget for c in cells}):
+        row = [c for c in cells if c.budget == budget and kinds[c.file] == "list"]
+        hs = [c.hs_recall for c in row if c.hs_recall is not None]
+        sf = [c.sf_recall for c in row if c.sf_recall is not None]
+        low = sum(1 for c in row if c.floor_fits and (c.hs_recall or 0) < 0.90)
+        behind = sum(1 for c in row if c.sf_recall is not None and (c.hs_recall or 0) < c.sf_recall)
+        unfit = sum(1 for c in cells if c.budget == budget and not c.hs_fits)
+        lines.append(f"| {budget:,} | {len(row)} | {_r(_mean(hs))} | {_r(_mean(sf))} | {low} | {behind} | {unfit} |")
+    return lines
+
+
 def render(cells: list[Cell], payloads: list[Payload], command: str) -> str:
     by_file = {p.name: p for p in payloads}
     out = [
@@ -448,6 +467,7 @@ def main(argv: list[str] | None = None) -> str:
     ap.add_argument("--files", nargs="+", help="file names from corpus/manifest.toml (default: all)")
     ap.add_argument("--out", type=Path, default=OUT, help="markdown report path (default: bench/RECALL.md)")
     ap.add_argument("--no-peer", action="store_true", help="skip shrinkfit")
+    ap.add_argument("--table", action="store_true", help="print the summary as one Markdown table (for the README)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     payloads = load(names=args.files)
@@ -455,6 +475,9 @@ def main(argv: list[str] | None = None) -> str:
     command = "python bench/recall.py" + (" " + " ".join(argv) if argv else "")
     text = render(cells, payloads, command)
     args.out.write_text(text, encoding="utf-8")
+    if args.table:
+        print("\n".join(summary_table(cells, payloads)))
+        return text
     for line in summary(cells, payloads):
         print(line)
     print(f"{len(payloads)} payloads x {len(args.budgets)} budgets in {time.perf_counter() - t0:.1f} s; "
