@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,13 +26,15 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cu
              index: bool = True, offset: int = 0, records_at: tuple[str, ...] | None = None) -> Fitted:
     """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
     page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
-    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found."""
+    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found.
+    Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
+    facts = _own(facts)
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
@@ -39,17 +42,21 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cu
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
-        facts.text_cut = cuts > 0
-        note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
-        if note:
-            facts.notes.append(note)
-        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor_at, index, offset, ratio)
+        note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
+        level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
+        fit = _RecordFit(value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset,
+                         ratio)
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
-        if note:
-            facts.notes.remove(note)
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _own(facts: Facts, **changes: Any) -> Facts:
+    """A copy of ``facts`` (with ``changes``) whose lists and maps are its own: fitting changes the copy only."""
+    copied = dataclasses.replace(facts, **changes)
+    copied.notes, copied.omitted, copied.same = list(copied.notes), list(copied.omitted), dict(copied.same)
+    return copied
 
 
 def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bool:
@@ -227,15 +234,15 @@ class _RecordFit:
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        note = "first record shrunk to fit; …[+N chars] marks each cut"
-        self.facts.notes.append(note)
+        without = self.facts
+        self.facts = _own(without, notes=[*without.notes, "first record shrunk to fit; …[+N chars] marks each cut"])
         bytes_per_token = len(text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
             first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
             candidate = self._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
             if self.limit.fits(candidate):
                 return Fitted(candidate, self.facts, "index")
-        self.facts.notes.remove(note)
+        self.facts = without
         self._text(rest, 0, index)  # the facts of the index-only answer again
         return None
 
