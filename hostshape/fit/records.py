@@ -147,7 +147,7 @@ class _RecordFit:
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
 
-    def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
+    def _plans(self, rest: list[Any], full: list[int], budget: int):
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
         only when reached. When no index can list every record, half the budget goes to whole records and the
         rest to index rows for as many of the following records as fit."""
