@@ -63,7 +63,7 @@ _RULES = (
     Rule(tool="jp_items", jmespath="items[?state=='open']"),
     Rule(tool="fields", fields=("id", "title", "user.login"), rename={"user.login": "author"}),
     Rule(tool="small", budget=48),
-    Rule(tool="raw", generic=False),
+    Rule(tool="raw", shrink=False),
 )
 SLOW_READ_S = 10.0  # a query stopped by its own 2 s limit answers well within this, even on a loaded machine
 SLOW_SHAPE_S = 5.0

@@ -49,7 +49,6 @@ class Facts:
     list_path: str | None = None
     omitted: list[str] = field(default_factory=list)
     matched: bool = True
-    next_offset: int | None = None
     notes: list[str] = field(default_factory=list)
     text_cut: bool = False
     shrunk: bool = False
@@ -120,10 +119,10 @@ def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style
     return " ".join(parts)
 
 
-def tiny(is_json: bool, handle: str | None) -> list[str]:
+def last_resort_texts(is_json: bool, handle: str | None) -> list[str]:
     """Ever shorter last-resort answers, for budgets too small for anything else."""
     if is_json:
         options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}'] if handle else []
-        return options + [f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
+        return [*options, f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
     options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
-    return options + [f"{TEXT_PREFIX} truncated", "…"]
+    return [*options, f"{TEXT_PREFIX} truncated", "…"]

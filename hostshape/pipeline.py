@@ -21,9 +21,9 @@ from hostshape.envelope import Facts, WayBack
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.host import HostForm, shape_for_host
+from hostshape.locate import records_from_text
 from hostshape.policy import Policy
 from hostshape.project import project, surrogate_note
-from hostshape.records import records_from_text
 from hostshape.render import NotExact, dumps
 from hostshape.result import Shaped
 from hostshape.spill import SpillError, store_for
@@ -110,13 +110,13 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
         if hidden:
             facts.truncated = True
             facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
-        projection = project(value, rule, generic=rule.generic if rule is not None else True,
+        projection = project(value, rule, allow_shrink=rule.shrink if rule is not None else True,
                              max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
     elif table is not None:  # JSON lines or CSV: records, shaped as a record list (paged through the saved file)
         facts.notes.append(table[1])
-        projection = project(table[0], None, generic=True, max_records=limit.tokens + 1)
+        projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:

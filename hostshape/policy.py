@@ -33,8 +33,8 @@ class Rule:
     """A projection for the tools whose name (and server, if given) match these globs.
 
     Give at most one of ``jmespath`` (an expression applied to the parsed result) or ``fields`` (dotted paths kept
-    from each record, renamed through ``rename``). A rule with neither only changes the budget. ``generic=False``
-    turns off the zero-configuration shrink for matching tools.
+    from each record, renamed through ``rename``). A rule with neither only changes the budget. ``shrink=False``
+    turns off the zero-configuration shrink for matching tools (TOML also accepts its old name, ``generic``).
     """
 
     tool: str = "*"
@@ -43,7 +43,7 @@ class Rule:
     fields: tuple[str, ...] | None = None
     rename: Mapping[str, str] = field(default_factory=dict)
     budget: int | None = None
-    generic: bool = True
+    shrink: bool = True
 
     def __post_init__(self) -> None:
         if self.jmespath is not None and self.fields is not None:
@@ -180,6 +180,10 @@ def _is_int(value: Any) -> bool:
 
 def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
     data = dict(data)
+    if "generic" in data:  # the old name of ``shrink``
+        if "shrink" in data:
+            raise ValueError("rule keys: give shrink or its old name generic, not both")
+        data["shrink"] = data.pop("generic")
     known = {f.name for f in dataclasses.fields(Rule)}
     unknown = set(data) - known
     if unknown:

@@ -10,9 +10,9 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from hostshape.envelope import KEY, Facts
+from hostshape.locate import longest_record_list, with_path
 from hostshape.policy import Rule
 from hostshape.previews import cap_strings, decode_base64_content, preview
-from hostshape.records import longest_record_list, with_path
 from hostshape.render import dumps
 from hostshape.shrink import Cuts, shrink_document
 from hostshape.tokens import count_tokens
@@ -52,7 +52,6 @@ class Projection:
     value: Any
     omitted: set[str] = field(default_factory=set)
     matched: bool = True
-    by: str = "none"
     note: str | None = None
     path: tuple[str, ...] | None = None
     cuts: Cuts | None = None
@@ -70,11 +69,11 @@ class Projection:
             facts.index = self.cuts.index
 
 
-def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+def project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
             budget: int | None = None) -> Projection:
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
-    projection = _project(value, rule, generic=generic, max_records=max_records, budget=budget)
+    projection = _project(value, rule, allow_shrink=allow_shrink, max_records=max_records, budget=budget)
     if isinstance(projection.value, dict) and KEY in projection.value:
         aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
         projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
@@ -83,9 +82,9 @@ def project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | 
     return projection
 
 
-def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int | None = None,
+def _project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
              budget: int | None = None) -> Projection:
-    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``generic``, the structural shrink.
+    """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``allow_shrink``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
     more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value
@@ -99,10 +98,10 @@ def _project(value: Any, rule: Rule | None, *, generic: bool, max_records: int |
             fallback = shrink(value, max_records, budget)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
-        return Projection(result, matched=result not in (None, [], {}), by="jmespath")
+        return Projection(result, matched=result not in (None, [], {}))
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
-    if generic:
+    if allow_shrink:
         return shrink(value, max_records, budget)
     return Projection(value)
 
@@ -126,11 +125,11 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
 
     if found is None:
         projected = pick(value)
-        return Projection(projected, omitted, matched=bool(projected), by="fields")
+        return Projection(projected, omitted, matched=bool(projected))
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched, by="fields")
+    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched)
 
 
 _ABSENT = object()
@@ -165,7 +164,7 @@ def shrink(value: Any, max_records: int | None = None, budget: int | None = None
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
         cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
-    return Projection(shrunk, cuts.omitted, by="generic", path=path, cuts=cuts)
+    return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
 
 
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget

@@ -1,4 +1,4 @@
-"""The zero-configuration shrink: the record list found and made plain (records.locate), then each record
+"""The zero-configuration shrink: the record list found and made plain (locate.locate), then each record
 stripped of what its data shows to be noise, with every cut counted so the envelope can name it.
 
 Decisions come from the values across records, the same for every API: machine links (API URLs, URL templates,
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape import structure
-from hostshape.records import Located, locate
-from hostshape.render import dumps
+from hostshape.locate import Located, locate
 from hostshape.previews import decode_base64_content, preview, text_placeholder
+from hostshape.render import dumps
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20

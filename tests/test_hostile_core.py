@@ -198,7 +198,7 @@ _STAGES = [
     "hostshape.pipeline.narrow_wide", "hostshape.pipeline._exact_json", "hostshape.pipeline.store_for",
     "hostshape.pipeline._way_back", "hostshape.pipeline._cursor_factory", "hostshape.pipeline.last_resort",
     "hostshape.fit.records.find_records", "hostshape.fit.records.cap_records",
-    "hostshape.fit.objects.reduce", "hostshape.fit.objects.envelope", "hostshape.fit.records.envelope",
+    "hostshape.fit.objects.cut_to_bytes", "hostshape.fit.objects.envelope", "hostshape.fit.records.envelope",
     "hostshape.fit.text.text_line", "hostshape.unwrap.parse_json", "hostshape.unwrap.dumps",
     "hostshape.budget.Limit.fits", "hostshape.budget.Limit.count",
 ]

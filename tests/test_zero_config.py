@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.records import locate
+from hostshape.locate import locate
 from hostshape.structure import identifier, record_keys
 from hostshape.tokens import count_tokens
 

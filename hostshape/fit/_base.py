@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hostshape.budget import Limit
-from hostshape.envelope import Facts, WayBack, tiny
+from hostshape.envelope import Facts, WayBack, last_resort_texts
 
 Cursor = Callable[[int], "str | None"]
 
@@ -29,7 +29,7 @@ def last_resort(is_json: bool, way: WayBack, limit: Limit, facts: Facts) -> Fitt
     """The shortest answers that still say something was cut; the last one fits any budget of 1 token. Returns its
     own facts (``facts`` with ``truncated`` set); ``facts`` is not changed."""
     facts = dataclasses.replace(facts, truncated=True)
-    options = tiny(is_json, way.handle)
+    options = last_resort_texts(is_json, way.handle)
     for text in options:
         if limit.fits(text):
             return Fitted(text, facts, "minimal")

@@ -12,7 +12,7 @@ from typing import Any
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, envelope
 from hostshape.fit._base import Fitted, last_resort
-from hostshape.records import IDENTIFIERS
+from hostshape.locate import IDENTIFIERS
 from hostshape.render import dumps
 
 
@@ -47,7 +47,7 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
             target = (fits_at + too_big_at) // 2
         if target <= fits_at:
             break
-        text = render(reduce(value, target))
+        text = render(cut_to_bytes(value, target))
         used = ratio.estimate(text)
         if used <= limit.tokens * 1.05:
             used = _tokens_or_bytes(text, limit)
@@ -139,7 +139,7 @@ def _tokens_or_bytes(text: str, limit: Limit) -> int:
 
 
 def dumps_size(value: Any) -> int:
-    """UTF-8 size of ``value``'s compact JSON; remembered per container during one ``fit_object`` (``reduce``
+    """UTF-8 size of ``value``'s compact JSON; remembered per container during one ``fit_object`` (``cut_to_bytes``
     asks again for every member at every level, which must not re-render the same subtree each time)."""
     memo: dict[int, tuple[Any, int]] | None = getattr(_sizes, "memo", None)
     if memo is None or not isinstance(value, (dict, list)):
@@ -169,7 +169,7 @@ def _remembered_sizes() -> Iterator[None]:
         _sizes.memo = None
 
 
-def reduce(value: Any, target: int, depth: int = 0) -> Any:
+def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
     """``value`` cut so that its compact JSON takes about ``target`` bytes: large members are shortened largest
     first, then members are dropped from the end (identifiers last), with a marker saying how many. Time grows
     with ``target``, not with ``value``: a container with more members than ``target`` bytes could hold is cut
@@ -193,7 +193,7 @@ def reduce(value: Any, target: int, depth: int = 0) -> Any:
             kept.append(item)
             used += item_size
         if not kept and value:
-            kept = [reduce(value[0], target - 24, depth + 1)]
+            kept = [cut_to_bytes(value[0], target - 24, depth + 1)]
         if len(kept) < len(value):
             kept.append(f"…+{len(value) - len(kept)} more")
         return kept
@@ -214,7 +214,7 @@ def _most_members(target: int) -> int:
 
 def _narrowed(value: dict[str, Any], most: int) -> dict[str, Any]:
     """The first ``most`` members of an object (and its identifiers, wherever they are), with the marker
-    ``reduce`` uses saying how many more there were."""
+    ``cut_to_bytes`` uses saying how many more there were."""
     hidden = _hidden_members(value)  # members an earlier cut left out, named by its marker
     members = len(value) - (1 if hidden else 0)
     keys = [k for k in itertools.islice(value, most + 1) if k != "…" or not hidden][:most]
@@ -236,7 +236,7 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
         if excess <= 0:
             break
         member_target = max(16, sizes[key] - excess)
-        out[key] = reduce(value[key], member_target, depth + 1)
+        out[key] = cut_to_bytes(value[key], member_target, depth + 1)
         excess -= sizes[key] - dumps_size(out[key])
     if excess > 0:
         keys = list(out)

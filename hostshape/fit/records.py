@@ -2,36 +2,39 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
-from hostshape.fit.objects import fit_object, reduce
+from hostshape.fit.objects import cut_to_bytes, fit_object
+from hostshape.locate import find_records, with_path
 from hostshape.previews import cap_strings
-from hostshape.records import find_records, with_path
-from hostshape.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 from hostshape.render import dumps
+from hostshape.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
 PREVIEW_LEVELS: tuple[int | None, ...] = (None, 2000, 1000, 500, 280)
-CUT_MARK = "…[+"
 ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is compacted (envelope.compact); notes are
 # bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
 
-def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor, *,
+def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *,
              index: bool = True, offset: int = 0, records_at: tuple[str, ...] | None = None) -> Fitted:
-    """Fit a JSON value. ``offset`` skips that many records (a later page); ``index`` lists records cut;
-    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found."""
+    """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
+    page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
+    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found.
+    Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
         return fit_object(value, facts, limit, way)
     path, records = found
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
+    facts = _own(facts)
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
@@ -39,17 +42,21 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
-        facts.text_cut = cuts > 0
-        note = f"text fields cut at {level:,} chars; …[+N chars] marks each cut" if cuts else None
-        if note:
-            facts.notes.append(note)
-        fit = _RecordFit(value, path, records[:offset] + capped, facts, limit, way, cursor, index, offset, ratio)
+        note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
+        level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
+        fit = _RecordFit(value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset,
+                         ratio)
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
-        if note:
-            facts.notes.remove(note)
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _own(facts: Facts, **changes: Any) -> Facts:
+    """A copy of ``facts`` (with ``changes``) whose lists and maps are its own: fitting changes the copy only."""
+    copied = dataclasses.replace(facts, **changes)
+    copied.notes, copied.omitted, copied.same = list(copied.notes), list(copied.omitted), dict(copied.same)
+    return copied
 
 
 def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bool:
@@ -94,7 +101,7 @@ class _RecordFit:
     facts: Facts
     limit: Limit
     way: WayBack
-    cursor: Cursor
+    cursor_at: Cursor
     index: bool
     offset: int
     ratio: TokenEstimate
@@ -140,7 +147,7 @@ class _RecordFit:
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
 
-    def _plans(self, rest: list[Any], full: list[int], budget: int):  # type: ignore[no-untyped-def]
+    def _plans(self, rest: list[Any], full: list[int], budget: int):
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
         only when reached. When no index can list every record, half the budget goes to whole records and the
         rest to index rows for as many of the following records as fit."""
@@ -185,8 +192,7 @@ class _RecordFit:
     def _skeleton(self, rest: list[Any]) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
         self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
-        self.facts.next_offset = self.offset
-        return self._render([], None, self.cursor(self.offset + len(rest)), dropped=len(rest))
+        return self._render([], None, self.cursor_at(self.offset + len(rest)), dropped=len(rest))
 
     def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
                 dropped: int = 0) -> str:
@@ -204,8 +210,7 @@ class _RecordFit:
         self.facts.returned = k
         self.facts.listed = len(rows) if index else None
         self.facts.truncated = more
-        self.facts.next_offset = self.offset + k if more else None
-        return self._render(rest[:k], index, self.cursor(self.offset + k) if more else None,
+        return self._render(rest[:k], index, self.cursor_at(self.offset + k) if more else None,
                             dropped=len(rest) - k - len(rows))
 
     _last_tokens: int = field(default=0, init=False)
@@ -229,15 +234,15 @@ class _RecordFit:
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        note = "first record shrunk to fit; …[+N chars] marks each cut"
-        self.facts.notes.append(note)
+        without = self.facts
+        self.facts = _own(without, notes=[*without.notes, "first record shrunk to fit; …[+N chars] marks each cut"])
         bytes_per_token = len(text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
-            first = reduce(rest[0], int(room * share * bytes_per_token))
+            first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
             candidate = self._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
             if self.limit.fits(candidate):
                 return Fitted(candidate, self.facts, "index")
-        self.facts.notes.remove(note)
+        self.facts = without
         self._text(rest, 0, index)  # the facts of the index-only answer again
         return None
 
@@ -247,10 +252,10 @@ class _RecordFit:
         self.facts.returned = 1
         self.facts.listed = None
         more = len(rest) > 1
-        self.facts.next_offset = self.offset + 1 if more else None
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(container, self.facts, self.limit, self.way, self.cursor(self.offset + 1) if more else None)
+        return fit_object(container, self.facts, self.limit, self.way,
+                          self.cursor_at(self.offset + 1) if more else None)
 
 
 def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:

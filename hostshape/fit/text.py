@@ -34,22 +34,23 @@ def _shorten_url(match: re.Match[str]) -> str:
     return url[:end] + "/…"
 
 
-def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor = no_cursor,
+def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor,
              *, offset: int = 0) -> Fitted:
-    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line;
-    the line is shortened (no hint, then no detail) when the budget is too small for it."""
+    """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line
+    (naming ``cursor_at(end)``, the cursor of the rest, if any); the line is shortened (no hint, then no detail)
+    when the budget is too small for it."""
     for style in LINE_STYLES:
-        fitted = _fit_text(text, facts, limit, way, cursor, offset, style)
+        fitted = _fit_text(text, facts, limit, way, cursor_at, offset, style)
         if fitted is not None:
             return fitted
     return last_resort(False, way, limit, facts)
 
 
-def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Cursor, offset: int,
+def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor, offset: int,
               style: str) -> Fitted | None:
     rest = text[offset:]
     total_lines = text.count("\n") + 1
-    probe = text_line(facts, way, cursor(len(text)) if offset < len(text) else None,
+    probe = text_line(facts, way, cursor_at(len(text)) if offset < len(text) else None,
                       _detail(0, 1, total_lines, len(text), len(text), len(text)), style)
     avail = limit.tokens - limit.count(probe) - 4
     avail_chars = len(rest) if limit.chars is None else limit.chars - len(probe) - 2
@@ -59,9 +60,8 @@ def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor: Curso
         if end <= 0:
             return None
         body = rest[:end]
-        next_cursor = cursor(offset + end) if offset + end < len(text) else None
-        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0,
-                                    next_offset=offset + end if next_cursor else None)
+        next_cursor = cursor_at(offset + end) if offset + end < len(text) else None
+        facts = dataclasses.replace(facts, truncated=end < len(rest) or offset > 0)
         last = first + body.count("\n") - (1 if body.endswith("\n") else 0)
         detail = _detail(first, last, total_lines, offset, offset + end, len(text))
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"

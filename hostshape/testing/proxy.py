@@ -50,7 +50,7 @@ def policy_toml(policy: Policy) -> str:
     if policy.spill_dir is not None:
         lines.append(f"dir = {json.dumps(str(policy.spill_dir))}")
     for rule in policy.rules:
-        lines += ["", "[[rules]]", f"tool = {json.dumps(rule.tool)}", f"generic = {str(rule.generic).lower()}"]
+        lines += ["", "[[rules]]", f"tool = {json.dumps(rule.tool)}", f"shrink = {str(rule.shrink).lower()}"]
         for key in ("server", "jmespath", "budget"):
             value = getattr(rule, key)
             if value is not None:

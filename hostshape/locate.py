@@ -215,7 +215,7 @@ def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
             for column in structure.columns(member, depth=1):
                 names = [n.get(column) for n in member]
                 if all(isinstance(n, str) and n for n in names) and len(set(names)) == width:
-                    yield path, names  # type: ignore[misc]
+                    yield path, names
                     break
 
 
