@@ -45,19 +45,37 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import contextlib
+
 from hostshape import Policy, Rule, shape
 from hostshape.retrieve import read
 from hostshape.tokens import count_tokens
 
 _HANDLE_FILE = re.compile(r"^hs_[0-9a-f]{24}\.(json|txt)$")
 # Failure signatures already pinned by xfail(strict=True) tests: (text in the failure detail, the test).
-KNOWN = (
-    ("input starts '\\ufeff\"", "test_robustness.py::test_byte_order_mark_before_a_json_string_keeps_it_json"),
-)
+KNOWN = (("input starts '\\ufeff\"", "test_robustness.py::test_byte_order_mark_before_a_json_string_keeps_it_json"),)
 NOTICE = "notice:"  # a failure kind starting with this is reported but is no broken promise
 _WRAPPER_KEYS = {"result", "structuredContent", "content", "type", "output", "isError"}
-_PIECES = ["x", "word ", "漢字かな", "😀", '"', "\\", "\n", "\t", "\x01", "é", "\u200b", "<p>", "ab cd. ", "\x00",
-           "\u202e", "\ufeff", "\r\n", "9"]
+_PIECES = [
+    "x",
+    "word ",
+    "漢字かな",
+    "😀",
+    '"',
+    "\\",
+    "\n",
+    "\t",
+    "\x01",
+    "é",
+    "\u200b",
+    "<p>",
+    "ab cd. ",
+    "\x00",
+    "\u202e",
+    "\ufeff",
+    "\r\n",
+    "9",
+]
 _RULES = (
     Rule(tool="jp", jmespath="[*].{id: id, title: title}"),
     Rule(tool="jp_items", jmespath="items[?state=='open']"),
@@ -68,13 +86,55 @@ _RULES = (
 SLOW_READ_S = 10.0  # a query stopped by its own 2 s limit answers well within this, even on a loaded machine
 SLOW_SHAPE_S = 5.0
 _RUNS = ["\n", " ", "\t", "a", "0", "9", "{", "[", '"', "\\", "\x00", "é", "😀", "\r\n", "-", ",", "ab", "\u200b"]
-_QUERY_PIECES = ["@", "[*]", "[]", "{a:@,b:@}", "[@,@]", "[@,@,@,@,@,@,@,@]", "items", "data", "[?id > `5`]",
-                 "sort_by(@, &id)", "sort_by(@, &title)", "to_string(@)", "length(@)", "join(',', [*].title)", "[0]",
-                 "[::-1]", "keys(@)", "values(@)", "merge(@, @)", "*", "title", "map(&[@,@], @)", "reverse(@)",
-                 "not_null(@)", "[*][*][*]", "[].[*].[*]", "{x: @, y: [@, @], z: {a: @}}", "[?@ == @]",
-                 "contains(to_string(@), 'x')", "max_by(@, &id)", "[?title != `null`]", "sum([*].id)"]
-_TOOLS = [None, "list_things", "jp", "jp_items", "fields", "small", "raw", "../../etc/passwd", "a\x00b", "\ud800x",
-          "x" * 300, "/abs", "hs_000000000000000000000000"]
+_QUERY_PIECES = [
+    "@",
+    "[*]",
+    "[]",
+    "{a:@,b:@}",
+    "[@,@]",
+    "[@,@,@,@,@,@,@,@]",
+    "items",
+    "data",
+    "[?id > `5`]",
+    "sort_by(@, &id)",
+    "sort_by(@, &title)",
+    "to_string(@)",
+    "length(@)",
+    "join(',', [*].title)",
+    "[0]",
+    "[::-1]",
+    "keys(@)",
+    "values(@)",
+    "merge(@, @)",
+    "*",
+    "title",
+    "map(&[@,@], @)",
+    "reverse(@)",
+    "not_null(@)",
+    "[*][*][*]",
+    "[].[*].[*]",
+    "{x: @, y: [@, @], z: {a: @}}",
+    "[?@ == @]",
+    "contains(to_string(@), 'x')",
+    "max_by(@, &id)",
+    "[?title != `null`]",
+    "sum([*].id)",
+]
+_TOOLS = [
+    None,
+    "list_things",
+    "jp",
+    "jp_items",
+    "fields",
+    "small",
+    "raw",
+    "../../etc/passwd",
+    "a\x00b",
+    "\ud800x",
+    "x" * 300,
+    "/abs",
+    "hs_000000000000000000000000",
+]
 
 
 # -- generators ---------------------------------------------------------------------------------------------
@@ -92,8 +152,14 @@ class Gen:
         if roll < 0.55:
             return "".join(r.choice(_PIECES) for _ in range(r.randint(0, 12)))
         if roll < 0.93:
-            return "".join(chr(r.choice([r.randint(32, 126), r.randint(0xA0, 0x2FFF), r.randint(0x1F300, 0x1FAFF),
-                                         r.randint(0, 31)])) for _ in range(r.randint(0, 60)))
+            return "".join(
+                chr(
+                    r.choice(
+                        [r.randint(32, 126), r.randint(0xA0, 0x2FFF), r.randint(0x1F300, 0x1FAFF), r.randint(0, 31)]
+                    )
+                )
+                for _ in range(r.randint(0, 60))
+            )
         if roll < 0.985:
             return r.choice(_PIECES) * r.randint(100, 20_000)
         return "\ud800" + r.choice(_PIECES)  # a lone surrogate in a Python str
@@ -115,10 +181,36 @@ class Gen:
 
     def key(self) -> str:
         while True:
-            k = self.string()[:20] if self.r.random() < 0.3 else self.r.choice(
-                ["id", "number", "title", "name", "state", "body", "user", "login", "sha", "items", "data", "url",
-                 "html_url", "node_id", "_links", "avatar_url", "ref", "head", "base", "labels", "k"]) + (
-                str(self.r.randint(0, 30)) if self.r.random() < 0.3 else "")
+            k = (
+                self.string()[:20]
+                if self.r.random() < 0.3
+                else self.r.choice(
+                    [
+                        "id",
+                        "number",
+                        "title",
+                        "name",
+                        "state",
+                        "body",
+                        "user",
+                        "login",
+                        "sha",
+                        "items",
+                        "data",
+                        "url",
+                        "html_url",
+                        "node_id",
+                        "_links",
+                        "avatar_url",
+                        "ref",
+                        "head",
+                        "base",
+                        "labels",
+                        "k",
+                    ]
+                )
+                + (str(self.r.randint(0, 30)) if self.r.random() < 0.3 else "")
+            )
             if k not in _WRAPPER_KEYS:
                 return k
 
@@ -132,11 +224,21 @@ class Gen:
 
     def record(self, i: int) -> dict[str, Any]:
         r = self.r
-        rec = {"id": i, "number": i + 1, "title": f"record {i} " + self.string()[:40], "state": r.choice(["open", "closed"]),
-               "body": self.string() if r.random() < 0.7 else None,
-               "user": {"login": f"user{r.randint(0, 50)}", "id": r.randint(0, 10**6), "url": "https://api.github.com/u",
-                        "avatar_url": "https://avatars.example/u"},
-               "html_url": f"https://github.example/o/r/{i}", "node_id": "N_" + "x" * 16}
+        rec = {
+            "id": i,
+            "number": i + 1,
+            "title": f"record {i} " + self.string()[:40],
+            "state": r.choice(["open", "closed"]),
+            "body": self.string() if r.random() < 0.7 else None,
+            "user": {
+                "login": f"user{r.randint(0, 50)}",
+                "id": r.randint(0, 10**6),
+                "url": "https://api.github.com/u",
+                "avatar_url": "https://avatars.example/u",
+            },
+            "html_url": f"https://github.example/o/r/{i}",
+            "node_id": "N_" + "x" * 16,
+        }
         if r.random() < 0.3:
             rec["extra"] = self.value(3)
         return rec
@@ -158,8 +260,9 @@ class Gen:
         if roll < 0.85:  # wide
             return {f"k{i}": self.scalar() for i in range(r.choice([50, 300, 2_000, 10_000]))}
         if roll < 0.92:  # a file with base64 content
-            blob = base64.b64encode(os.urandom(r.randint(100, 60_000)) if r.random() < 0.5
-                                    else self.string().encode("utf-8", "replace")).decode()
+            blob = base64.b64encode(
+                os.urandom(r.randint(100, 60_000)) if r.random() < 0.5 else self.string().encode("utf-8", "replace")
+            ).decode()
             return {"name": "f.bin", "path": "a/f.bin", "sha": "deadbeef", "encoding": "base64", "content": blob}
         return [self.scalar() for _ in range(r.randint(0, 5_000))]
 
@@ -202,7 +305,9 @@ class Gen:
         if kind == 1:
             return base + r.choice([" garbage", "\n{}", "]", "\x00"]), False
         if kind == 2:
-            return "[" + ",".join(r.choice(["NaN", "Infinity", "-Infinity", "1"]) for _ in range(r.randint(1, 3_000))) + "]", True
+            return "[" + ",".join(
+                r.choice(["NaN", "Infinity", "-Infinity", "1"]) for _ in range(r.randint(1, 3_000))
+            ) + "]", True
         if kind == 3:
             return '{"n": ' + "7" * r.randint(4_000, 6_000) + ', "id": 1}', True
         if kind == 4:
@@ -223,9 +328,15 @@ class Gen:
         if kind == 3:
             return {"type": "audio", "data": data, "mimeType": "audio/wav"}
         if kind == 4:
-            return {"type": "resource", "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": self.prose()}}
+            return {
+                "type": "resource",
+                "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": self.prose()},
+            }
         if kind == 5:
-            return {"type": "resource", "resource": {"uri": "file:///r.bin", "mimeType": "application/zip", "blob": data}}
+            return {
+                "type": "resource",
+                "resource": {"uri": "file:///r.bin", "mimeType": "application/zip", "blob": data},
+            }
         return {"type": "resource_link", "uri": "file:///docs/a.md", "name": "a.md"}
 
     def call_result(self) -> Any:
@@ -237,10 +348,8 @@ class Gen:
         if roll < 0.3 and texts:
             result["structuredContent"] = {"result": "\n".join(texts)}
         elif roll < 0.4 and len(texts) == 1:
-            try:
+            with contextlib.suppress(ValueError):
                 result["structuredContent"] = json.loads(texts[0])
-            except ValueError:
-                pass
         elif roll < 0.5:
             result["structuredContent"] = self.value()
         form = r.random()
@@ -291,8 +400,11 @@ class Gen:
         text_value = self.json_value()
         if roll < 0.8:  # FastMCP `-> str`: the text as a block and again as structuredContent {"result": text}
             text = self.json_text(text_value)
-            return ({"content": [{"type": "text", "text": text}], "structuredContent": {"result": text},
-                     "isError": False}, "fastmcp", True)
+            return (
+                {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False},
+                "fastmcp",
+                True,
+            )
         return self.call_result(), "mcp", False
 
     def run_of_one(self) -> tuple[str, bool]:
@@ -318,8 +430,10 @@ class Gen:
         wide = depth == 0 and r.random() < 0.3  # one wide level at the top; narrow below, so the size stays sane
         if r.random() < 0.3:
             return [self.non_string_keys(depth + 1) for _ in range(r.choice([500, 2_000]) if wide else r.randint(1, 5))]
-        return {r.choice(keys) if r.random() < 0.7 else r.randint(0, 10**9): self.non_string_keys(depth + 1)
-                for _ in range(r.choice([100, 2_000]) if wide else r.randint(1, 6))}
+        return {
+            r.choice(keys) if r.random() < 0.7 else r.randint(0, 10**9): self.non_string_keys(depth + 1)
+            for _ in range(r.choice([100, 2_000]) if wide else r.randint(1, 6))
+        }
 
     def escaped_wrapper(self) -> str:
         """Claude Code's ``{"result": "<text>"}`` with text whose JSON escapes are long (control characters,
@@ -342,10 +456,15 @@ class Gen:
         r = self.r
         budget = r.choice([1, 2, 5, 8, 16, 50, 200, 500, 1_000, 2_000, 4_000, 8_000, 20_000, r.randint(1, 20_000)])
         return Policy(
-            budget=budget, encoding=r.choice(["o200k_base", "o200k_base", "cl100k_base"]),
-            safety_factor=r.choice([1.0, 1.0, 1.3]), max_chars=r.choice([None, None, None, r.randint(100, 100_000)]),
-            rules=_RULES, on_fault=r.choice(["cut", "cut", "refuse"]), spill_dir=spill_dir,
-            spill_max_bytes=r.choice([256 * 1024 * 1024, 2_000_000]), keep_binary=r.random() < 0.05,
+            budget=budget,
+            encoding=r.choice(["o200k_base", "o200k_base", "cl100k_base"]),
+            safety_factor=r.choice([1.0, 1.0, 1.3]),
+            max_chars=r.choice([None, None, None, r.randint(100, 100_000)]),
+            rules=_RULES,
+            on_fault=r.choice(["cut", "cut", "refuse"]),
+            spill_dir=spill_dir,
+            spill_max_bytes=r.choice([256 * 1024 * 1024, 2_000_000]),
+            keep_binary=r.random() < 0.05,
             retrieval_tool=r.choice([None, "hostshape_read"]),
         )
 
@@ -402,8 +521,10 @@ def run_case(seed: int, case: int, spill_dir: Path) -> tuple[str, str] | None:
             _strict_json(res.text)
         except ValueError as exc:
             start = raw[:40] if isinstance(raw, (str, bytes)) else type(raw).__name__
-            return (f"changed answer to JSON input is not JSON [{kind}]",
-                    f"input starts {start!r}; {exc}: {res.text[:200]!r}")
+            return (
+                f"changed answer to JSON input is not JSON [{kind}]",
+                f"input starts {start!r}; {exc}: {res.text[:200]!r}",
+            )
     if res.path is not None:
         path = Path(res.path)
         if path.parent != spill_dir or not _HANDLE_FILE.match(path.name) or path.name[:27] != res.handle:
@@ -479,8 +600,10 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             gen = Gen(random.Random(f"{seed}:{opts.case}"))
             raw, kind, is_json = gen.case()
-            print(f"case {opts.case} of seed {seed}: {kind}, {type(raw).__name__}, json={is_json}; "
-                  f"policy {gen.policy(Path(tmp))}")
+            print(
+                f"case {opts.case} of seed {seed}: {kind}, {type(raw).__name__}, json={is_json}; "
+                f"policy {gen.policy(Path(tmp))}"
+            )
             outcome = run_case(seed, opts.case, Path(tmp) / "spill")
             print("ok" if outcome is None else f"FAILED {outcome[0]}\n{outcome[1]}")
             return 0 if outcome is None else 1
@@ -506,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
             seen[0] += n
             if case < seen[1]:
                 seen[1], seen[2] = case, detail
+
     def broken(kind: str) -> bool:
         return not kind.startswith(("generator", NOTICE))
 
@@ -517,13 +641,24 @@ def main(argv: list[str] | None = None) -> int:
     for kind, (n, case, detail) in sorted(merged.items(), key=lambda kv: -kv[1][0]):
         label = "FAIL" if broken(kind) else "NOTE"
         pinned = known(detail) if broken(kind) else None
-        print(f"{label} x{n}: {kind}\n    replay: python bench/fuzz.py --seed {seed} --case {case}\n    "
-              + (f"known core bug, pinned by {pinned}\n    " if pinned else "")
-              + detail.strip().replace("\n", "\n    "))
+        print(
+            f"{label} x{n}: {kind}\n    replay: python bench/fuzz.py --seed {seed} --case {case}\n    "
+            + (f"known core bug, pinned by {pinned}\n    " if pinned else "")
+            + detail.strip().replace("\n", "\n    ")
+        )
     kinds = sum(broken(kind) for kind in merged)
-    result = "no failures" if not failed else (
-        f"{failed:,} failing cases ({failed / max(total, 1):.1%}) in {kinds} kinds, "
-        + (f"{new:,} of them not yet pinned by a test" if new else "all of them known core bugs pinned by xfail tests"))
+    result = (
+        "no failures"
+        if not failed
+        else (
+            f"{failed:,} failing cases ({failed / max(total, 1):.1%}) in {kinds} kinds, "
+            + (
+                f"{new:,} of them not yet pinned by a test"
+                if new
+                else "all of them known core bugs pinned by xfail tests"
+            )
+        )
+    )
     print(f"fuzz: {total:,} cases in {elapsed:.0f} s ({opts.jobs} processes, seed {seed}): {result}")
     return 0 if not failed else 1
 

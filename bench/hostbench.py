@@ -380,11 +380,17 @@ def losses(rows: list[HostRow]) -> list[tuple[str, str, str]]:
         if r.fits and not h.fits:
             out.append((r.tool, "fits where hostshape does not", where))
         if r.recall is not None and h.recall is not None and r.fits and r.recall > h.recall + 1e-9:
-            out.append((r.tool, "higher identifier recall, within the budget",
-                        f"{where} ({r.recall:.2f} vs {h.recall:.2f})"))
+            out.append(
+                (r.tool, "higher identifier recall, within the budget", f"{where} ({r.recall:.2f} vs {h.recall:.2f})")
+            )
         if r.tasks_n and h.tasks_n and r.fits and (r.tasks_ok or 0) > (h.tasks_ok or 0):
-            out.append((r.tool, "more tasks answered, within the budget",
-                        f"{where} ({r.tasks_ok} vs {h.tasks_ok} of {r.tasks_n})"))
+            out.append(
+                (
+                    r.tool,
+                    "more tasks answered, within the budget",
+                    f"{where} ({r.tasks_ok} vs {h.tasks_ok} of {r.tasks_n})",
+                )
+            )
         if r.retrievable and h.retrievable is False:
             out.append((r.tool, "rest retrievable where hostshape's is not", where))
         if r.ratio is not None and r.ratio > 1.0 and r.fits:

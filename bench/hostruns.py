@@ -47,15 +47,33 @@ class HostRunRow:
         return asdict(self)
 
 
-def _judge(host: str, tool: str, p: Payload, budget: int | None, received: str, seconds: float, budgets: list[int],
-           note: str = "") -> HostRunRow:
+def _judge(
+    host: str,
+    tool: str,
+    p: Payload,
+    budget: int | None,
+    received: str,
+    seconds: float,
+    budgets: list[int],
+    note: str = "",
+) -> HostRunRow:
     try:
         json.loads(received)
         valid: bool | None = True
     except ValueError:
         valid = False
-    return HostRunRow(host, tool, p.name, budget, tokens(received), {str(b): fits(received, b) for b in budgets},
-                      valid if p.is_json else None, p.recall(received), seconds, note=note)
+    return HostRunRow(
+        host,
+        tool,
+        p.name,
+        budget,
+        tokens(received),
+        {str(b): fits(received, b) for b in budgets},
+        valid if p.is_json else None,
+        p.recall(received),
+        seconds,
+        note=note,
+    )
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float, str | None]:
@@ -142,8 +160,10 @@ def table(rows: list[HostRunRow], budgets: list[int]) -> str:
     out = [head]
     for r in rows:
         if r.error:
-            out.append(f"| {r.host} | {r.file} | {r.tool} | {r.budget or 'none'} | error: {r.error} |"
-                       + " |" * (len(budgets) + 3))
+            out.append(
+                f"| {r.host} | {r.file} | {r.tool} | {r.budget or 'none'} | error: {r.error} |"
+                + " |" * (len(budgets) + 3)
+            )
             continue
         fit = " | ".join(("✓" if r.fits.get(str(b)) else "✗") for b in budgets)
         out.append(

@@ -45,11 +45,18 @@ HOOK_CASES = (
 
 def hook_input(text: str) -> bytes:
     """A Claude Code PostToolUse input carrying ``text`` as one MCP text block."""
-    return json.dumps({
-        "session_id": "bench", "transcript_path": "/nonexistent/bench.jsonl", "cwd": "/tmp",
-        "hook_event_name": "PostToolUse", "tool_name": "mcp__corpus__bench", "tool_input": {},
-        "tool_response": [{"type": "text", "text": text}], "tool_use_id": "toolu_bench",
-    }).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": "/nonexistent/bench.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "mcp__corpus__bench",
+            "tool_input": {},
+            "tool_response": [{"type": "text", "text": text}],
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
 
 
 def _hook_command() -> list[str]:
@@ -92,9 +99,19 @@ def hook_table(runs: int) -> tuple[list[dict[str, Any]], float]:
     for label, data in inputs:
         wall = [w for w, _ in samples[label]]
         cpu = statistics.median(c for _, c in samples[label])
-        rows.append({"case": f"{label} ({len(data) / 1000:.0f} KB)", "bytes": len(data), "shaped": shaped[label],
-                     "median_s": statistics.median(wall), "min_s": min(wall), "max_s": max(wall),
-                     "vs_python": statistics.median(wall) / base_wall, "cpu_s": cpu, "cpu_vs_python": cpu / base_cpu})
+        rows.append(
+            {
+                "case": f"{label} ({len(data) / 1000:.0f} KB)",
+                "bytes": len(data),
+                "shaped": shaped[label],
+                "median_s": statistics.median(wall),
+                "min_s": min(wall),
+                "max_s": max(wall),
+                "vs_python": statistics.median(wall) / base_wall,
+                "cpu_s": cpu,
+                "cpu_vs_python": cpu / base_cpu,
+            }
+        )
     return rows, base_wall, base_cpu
 
 
@@ -108,8 +125,9 @@ def _cut_json(text: str, chars: int) -> str:
     return json.dumps(out, separators=(",", ":"))
 
 
-def median_cpu_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int,
-                       min_total: float = 0.05) -> list[float]:
+def median_cpu_seconds(
+    calls: list[tuple[Callable[[Any], Any], Any]], runs: int, min_total: float = 0.05
+) -> list[float]:
     """Median CPU time of each ``fn(arg)``, timed round-robin after a warm-up call each, the garbage collector off.
 
     CPU time (``time.thread_time``) rather than wall time: on a shared two-core machine the wall clock of one call
@@ -157,9 +175,18 @@ def floor_table(files: list[str], budgets: list[int], runs: int) -> list[dict[st
             ms = [s * 1000 for s in median_cpu_seconds(calls, runs)]
             parse = ms[2] if is_json else 0.0
             tokenizing = statistics.median(_tokenizer_ms(shape_it, text) for _ in range(max(3, runs // 2)))
-            rows.append({"file": file, "budget": budget, "strategy": out.strategy, "shape_ms": ms[0],
-                         "parse_ms": parse, "count_ms": ms[1], "vs_floor": ms[0] / (parse + ms[1]),
-                         "tokenizer_ms": tokenizing})
+            rows.append(
+                {
+                    "file": file,
+                    "budget": budget,
+                    "strategy": out.strategy,
+                    "shape_ms": ms[0],
+                    "parse_ms": parse,
+                    "count_ms": ms[1],
+                    "vs_floor": ms[0] / (parse + ms[1]),
+                    "tokenizer_ms": tokenizing,
+                }
+            )
     return rows
 
 
@@ -186,34 +213,52 @@ def _tokenizer_ms(shape_it: Callable[[str], Any], text: str) -> float:
     return spent[0] * 1000
 
 
-def report(hook_rows: list[dict[str, Any]], base: tuple[float, float], floor_rows: list[dict[str, Any]],
-           runs: int) -> str:
-    lines = [f"Hook latency: `hostshape hook claude-code`, whole process, {runs} runs each, interleaved with "
-             f"`python -c pass` (median {base[0] * 1000:.0f} ms wall, {base[1] * 1000:.0f} ms CPU in this run).", "",
-             "| result | shaped | wall median | wall spread (min-max) | wall vs `python -c pass` | CPU median | "
-             "CPU vs `python -c pass` |", "|---|---|---|---|---|---|---|"]
+def report(
+    hook_rows: list[dict[str, Any]], base: tuple[float, float], floor_rows: list[dict[str, Any]], runs: int
+) -> str:
+    lines = [
+        f"Hook latency: `hostshape hook claude-code`, whole process, {runs} runs each, interleaved with "
+        f"`python -c pass` (median {base[0] * 1000:.0f} ms wall, {base[1] * 1000:.0f} ms CPU in this run).",
+        "",
+        "| result | shaped | wall median | wall spread (min-max) | wall vs `python -c pass` | CPU median | "
+        "CPU vs `python -c pass` |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in hook_rows:
-        lines.append(f"| {r['case']} | {'yes' if r['shaped'] else 'no'} | {r['median_s']:.3f} s | "
-                     f"{r['min_s']:.3f}-{r['max_s']:.3f} s | {r['vs_python']:.1f}x | {r['cpu_s']:.3f} s | "
-                     f"{r['cpu_vs_python']:.1f}x |")
+        lines.append(
+            f"| {r['case']} | {'yes' if r['shaped'] else 'no'} | {r['median_s']:.3f} s | "
+            f"{r['min_s']:.3f}-{r['max_s']:.3f} s | {r['vs_python']:.1f}x | {r['cpu_s']:.3f} s | "
+            f"{r['cpu_vs_python']:.1f}x |"
+        )
     budgets = sorted({r["budget"] for r in floor_rows})
-    lines += ["", "Floor ratio: in-process `shape()` time / (`json.loads` of the input + one exact count of the "
-              "returned text); text files have no parse term.", "",
-              "| file | " + " | ".join(f"{b:,}" for b in budgets) + " |", "|---|" + "---|" * len(budgets)]
+    lines += [
+        "",
+        "Floor ratio: in-process `shape()` time / (`json.loads` of the input + one exact count of the "
+        "returned text); text files have no parse term.",
+        "",
+        "| file | " + " | ".join(f"{b:,}" for b in budgets) + " |",
+        "|---|" + "---|" * len(budgets),
+    ]
     for file in dict.fromkeys(r["file"] for r in floor_rows):
         cells = {r["budget"]: r for r in floor_rows if r["file"] == file}
         lines.append(f"| {file} | " + " | ".join(f"{cells[b]['vs_floor']:.2f}x" for b in budgets) + " |")
-    lines += ["", "Where the time above the floor goes, summed over the table: shape() "
-              f"{sum(r['shape_ms'] for r in floor_rows):.0f} ms = tokenizer "
-              f"{sum(r['tokenizer_ms'] for r in floor_rows):.0f} ms (the floor's own count: "
-              f"{sum(r['count_ms'] for r in floor_rows):.0f} ms) + everything else "
-              f"{sum(r['shape_ms'] - r['tokenizer_ms'] for r in floor_rows):.0f} ms (the floor's parse: "
-              f"{sum(r['parse_ms'] for r in floor_rows):.0f} ms)."]
+    lines += [
+        "",
+        "Where the time above the floor goes, summed over the table: shape() "
+        f"{sum(r['shape_ms'] for r in floor_rows):.0f} ms = tokenizer "
+        f"{sum(r['tokenizer_ms'] for r in floor_rows):.0f} ms (the floor's own count: "
+        f"{sum(r['count_ms'] for r in floor_rows):.0f} ms) + everything else "
+        f"{sum(r['shape_ms'] - r['tokenizer_ms'] for r in floor_rows):.0f} ms (the floor's parse: "
+        f"{sum(r['parse_ms'] for r in floor_rows):.0f} ms).",
+    ]
     ratios = [r["vs_floor"] for r in floor_rows]
     worst = max(floor_rows, key=lambda r: r["vs_floor"])
-    lines += ["", f"Median {statistics.median(ratios):.2f}x, worst {worst['vs_floor']:.2f}x "
-              f"({worst['file']} at {worst['budget']:,}: shape {worst['shape_ms']:.1f} ms, parse "
-              f"{worst['parse_ms']:.1f} ms, count {worst['count_ms']:.1f} ms)."]
+    lines += [
+        "",
+        f"Median {statistics.median(ratios):.2f}x, worst {worst['vs_floor']:.2f}x "
+        f"({worst['file']} at {worst['budget']:,}: shape {worst['shape_ms']:.1f} ms, parse "
+        f"{worst['parse_ms']:.1f} ms, count {worst['count_ms']:.1f} ms).",
+    ]
     return "\n".join(lines)
 
 

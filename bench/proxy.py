@@ -182,8 +182,10 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
 
 
 def render(overhead: list[dict[str, Any]], compared: list[dict[str, Any]], budget: int, calls: int) -> str:
-    title = ("# hostshape proxy and FastMCP middleware: one run of "
-             f"`python bench/proxy.py --calls {calls} --budget {budget}`")
+    title = (
+        "# hostshape proxy and FastMCP middleware: one run of "
+        f"`python bench/proxy.py --calls {calls} --budget {budget}`"
+    )
     out = [
         title,
         "",

@@ -53,8 +53,14 @@ print(json.dumps(out))
 def _run(package_root: Path) -> dict[str, float]:
     env = {"PYTHONPATH": str(package_root), "PATH": "/usr/bin:/bin"}
     with tempfile.TemporaryDirectory() as cwd:  # not the checkout: `-c` puts the working folder first on sys.path
-        done = subprocess.run([sys.executable, "-c", _CHILD + _WHICH, str(ROOT)], env=env, capture_output=True,
-                              text=True, check=True, cwd=cwd)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD + _WHICH, str(ROOT)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=cwd,
+        )
     which, timings = done.stdout.strip().splitlines()[-2:]
     if Path(which).resolve().parent.parent != package_root.resolve():
         raise SystemExit(f"imported hostshape from {which}, not from {package_root}")
@@ -66,8 +72,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--against", required=True, help="git revision to compare with")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as old:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.against, "hostshape"], capture_output=True,
-                                 check=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", args.against, "hostshape"], capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
         new_runs, old_runs = [], []
         for _ in range(2):

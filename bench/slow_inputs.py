@@ -74,13 +74,16 @@ def main(argv: list[str] | None = None) -> int:
                 label = f"{name} ({form}), budget {budget:,}"
                 times.append((best, label))
                 mark = "SLOW" if best > GOAL_S else "    "
-                print(f"{mark} {best:6.3f} s  {count_tokens(res.text):6,} tokens  {res.strategy:10} {label}",
-                      flush=True)
+                print(
+                    f"{mark} {best:6.3f} s  {count_tokens(res.text):6,} tokens  {res.strategy:10} {label}", flush=True
+                )
     slowest, label = max(times)
     median = statistics.median(t for t, _ in times)
     over = sum(t > GOAL_S for t, _ in times)
-    print(f"slowest: {slowest:.3f} s ({label}), {slowest / median:.0f}x the median {median:.3f} s; "
-          f"{over} of {len(times)} calls over {GOAL_S:g} s")
+    print(
+        f"slowest: {slowest:.3f} s ({label}), {slowest / median:.0f}x the median {median:.3f} s; "
+        f"{over} of {len(times)} calls over {GOAL_S:g} s"
+    )
     return 0
 
 

@@ -36,8 +36,9 @@ class Limit:
     chars: int | None
     encoding_name: str
     _counted: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
-    _probed: list[tuple[str, list[int]]] = field(default_factory=list, init=False, repr=False, compare=False,
-                                                 hash=False)
+    _probed: list[tuple[str, list[int]]] = field(
+        default_factory=list, init=False, repr=False, compare=False, hash=False
+    )
 
     @classmethod
     def of(cls, policy: Policy, budget: int) -> Limit:

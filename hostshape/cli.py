@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 DESCRIPTION = "Shape MCP tool results to a token budget, page through what was cut, and measure MCP servers."
 READ_COMMAND = "hostshape read"  # the way back from a result the CLI shaped, named in the envelope's hint
 VALUE_MAY_START_WITH_DASH = ("--cursor", "--query")
-POLICY_HELP = ("a policy TOML file (default: $HOSTSHAPE_POLICY, else ./.hostshape.toml, else "
-               "$XDG_CONFIG_HOME/hostshape/policy.toml, else the built-in defaults)")
+POLICY_HELP = (
+    "a policy TOML file (default: $HOSTSHAPE_POLICY, else ./.hostshape.toml, else "
+    "$XDG_CONFIG_HOME/hostshape/policy.toml, else the built-in defaults)"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,9 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hostshape {__version__}")
     sub = parser.add_subparsers(title="commands")
 
-    shape = sub.add_parser("shape", help="print exactly the text a model would read for one tool result",
-                           description="Print exactly the text a model would read for one tool result. When "
-                           "anything is cut, the envelope gives a handle and next: page on with `hostshape read`.")
+    shape = sub.add_parser(
+        "shape",
+        help="print exactly the text a model would read for one tool result",
+        description="Print exactly the text a model would read for one tool result. When "
+        "anything is cut, the envelope gives a handle and next: page on with `hostshape read`.",
+    )
     shape.add_argument("path", help="a file holding the tool result, or - for standard input")
     shape.add_argument("--budget", type=int, help="token budget (default: the policy's, 4000)")
     shape.add_argument("--tool", help="tool name, for per-tool rules and the spill handle")
@@ -80,9 +85,12 @@ def _parser() -> argparse.ArgumentParser:
     shape.add_argument("--stats", action="store_true", help="one JSON line of statistics on standard error")
     shape.set_defaults(run=_shape)
 
-    read = sub.add_parser("read", help="read a page of a saved full result by its handle",
-                          description="Read a page of a full result that `hostshape shape` or an adapter saved. "
-                          "Exit status 1 for an unknown or evicted handle, 2 for a bad query or cursor.")
+    read = sub.add_parser(
+        "read",
+        help="read a page of a saved full result by its handle",
+        description="Read a page of a full result that `hostshape shape` or an adapter saved. "
+        "Exit status 1 for an unknown or evicted handle, 2 for a bad query or cursor.",
+    )
     read.add_argument("handle", help="the envelope's handle value")
     read.add_argument("--query", help="JMESPath expression over the full result")
     read.add_argument("--cursor", help="the envelope's next value")
@@ -90,21 +98,31 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("--policy", help=POLICY_HELP)
     read.set_defaults(run=_read)
 
-    demo = sub.add_parser("demo", help="run every installed host offline, without and with hostshape",
-                          description="Run every installed host offline, without and with hostshape. Host names "
-                          f"(any one per host): {accepted_names()}.")
+    demo = sub.add_parser(
+        "demo",
+        help="run every installed host offline, without and with hostshape",
+        description="Run every installed host offline, without and with hostshape. Host names "
+        f"(any one per host): {accepted_names()}.",
+    )
     demo.add_argument("--json", action="store_true", help="print the table as JSON")
     demo.add_argument("--budget", type=int, default=4000, help="token budget of the shaped result (default 4000)")
-    demo.add_argument("--host", action="append", type=_host_name, metavar="NAME",
-                      help=f"only this host (repeatable): {accepted_names()}")
+    demo.add_argument(
+        "--host",
+        action="append",
+        type=_host_name,
+        metavar="NAME",
+        help=f"only this host (repeatable): {accepted_names()}",
+    )
     demo.set_defaults(run=_demo)
 
     sub.add_parser("measure", help="size of an MCP server's tool menu and results (hostshape measure --help)")
     sub.add_parser("hook", help="Claude Code command hook (hostshape hook --help)")
-    sub.add_parser("proxy", help="an MCP server in front of any MCP server that shapes its results "
-                   "(hostshape proxy --help)")
-    sub.add_parser("proxy-config", help="put a host's MCP servers behind the proxy, or undo it "
-                   "(hostshape proxy-config --help)")
+    sub.add_parser(
+        "proxy", help="an MCP server in front of any MCP server that shapes its results (hostshape proxy --help)"
+    )
+    sub.add_parser(
+        "proxy-config", help="put a host's MCP servers behind the proxy, or undo it (hostshape proxy-config --help)"
+    )
     return parser
 
 
@@ -192,8 +210,11 @@ def _read(args: argparse.Namespace) -> int:
         print(f"hostshape read: cannot open the spill store: {exc}", file=sys.stderr)
         return 1
     if not known:
-        print(f"hostshape read: no saved result for handle {args.handle!r} (unknown or evicted): run the tool or "
-              "`hostshape shape` again for a fresh handle", file=sys.stderr)
+        print(
+            f"hostshape read: no saved result for handle {args.handle!r} (unknown or evicted): run the tool or "
+            "`hostshape shape` again for a fresh handle",
+            file=sys.stderr,
+        )
         return 1
     page = read(args.handle, query=args.query, cursor=args.cursor, policy=policy)
     if page.startswith("[hostshape] the query"):  # a query that parses but fails on this data

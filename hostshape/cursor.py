@@ -39,15 +39,22 @@ def decode(secret: bytes, cursor: str, *, handle: str, query: str | None) -> Pos
             raise ValueError("bad signature")
         cursor_handle, cursor_query, offset = orjson.loads(body)
     except (ValueError, TypeError, orjson.JSONDecodeError):
-        raise CursorError("this cursor is not valid here: call again without cursor to start from the first page") \
-            from None
+        raise CursorError(
+            "this cursor is not valid here: call again without cursor to start from the first page"
+        ) from None
     if cursor_handle != handle:
-        raise CursorError(f"this cursor belongs to handle {cursor_handle}, not {handle}: pass the cursor with its "
-                          "own handle, or omit cursor to start this handle from the first page")
+        raise CursorError(
+            f"this cursor belongs to handle {cursor_handle}, not {handle}: pass the cursor with its "
+            "own handle, or omit cursor to start this handle from the first page"
+        )
     if query and query != cursor_query:
         if cursor_query is None:
-            raise CursorError("this cursor pages the result without a query: pass it without query, or omit "
-                              "cursor to start your query from its first page")
-        raise CursorError(f"this cursor was made for query {cursor_query!r}: repeat that query with it, or omit "
-                          "cursor to start your new query from its first page")
+            raise CursorError(
+                "this cursor pages the result without a query: pass it without query, or omit "
+                "cursor to start your query from its first page"
+            )
+        raise CursorError(
+            f"this cursor was made for query {cursor_query!r}: repeat that query with it, or omit "
+            "cursor to start your new query from its first page"
+        )
     return Position(cursor_handle, cursor_query, int(offset))

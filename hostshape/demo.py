@@ -138,17 +138,37 @@ async def run_host(host: Host, policy: Policy, progress: Any = None) -> Row:
 
 def render_table(rows: list[Row], budget: int) -> str:
     """The rows as a plain-text table."""
-    head = ["host", "interception point", "fires", "tool returned", "model got: without", "with", "fits",
-            "ids kept: without", "with"]
+    head = [
+        "host",
+        "interception point",
+        "fires",
+        "tool returned",
+        "model got: without",
+        "with",
+        "fits",
+        "ids kept: without",
+        "with",
+    ]
     lines = [head]
     for r in rows:
         if r.skipped:
-            lines.append([r.host, r.interception_point, r.fires, f"{r.tool_tokens:,}", f"skipped: {r.skipped}",
-                          "", "", "", ""])
+            lines.append(
+                [r.host, r.interception_point, r.fires, f"{r.tool_tokens:,}", f"skipped: {r.skipped}", "", "", "", ""]
+            )
             continue
-        lines.append([r.host, r.interception_point, r.fires, f"{r.tool_tokens:,}", f"{r.without_tokens:,}",
-                      f"{r.with_tokens:,}", "yes" if r.fits_budget else "NO", f"{r.ids_kept_without:.0%}",
-                      f"{r.ids_kept_with:.0%}"])
+        lines.append(
+            [
+                r.host,
+                r.interception_point,
+                r.fires,
+                f"{r.tool_tokens:,}",
+                f"{r.without_tokens:,}",
+                f"{r.with_tokens:,}",
+                "yes" if r.fits_budget else "NO",
+                f"{r.ids_kept_without:.0%}",
+                f"{r.ids_kept_with:.0%}",
+            ]
+        )
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
     out = [" | ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines]
     out.insert(1, "-+-".join("-" * w for w in widths))
@@ -171,8 +191,15 @@ def main(*, budget: int = 4000, as_json: bool = False, hosts: list[str] | None =
             rows.append(asyncio.run(run_host(host, policy, progress)))
         except Exception as exc:  # noqa: BLE001 - one broken host must not hide the others
             adapter = importlib.import_module(host.adapter_module)
-            rows.append(Row(adapter.HOST, adapter.INTERCEPTION_POINT, adapter.FIRES, 0,
-                            skipped=f"failed: {type(exc).__name__}: {exc}"[:120]))
+            rows.append(
+                Row(
+                    adapter.HOST,
+                    adapter.INTERCEPTION_POINT,
+                    adapter.FIRES,
+                    0,
+                    skipped=f"failed: {type(exc).__name__}: {exc}"[:120],
+                )
+            )
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
     else:

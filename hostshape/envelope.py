@@ -27,8 +27,11 @@ class WayBack:
 
     def hint(self, cursor: bool) -> str:
         if self.handle and self.tool and " " in self.tool:  # a command line, e.g. the CLI's "hostshape read"
-            command, given = (f"{self.tool} HANDLE --cursor NEXT", "handle and next") if cursor else (
-                f"{self.tool} HANDLE", "handle")
+            command, given = (
+                (f"{self.tool} HANDLE --cursor NEXT", "handle and next")
+                if cursor
+                else (f"{self.tool} HANDLE", "handle")
+            )
             return f"run `{command}` with the {given} above; add --query JMESPATH to pick records or fields"
         if self.handle and self.tool:
             more = "handle and next" if cursor else "handle"
@@ -78,8 +81,12 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     env: dict[str, Any] = {"truncated": facts.cut}
     if not facts.matched:
         env["matched"] = False
-    for key, value in (("returned", facts.returned), ("total", facts.total), ("listed", facts.listed),
-                       ("list", facts.list_path)):
+    for key, value in (
+        ("returned", facts.returned),
+        ("total", facts.total),
+        ("listed", facts.listed),
+        ("list", facts.list_path),
+    ):
         if value is not None:
             env[key] = value
     if facts.same:

@@ -1,6 +1,7 @@
 """The answer after hostshape itself failed: by default a plain cut of the result's text that still fits the budget.
 
-``after_fault`` is what ``shape`` (and an adapter whose own glue failed) answers, per ``policy.on_fault``. It depends on as little of the pipeline as it can (the
+``after_fault`` is what ``shape`` (and an adapter whose own glue failed) answers, per ``policy.on_fault``. It
+depends on as little of the pipeline as it can (the
 standard library's JSON, the tokenizer, the spill store), because any other step may be the one that failed:
 the best-effort text of the raw result is saved for retrieval when the store works, and the model reads its
 start with a note saying shaping failed, as JSON (``{"_hostshape": {...}, "preview": "..."}``) when the result
@@ -28,26 +29,43 @@ _LAST_RESORT_JSON = ('{"_hostshape":"shaping failed; truncated"}', '{"_hostshape
 _LAST_RESORT_TEXT = ("[hostshape] shaping failed; truncated", "[hostshape] truncated", "…")
 
 
-def after_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | None = None,
-                server: str | None = None, args: Mapping[str, Any] | None = None,
-                started: float | None = None) -> Shaped:
+def after_fault(
+    raw: Any,
+    policy: Policy,
+    exc: BaseException,
+    *,
+    tool: str | None = None,
+    server: str | None = None,
+    args: Mapping[str, Any] | None = None,
+    started: float | None = None,
+) -> Shaped:
     """The answer after shaping ``raw`` failed with ``exc``, per ``policy.on_fault``: a budgeted cut (``"cut"``,
     the default), a budgeted refusal (``"refuse"``), or the host's result untouched (``"pass"``: ``changed`` is
     False). Logs the fault. Adapters call this too when their own glue fails."""
-    log.error("hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault,
-              exc_info=exc)
+    log.error(
+        "hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault, exc_info=exc
+    )
     fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
     try:
         budget = policy.budget_for(tool, server)
     except Exception:  # noqa: BLE001 - the policy's own budget is always valid
         budget = policy.budget
     elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
-    common: dict[str, Any] = dict(budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding,
-                                  elapsed_ms=elapsed)
+    common: dict[str, Any] = dict(
+        budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding, elapsed_ms=elapsed
+    )
     if policy.on_fault == "pass":  # the documented opt-in: fail open, the budget is not kept
         text = raw if isinstance(raw, str) else best_effort_text(raw)[0]
-        return Shaped(text=text, changed=False, is_json=False, bytes_before=len(text.encode("utf-8", "replace")),
-                      truncated=False, strategy="fault", input_text=text, **common)
+        return Shaped(
+            text=text,
+            changed=False,
+            is_json=False,
+            bytes_before=len(text.encode("utf-8", "replace")),
+            truncated=False,
+            strategy="fault",
+            input_text=text,
+            **common,
+        )
     limit = Limit.of(policy, budget)
     if policy.on_fault == "refuse":
         from hostshape.host import refusal  # the one refusal wording every host shares
@@ -55,20 +73,32 @@ def after_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | Non
         text = refusal(type(exc).__name__, limit.fits, tool)
         if not limit.fits(text):
             text = next((t for t in _LAST_RESORT_TEXT if limit.fits(t)), _LAST_RESORT_TEXT[-1])
-        return Shaped(text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused",
-                      **common)
+        return Shaped(
+            text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused", **common
+        )
     text, is_json = best_effort_text(raw)
     handle = path = None
     if policy.spill:
         try:
-            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(tool, dict(args or {}), text,
-                                                                              is_json=is_json)
+            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(
+                tool, dict(args or {}), text, is_json=is_json
+            )
             handle, path = saved.handle, str(saved.path)
         except Exception:  # noqa: BLE001 - the answer says the result was not saved
             log.warning("hostshape could not save the result after a fault", exc_info=True)
     answer = cut_answer(text, is_json, limit, type(exc).__name__, handle, policy.retrieval_tool, path)
-    return Shaped(text=answer, changed=True, is_json=is_json, bytes_before=len(text.encode("utf-8", "replace")),
-                  truncated=True, strategy="fault", handle=handle, path=path, input_text=text, **common)
+    return Shaped(
+        text=answer,
+        changed=True,
+        is_json=is_json,
+        bytes_before=len(text.encode("utf-8", "replace")),
+        truncated=True,
+        strategy="fault",
+        handle=handle,
+        path=path,
+        input_text=text,
+        **common,
+    )
 
 
 def _message(exc: BaseException) -> str:
@@ -100,8 +130,9 @@ def _unwrapped(raw: Any) -> tuple[str, bool | None]:
     return payload.text, payload.looks_json
 
 
-def cut_answer(text: str, is_json: bool, limit: Limit, fault: str, handle: str | None, tool: str | None,
-               path: str | None = None) -> str:
+def cut_answer(
+    text: str, is_json: bool, limit: Limit, fault: str, handle: str | None, tool: str | None, path: str | None = None
+) -> str:
     """The longest start of ``text`` that fits ``limit`` beside a note naming the fault and the way back."""
     if handle and tool:
         way = f'full result: call {tool} with handle "{handle}"'

@@ -83,15 +83,22 @@ class HostLimit:
         return self.limit.fits(wire)
 
 
-def fits_budget(text: str, policy: Policy, *, tool: str | None = None, server: str | None = None,
-                host: HostForm | None = None) -> bool:
+def fits_budget(
+    text: str, policy: Policy, *, tool: str | None = None, server: str | None = None, host: HostForm | None = None
+) -> bool:
     """True when ``text``, in the form ``host`` sends it, is within the tool's budget and the host's caps (for a
     host that lets an adapter only comment on a result, never replace it)."""
     return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
 
 
-def fits_by_size(texts: Sequence[str], policy: Policy, *, tool: str | None = None, server: str | None = None,
-                 host: HostForm | None = None) -> bool:
+def fits_by_size(
+    texts: Sequence[str],
+    policy: Policy,
+    *,
+    tool: str | None = None,
+    server: str | None = None,
+    host: HostForm | None = None,
+) -> bool:
     """True when ``texts`` together certainly fit without tokenizing and no rule of ``policy`` projects them.
 
     Sound because every o200k/cl100k token covers at least one byte, so their UTF-8 size bounds their tokens; the
@@ -102,8 +109,7 @@ def fits_by_size(texts: Sequence[str], policy: Policy, *, tool: str | None = Non
     if rule is not None and (rule.jmespath is not None or rule.fields is not None):
         return False  # a projection applies even to a result that fits
     form = host or HostForm()
-    caps = [Limit.of(policy, policy.budget_for(tool, server)).tokens, policy.max_chars, form.max_chars,
-            form.max_bytes]
+    caps = [Limit.of(policy, policy.budget_for(tool, server)).tokens, policy.max_chars, form.max_chars, form.max_bytes]
     return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) <= min(c for c in caps if c is not None)
 
 
@@ -116,8 +122,14 @@ def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) ->
     return REFUSALS[-1]
 
 
-def refusal_for(policy: Policy | None, exc: BaseException | str, *, tool: str | None = None,
-                server: str | None = None, host: HostForm | None = None) -> str:
+def refusal_for(
+    policy: Policy | None,
+    exc: BaseException | str,
+    *,
+    tool: str | None = None,
+    server: str | None = None,
+    host: HostForm | None = None,
+) -> str:
     """The one refusal for a fault outside the core (an adapter's glue), fitted to the tool's budget and host."""
     policy = policy if policy is not None else Policy()
     fault = exc if isinstance(exc, str) else type(exc).__name__
@@ -125,8 +137,15 @@ def refusal_for(policy: Policy | None, exc: BaseException | str, *, tool: str | 
     return refusal(fault, limit.fits, tool)
 
 
-def glue_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | None = None,
-               server: str | None = None, host: HostForm | None = None) -> str | None:
+def glue_fault(
+    raw: Any,
+    policy: Policy,
+    exc: BaseException,
+    *,
+    tool: str | None = None,
+    server: str | None = None,
+    host: HostForm | None = None,
+) -> str | None:
     """What an adapter hands its host after its OWN glue failed on ``raw`` (the core's faults are answered inside
     ``shape``): None to leave the host's result (``on_fault="pass"``), else the core's answer, fitted to ``host``.
 
@@ -137,8 +156,16 @@ def glue_fault(raw: Any, policy: Policy, exc: BaseException, *, tool: str | None
     return refusal_for(policy, exc, tool=tool, server=server, host=host)
 
 
-def shape_for_host(raw: Any, host: HostForm, shape_once: Callable[..., Shaped], *, policy: Policy,
-                   tool: str | None, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
+def shape_for_host(
+    raw: Any,
+    host: HostForm,
+    shape_once: Callable[..., Shaped],
+    *,
+    policy: Policy,
+    tool: str | None,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+) -> Shaped:
     """Shape ``raw`` so that what ``host`` shows the model fits; see ``HostForm``. Never raises.
 
     ``shape_once(raw, policy, tool, server, args)`` is the core pipeline under one policy. The answer's ``changed``
@@ -169,8 +196,9 @@ def shape_for_host(raw: Any, host: HostForm, shape_once: Callable[..., Shaped], 
         inner = _smaller_budget(inner, text, caps, policy, round_)
         shaped = shape_once(raw, _with_budget(policy, tool, server, inner, host, len(note)), tool, server, args)
     fault = "the host's form of the text does not fit"
-    return dataclasses.replace(first, text=refusal(fault, caps.fits, tool), changed=True, truncated=True,
-                               strategy="refused", fault=fault)
+    return dataclasses.replace(
+        first, text=refusal(fault, caps.fits, tool), changed=True, truncated=True, strategy="refused", fault=fault
+    )
 
 
 def _note(notes: tuple[str, ...], policy: Policy, budget: int) -> tuple[str, int]:
@@ -190,17 +218,20 @@ def _smaller_budget(current: int, text: str, caps: HostLimit, policy: Policy, ro
     wire = caps.sent(text)
     limit = caps.limit
     growth = max(limit.count(wire) / max(1, limit.tokens), 1.0)
-    for cap, size in ((caps.host.max_chars, len(wire)),
-                      (caps.host.max_bytes, len(wire.encode("utf-8", "surrogatepass"))),
-                      (policy.max_chars, len(wire))):
+    for cap, size in (
+        (caps.host.max_chars, len(wire)),
+        (caps.host.max_bytes, len(wire.encode("utf-8", "surrogatepass"))),
+        (policy.max_chars, len(wire)),
+    ):
         if cap is not None:
             growth = max(growth, size / cap)
     smaller = max(1, min(current - 1, int(current / growth) - 16 * (round_ + 1)))
     return max(1, smaller // 2) if round_ == MAX_ROUNDS - 2 else smaller  # the last rounds leave no doubt
 
 
-def _with_budget(policy: Policy, tool: str | None, server: str | None, budget: int, host: HostForm,
-                 note_chars: int) -> Policy:
+def _with_budget(
+    policy: Policy, tool: str | None, server: str | None, budget: int, host: HostForm, note_chars: int
+) -> Policy:
     """``policy`` with the budget that applies to ``tool`` set to ``budget`` and the host's character cap (less a
     note's characters) applied to the core's own text."""
     budget = max(1, budget)
@@ -215,8 +246,9 @@ def _with_budget(policy: Policy, tool: str | None, server: str | None, budget: i
     return policy.replace(**changes)
 
 
-def read_for_host(handle: str, query: str | None, cursor: str | None, policy: Policy,
-                  host: HostForm | None = None) -> str:
+def read_for_host(
+    handle: str, query: str | None, cursor: str | None, policy: Policy, host: HostForm | None = None
+) -> str:
     """``hostshape.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never raises."""
     from hostshape.retrieve import read
 

@@ -174,14 +174,18 @@ def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[
         return None
     for header_path, names in _headers(document, width):
         if header_path != path:
-            records = [dict(zip(names, row, strict=False)) if row is not None else raw
-                       for row, raw in zip(cells, rows, strict=True)]
+            records = [
+                dict(zip(names, row, strict=False)) if row is not None else raw
+                for row, raw in zip(cells, rows, strict=True)
+            ]
             where = ".".join(header_path) or "the header"
             return records, f"rows given as arrays: shown as objects named by {where}"
     first: list[Any] = head[0]  # type: ignore[assignment]
     if len(rows) >= 3 and _header_row(first, head[1:]):  # type: ignore[arg-type]
-        records = [dict(zip(first, row, strict=False)) if row is not None else raw
-                   for row, raw in zip(cells[1:], rows[1:], strict=True)]
+        records = [
+            dict(zip(first, row, strict=False)) if row is not None else raw
+            for row, raw in zip(cells[1:], rows[1:], strict=True)
+        ]
         return records, "rows given as arrays: shown as objects named by the first row"
     return None
 

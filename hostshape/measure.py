@@ -50,14 +50,24 @@ class Report:
 
 
 class _Call(argparse.Action):
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
 
 
 class _Args(argparse.Action):
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         if not namespace.calls:
             parser.error("--args must follow a --call")
         try:
@@ -67,17 +77,30 @@ class _Args(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hostshape measure", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--call", action=_Call, dest="calls", default=[], metavar="TOOL",
-                        help="call this tool (repeatable)")
-    parser.add_argument("--args", action=_Args, dest="calls", metavar="JSON",
-                        help="JSON arguments for the --call just before it (default {})")
-    parser.add_argument("--example", action="store_true",
-                        help="measure hostshape's example server (python -m hostshape.examples.mcp_server, with "
-                        "this Python) instead of a COMMAND")
-    parser.add_argument("--policy", help="a policy TOML file (default: $HOSTSHAPE_POLICY, else ./.hostshape.toml, "
-                        "else $XDG_CONFIG_HOME/hostshape/policy.toml, else the defaults)")
+    parser = argparse.ArgumentParser(
+        prog="hostshape measure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--call", action=_Call, dest="calls", default=[], metavar="TOOL", help="call this tool (repeatable)"
+    )
+    parser.add_argument(
+        "--args",
+        action=_Args,
+        dest="calls",
+        metavar="JSON",
+        help="JSON arguments for the --call just before it (default {})",
+    )
+    parser.add_argument(
+        "--example",
+        action="store_true",
+        help="measure hostshape's example server (python -m hostshape.examples.mcp_server, with "
+        "this Python) instead of a COMMAND",
+    )
+    parser.add_argument(
+        "--policy",
+        help="a policy TOML file (default: $HOSTSHAPE_POLICY, else ./.hostshape.toml, "
+        "else $XDG_CONFIG_HOME/hostshape/policy.toml, else the defaults)",
+    )
     parser.add_argument("--budget", type=int, help="override the policy's budget")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the server (default 60)")
@@ -102,8 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("give either --example or a server command, not both")
         command = list(EXAMPLE_SERVER)
     if not command:
-        parser.error("give the server command after --, e.g. hostshape measure -- python -m my_server "
-                     "(or --example)")
+        parser.error("give the server command after --, e.g. hostshape measure -- python -m my_server (or --example)")
     calls = [(tool, arguments) for tool, arguments in args.calls]
     from hostshape import policy_file
     from hostshape.policy import Policy
@@ -128,8 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], policy: Any, *,
-                  timeout: float = 60.0) -> Report:
+async def measure(
+    command: list[str], calls: list[tuple[str, dict[str, Any]]], policy: Any, *, timeout: float = 60.0
+) -> Report:
     """Connect to the stdio server ``command``, list its tools and make ``calls``. Raises ServerFailed with the
     server's exit status and standard error when that fails."""
     from hostshape.adapters._require import require
@@ -143,13 +166,13 @@ async def measure(command: list[str], calls: list[tuple[str, dict[str, Any]]], p
         status_file = os.path.join(folder, "status")
         # The server runs under a small watcher (this Python) that records its exit status; its standard error
         # goes to a file, shown only when something fails.
-        params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "hostshape.measure", "--watch", status_file, "--", *command])
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "hostshape.measure", "--watch", status_file, "--", *command]
+        )
         stderr_file = os.path.join(folder, "stderr")
         with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:
             try:
-                async with stdio_client(params, errlog=errlog) as (read, write), \
-                        ClientSession(read, write) as session:
+                async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
                     await _measure(session, calls, policy, timeout, report)
             except Exception as exc:  # anyio wraps the cause in ExceptionGroups
                 raise ServerFailed(_diagnosis(exc, status_file, errlog)) from exc
@@ -191,8 +214,9 @@ def _watch(status_file: str, command: list[str]) -> int:
     return code
 
 
-async def _measure(session: Any, calls: list[tuple[str, dict[str, Any]]], policy: Any, timeout: float,
-                   report: Report) -> None:
+async def _measure(
+    session: Any, calls: list[tuple[str, dict[str, Any]]], policy: Any, timeout: float, report: Report
+) -> None:
     from hostshape.pipeline import shape
     from hostshape.render import dumps
     from hostshape.tokens import count_tokens
@@ -200,8 +224,11 @@ async def _measure(session: Any, calls: list[tuple[str, dict[str, Any]]], policy
     await asyncio.wait_for(session.initialize(), timeout)
     listed = await asyncio.wait_for(session.list_tools(), timeout)
     for tool in listed.tools:
-        menu_entry = {"name": tool.name, "description": tool.description or "",
-                      "input_schema": _field(tool, "inputSchema")}
+        menu_entry = {
+            "name": tool.name,
+            "description": tool.description or "",
+            "input_schema": _field(tool, "inputSchema"),
+        }
         report.tools.append(ToolCost(tool.name, count_tokens(dumps(menu_entry), policy.encoding)))
     for name, arguments in calls:
         result = await asyncio.wait_for(session.call_tool(name, arguments), timeout)
@@ -209,11 +236,17 @@ async def _measure(session: Any, calls: list[tuple[str, dict[str, Any]]], policy
         structured_content = _field(result, "structuredContent")
         structured = dumps(structured_content) if structured_content is not None else ""
         shaped = shape(result, policy=policy, tool=name, args=arguments)
-        report.calls.append(CallCost(
-            tool=name, args=arguments, raw_tokens=count_tokens(text, policy.encoding),
-            structured_copy_tokens=count_tokens(structured, policy.encoding) if structured else 0,
-            shaped_tokens=shaped.tokens, is_error=bool(_field(result, "isError")), strategy=shaped.strategy,
-        ))
+        report.calls.append(
+            CallCost(
+                tool=name,
+                args=arguments,
+                raw_tokens=count_tokens(text, policy.encoding),
+                structured_copy_tokens=count_tokens(structured, policy.encoding) if structured else 0,
+                shaped_tokens=shaped.tokens,
+                is_error=bool(_field(result, "isError")),
+                strategy=shaped.strategy,
+            )
+        )
 
 
 def _field(model: Any, name: str) -> Any:
@@ -242,10 +275,11 @@ def render(report: Report, budget: int) -> str:
         width = max(len(c.tool) for c in report.calls)
         for call in report.calls:
             flag = "  (error)" if call.is_error else ""
-            lines.append(f"  {call.tool.ljust(width)}  {call.raw_tokens:>8,} | {call.structured_copy_tokens:>8,} | "
-                         f"{call.shaped_tokens:>8,} | {call.strategy}{flag}")
+            lines.append(
+                f"  {call.tool.ljust(width)}  {call.raw_tokens:>8,} | {call.structured_copy_tokens:>8,} | "
+                f"{call.shaped_tokens:>8,} | {call.strategy}{flag}"
+            )
     return "\n".join(lines)
-
 
 
 if __name__ == "__main__":

@@ -34,8 +34,15 @@ log = logging.getLogger("hostshape")
 _DEFAULT = Policy()
 
 
-def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, server: str | None = None,
-          args: Mapping[str, Any] | None = None, host: HostForm | None = None) -> Shaped:
+def shape(
+    raw: Any,
+    *,
+    policy: Policy | None = None,
+    tool: str | None = None,
+    server: str | None = None,
+    args: Mapping[str, Any] | None = None,
+    host: HostForm | None = None,
+) -> Shaped:
     """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
 
     ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
@@ -53,8 +60,9 @@ def shape(raw: Any, *, policy: Policy | None = None, tool: str | None = None, se
     return result
 
 
-def _shape_once(raw: Any, policy: Policy, tool: str | None, server: str | None,
-                args: Mapping[str, Any] | None) -> Shaped:
+def _shape_once(
+    raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None
+) -> Shaped:
     """``shape`` under one policy, without a host form or telemetry. Never raises."""
     started = time.perf_counter()
     try:
@@ -65,28 +73,47 @@ def _shape_once(raw: Any, policy: Policy, tool: str | None, server: str | None,
         except Exception:  # noqa: BLE001 - not even the fault could be described
             log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
             passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
-            result = Shaped(text="" if passing else "…", changed=not passing, is_json=False, bytes_before=0,
-                            budget=policy.budget, truncated=not passing, strategy="fault", fault="unreportable fault")
+            result = Shaped(
+                text="" if passing else "…",
+                changed=not passing,
+                is_json=False,
+                bytes_before=0,
+                budget=policy.budget,
+                truncated=not passing,
+                strategy="fault",
+                fault="unreportable fault",
+            )
     return result
 
 
-def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None,
-           started: float) -> Shaped:
+def _shape(
+    raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None, started: float
+) -> Shaped:
     budget = policy.budget_for(tool, server)
     limit = Limit.of(policy, budget)
     payload = unwrap(raw, keep_binary=policy.keep_binary)
     rule = policy.rule_for(tool, server)
     configured = rule is not None and (rule.jmespath is not None or rule.fields is not None)
 
-    def done(text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None,
-             way: WayBack | None = None) -> Shaped:
+    def done(
+        text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None, way: WayBack | None = None
+    ) -> Shaped:
         return Shaped(
-            text=text, changed=changed, is_json=payload.looks_json, bytes_before=len(payload.text.encode("utf-8")),
+            text=text,
+            changed=changed,
+            is_json=payload.looks_json,
+            bytes_before=len(payload.text.encode("utf-8")),
             # A placeholder standing for binary content (payload.opaque) is a cut too.
-            budget=budget, truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
-            strategy=strategy, tool=tool,
-            server=server, handle=way.handle if way else None, path=way.path if way else None,
-            is_error=payload.is_error, elapsed_ms=(time.perf_counter() - started) * 1000, encoding=policy.encoding,
+            budget=budget,
+            truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
+            strategy=strategy,
+            tool=tool,
+            server=server,
+            handle=way.handle if way else None,
+            path=way.path if way else None,
+            is_error=payload.is_error,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            encoding=policy.encoding,
             input_text=payload.text,
         )
 
@@ -110,8 +137,9 @@ def _shape(raw: Any, policy: Policy, tool: str | None, server: str | None, args:
         if hidden:
             facts.truncated = True
             facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
-        projection = project(value, rule, allow_shrink=rule.shrink if rule is not None else True,
-                             max_records=limit.tokens + 1)
+        projection = project(
+            value, rule, allow_shrink=rule.shrink if rule is not None else True, max_records=limit.tokens + 1
+        )
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
     elif table is not None:  # JSON lines or CSV: records, shaped as a record list (paged through the saved file)

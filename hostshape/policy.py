@@ -102,8 +102,12 @@ class Policy:
         """Refuse values that would make every call fault or the budget meaningless, naming the field."""
         if not _is_int(self.budget) or self.budget < 1:
             raise ValueError(f"budget must be a positive number of tokens, not {self.budget!r}")
-        if (isinstance(self.safety_factor, bool) or not isinstance(self.safety_factor, (int, float))
-                or not math.isfinite(self.safety_factor) or self.safety_factor < 1.0):
+        if (
+            isinstance(self.safety_factor, bool)
+            or not isinstance(self.safety_factor, (int, float))
+            or not math.isfinite(self.safety_factor)
+            or self.safety_factor < 1.0
+        ):
             raise ValueError(f"safety_factor must be a finite number >= 1.0, not {self.safety_factor!r}")
         if self.on_fault not in ON_FAULT:
             raise ValueError(f"on_fault must be one of {', '.join(map(repr, ON_FAULT))}, not {self.on_fault!r}")
@@ -191,4 +195,3 @@ def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
     if "fields" in data and data["fields"] is not None:
         data["fields"] = tuple(data["fields"])
     return Rule(**data)
-

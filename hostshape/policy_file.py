@@ -22,12 +22,15 @@ from pathlib import Path
 ENV_VAR = "HOSTSHAPE_POLICY"
 PROJECT_FILE = ".hostshape.toml"
 USER_FILE = Path("hostshape") / "policy.toml"
-RULE = (f"--policy FILE, else ${ENV_VAR}, else ./{PROJECT_FILE}, else $XDG_CONFIG_HOME/{USER_FILE.as_posix()} "
-        f"(~/.config/{USER_FILE.as_posix()}), else the defaults")
+RULE = (
+    f"--policy FILE, else ${ENV_VAR}, else ./{PROJECT_FILE}, else $XDG_CONFIG_HOME/{USER_FILE.as_posix()} "
+    f"(~/.config/{USER_FILE.as_posix()}), else the defaults"
+)
 
 
-def candidates(environ: Mapping[str, str] | None = None, project_dir: str | os.PathLike[str] | None = None
-               ) -> list[Path]:
+def candidates(
+    environ: Mapping[str, str] | None = None, project_dir: str | os.PathLike[str] | None = None
+) -> list[Path]:
     """The files looked for when no ``--policy`` is given, in order (steps 2-4 of the rule)."""
     env = os.environ if environ is None else environ
     found: list[Path] = []
@@ -40,8 +43,11 @@ def candidates(environ: Mapping[str, str] | None = None, project_dir: str | os.P
     return found
 
 
-def find(flag: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
-         project_dir: str | os.PathLike[str] | None = None) -> Path | None:
+def find(
+    flag: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+) -> Path | None:
     """The policy file to load, or None for the defaults. An explicit choice (the flag or ``$HOSTSHAPE_POLICY``) is
     returned even when it does not exist, so that loading it reports the mistake instead of silently using the
     defaults."""

@@ -69,8 +69,9 @@ class Projection:
             facts.index = self.cuts.index
 
 
-def project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
-            budget: int | None = None) -> Projection:
+def project(
+    value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None, budget: int | None = None
+) -> Projection:
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
     projection = _project(value, rule, allow_shrink=allow_shrink, max_records=max_records, budget=budget)
@@ -82,8 +83,9 @@ def project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: i
     return projection
 
 
-def _project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None,
-             budget: int | None = None) -> Projection:
+def _project(
+    value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None, budget: int | None = None
+) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``allow_shrink``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
@@ -106,8 +108,7 @@ def _project(value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: 
     return Projection(value)
 
 
-def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
-                    max_records: int | None) -> Projection:
+def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str], max_records: int | None) -> Projection:
     found = longest_record_list(value)
     omitted: set[str] = set()
 
@@ -129,7 +130,7 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked):]), omitted, matched=matched)
+    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched)
 
 
 _ABSENT = object()
@@ -157,8 +158,7 @@ def shrink(value: Any, max_records: int | None = None, budget: int | None = None
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
         factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
-        bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)),
-                      depth=cuts.depth + (2 if cuts.deep else 0))
+        bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
         grown, grown_path = shrink_document(value, max_records, bigger)
         grown_used = _tokens(grown, budget)
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:

@@ -1,13 +1,13 @@
 """JMESPath with bounds: a query written by a model may take only so much time and build only so much data.
 
-``search(query, value, source_chars)`` evaluates ``query`` with jmespath's own interpreter, wrapped so that
-every node it visits is counted (a cooperative step counter with a deadline in CPU time of the calling thread: no
-signals, no threads, so it is safe inside a host's event loop), and every value it builds (projections, multi-selects, flattens, slices,
-function results) is measured as the size of its JSON text before anything else uses it. Sizes are memoised per
-object, so a result that repeats one object many times (``{a:@,b:@} | {a:@,b:@} | ...``) is measured in time
-proportional to its distinct parts while its logical size, which is what rendering it would cost, is what gets
-bounded. Function arguments are measured before the call, so ``to_string``, ``join``, ``sort`` and comparisons
-only ever see bounded values. Exceeding a bound raises ``QueryTooCostly`` with a message for the model.
+``search(query, value, source_chars)`` evaluates ``query`` with jmespath's own interpreter, wrapped so that every
+node it visits is counted (a cooperative step counter with a deadline in CPU time of the calling thread: no signals,
+no threads, so it is safe inside a host's event loop), and every value it builds (projections, multi-selects,
+flattens, slices, function results) is measured as the size of its JSON text before anything else uses it. Sizes are
+memoised per object, so a result that repeats one object many times (``{a:@,b:@} | {a:@,b:@} | ...``) is measured in
+time proportional to its distinct parts while its logical size, which is what rendering it would cost, is what gets
+bounded. Function arguments are measured before the call, so ``to_string``, ``join``, ``sort`` and comparisons only
+ever see bounded values. Exceeding a bound raises ``QueryTooCostly`` with a message for the model.
 """
 
 from __future__ import annotations
@@ -23,8 +23,18 @@ TIME_LIMIT_S = 3.0  # CPU seconds of the calling thread (time.thread_time): a bu
 MAX_STEPS = 5_000_000
 MIN_RESULT_CHARS = 4_000_000  # a query may always build this much, and twice the size of the data it reads
 _CHECK_EVERY = 512  # steps between deadline checks
-_BUILDERS = frozenset({"projection", "value_projection", "filter_projection", "flatten", "slice",
-                       "multi_select_dict", "multi_select_list", "function_expression"})
+_BUILDERS = frozenset(
+    {
+        "projection",
+        "value_projection",
+        "filter_projection",
+        "flatten",
+        "slice",
+        "multi_select_dict",
+        "multi_select_list",
+        "function_expression",
+    }
+)
 _SCALAR_CHARS = 8  # a number, true, false or null, counted as this many characters
 
 
@@ -42,7 +52,8 @@ def search(query: str, value: Any, source_chars: int, *, time_limit: float | Non
 
     Raises ``jmespath.exceptions.JMESPathError`` for an invalid query (as jmespath does) and ``QueryTooCostly``
     when the query is too long or too deeply nested to parse, runs past ``time_limit`` seconds or ``MAX_STEPS``
-    steps (``time_limit`` defaults to ``TIME_LIMIT_S``), or builds a value whose JSON text would exceed ``max_result_chars(source_chars)``.
+    steps (``time_limit`` defaults to ``TIME_LIMIT_S``), or builds a value whose JSON text would exceed
+    ``max_result_chars(source_chars)``.
     """
     if len(query) > MAX_QUERY_CHARS:
         raise QueryTooCostly(f"the query is longer than {MAX_QUERY_CHARS:,} characters")

@@ -19,10 +19,10 @@ from hostshape.envelope import Facts, WayBack
 from hostshape.fit import clean, fit_data, fit_text, last_resort
 from hostshape.parse import parse_json
 from hostshape.policy import Policy
-from hostshape.render import safe_text
 from hostshape.project import shrink
 from hostshape.query import QueryTooCostly
 from hostshape.query import search as bounded_search
+from hostshape.render import safe_text
 from hostshape.spill import store_for
 
 log = logging.getLogger("hostshape")
@@ -32,7 +32,7 @@ RETRIEVAL_DESCRIPTION = (
     "Read more of a tool result that hostshape shortened. Pass `handle` from the result's _hostshape envelope "
     "(or its [hostshape] line) and `cursor` = its `next` value for the following page. Optionally pass `query`, "
     "a JMESPath expression over the full original result, to pick records or fields, e.g. "
-    "\"[?number==`1033`]\" or \"[].{number: number, body: body}\" (for objects with a list inside, start from "
+    '"[?number==`1033`]" or "[].{number: number, body: body}" (for objects with a list inside, start from '
     "its key, e.g. \"items[?state=='open'].title\"). Without a query, pages show records in the same compact form "
     "as the first page; use a query to see fields it omitted."
 )
@@ -66,8 +66,10 @@ def _reason(exc: JMESPathError) -> str:
     """What went wrong, without the value it went wrong on (jmespath's type errors print the whole value, which
     may be the whole saved result)."""
     if isinstance(exc, JMESPathTypeError):
-        return (f"In function {exc.function_name}(), invalid type: got {exc.actual_type}, expected one of "
-                f"{exc.expected_types}")
+        return (
+            f"In function {exc.function_name}(), invalid type: got {exc.actual_type}, expected one of "
+            f"{exc.expected_types}"
+        )
     return str(exc)
 
 
@@ -82,8 +84,10 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         query, offset = position.query, position.offset
     loaded = store.load(handle)
     if loaded is None:
-        return (f"[hostshape] no saved result for handle {_shown(handle)}: it is unknown or was evicted. Call the "
-                "original tool again to get a fresh result and handle.")
+        return (
+            f"[hostshape] no saved result for handle {_shown(handle)}: it is unknown or was evicted. Call the "
+            "original tool again to get a fresh result and handle."
+        )
     text, is_json = loaded
     limit = Limit.of(policy, policy.budget)
     way = WayBack(handle=handle, tool=policy.retrieval_tool)
@@ -103,12 +107,16 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         try:
             value = bounded_search(query, value, len(text))
         except QueryTooCostly as exc:
-            return (f"[hostshape] the query {_shown(query)} was stopped: {exc}. Narrow it (filter records first, "
-                    "e.g. \"items[?state=='open']\", pick fewer fields, avoid repeating @), or call again without "
-                    "query to page through the result.")
+            return (
+                f"[hostshape] the query {_shown(query)} was stopped: {exc}. Narrow it (filter records first, "
+                "e.g. \"items[?state=='open']\", pick fewer fields, avoid repeating @), or call again without "
+                "query to page through the result."
+            )
         except JMESPathError as exc:
-            return (f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(_reason(exc), 120)}); "
-                    "fix it or call again without query.")
+            return (
+                f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(_reason(exc), 120)}); "
+                "fix it or call again without query."
+            )
         facts.matched = value not in (None, [], {})
     else:
         projection = shrink(value, max_records=offset + limit.tokens + 1)

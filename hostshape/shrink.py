@@ -57,9 +57,16 @@ class Cuts:
     def cut(self) -> bool:
         """Anything was removed (rewriting the document without loss, or stating constants once, is no cut)."""
         lost_in_rewrite = any(n.endswith("not shown") for n in self.notes)
-        return bool(self.omitted or self.collapsed_count or self.lists or self.texts or self.deep or self.blobs
-                    or self.by_id
-                    or lost_in_rewrite)
+        return bool(
+            self.omitted
+            or self.collapsed_count
+            or self.lists
+            or self.texts
+            or self.deep
+            or self.blobs
+            or self.by_id
+            or lost_in_rewrite
+        )
 
     def summary(self) -> list[str]:
         """Short notes naming every cut with its path and counts; paths that differ only in map keys are named
@@ -115,7 +122,7 @@ def _patterns(counts: Counter[str]) -> dict[str, int]:
             groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
             for steps in merged:
                 if len(steps) > i and steps[i] != "*":
-                    groups.setdefault((*steps[:i], "*", *steps[i + 1:]), []).append(steps)
+                    groups.setdefault((*steps[:i], "*", *steps[i + 1 :]), []).append(steps)
             for pattern, members in groups.items():
                 if len(members) >= _PATTERN_MIN:
                     total = sum(merged.pop(m) for m in members)
@@ -147,7 +154,7 @@ def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any
     shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, (key, alt))
-    return _around(located.value, located.path, shrunk + records[len(shrunk):], cuts)
+    return _around(located.value, located.path, shrunk + records[len(shrunk) :], cuts)
 
 
 def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
@@ -241,12 +248,24 @@ def _collapse_key(objects: list[dict[str, Any]]) -> str | None:
 
 
 def _readable_members(obj: dict[str, Any], besides: str) -> int:
-    return sum(1 for k, v in obj.items() if k != besides and not _is_empty(v) and not _is_link(v)
-               and not structure.is_url(v) and not structure.is_opaque(v))
+    return sum(
+        1
+        for k, v in obj.items()
+        if k != besides
+        and not _is_empty(v)
+        and not _is_link(v)
+        and not structure.is_url(v)
+        and not structure.is_opaque(v)
+    )
 
 
-def _noise(objects: list[dict[str, Any]], path: str, ident: str | None, protected: set[str],
-           _usual: dict[str, str] | None = None) -> set[str]:
+def _noise(
+    objects: list[dict[str, Any]],
+    path: str,
+    ident: str | None,
+    protected: set[str],
+    _usual: dict[str, str] | None = None,
+) -> set[str]:
     """Members that are noise here: mostly API links (the prefix they share is remembered in ``_usual``, so a
     link that breaks the pattern is kept), or opaque tokens in every object."""
     names: dict[str, None] = {}
@@ -339,8 +358,11 @@ def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) 
     cuts.lists[_label(path)] += 1
     cuts.list_items[_label(path)] += len(items) - len(head) - len(tail)
     middle = f"…{len(items) - len(head) - len(tail)} more…"
-    return ([_value(v, child, depth + 1, schema, cuts, root=False) for v in head] + [middle]
-            + [_value(v, child, depth + 1, schema, cuts, root=False) for v in tail])
+    return (
+        [_value(v, child, depth + 1, schema, cuts, root=False) for v in head]
+        + [middle]
+        + [_value(v, child, depth + 1, schema, cuts, root=False) for v in tail]
+    )
 
 
 def _by_identifier(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> list[Any] | None:
@@ -371,9 +393,11 @@ def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
         return None
     for name, val in (keys, keys[::-1]):
         names = [i[name] for i in items]
-        if all(isinstance(n, str) and structure.is_key_like(n) for n in names) and len(set(names)) == len(names):
-            if not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1:
-                return [(i[name], i[val]) for i in items]
+        unique_keys = all(isinstance(n, str) and structure.is_key_like(n) for n in names) and len(set(names)) == len(
+            names
+        )
+        if unique_keys and (not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1):
+            return [(i[name], i[val]) for i in items]
     return None
 
 
@@ -409,7 +433,7 @@ def _template(records: list[dict[str, Any]], name: str, key: str) -> str | None:
     if not isinstance(first_url, str) or not first_id or first_id not in first_url:
         return None
     at = first_url.rfind(first_id)
-    prefix, suffix = first_url[:at], first_url[at + len(first_id):]
+    prefix, suffix = first_url[:at], first_url[at + len(first_id) :]
     for r in records[1:]:
         if r.get(name) != f"{prefix}{r.get(key)}{suffix}":
             return None

@@ -12,6 +12,7 @@ The folder's total size is bounded; the least recently written files are evicted
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import hmac
@@ -193,8 +194,12 @@ class SpillStore:
 def _trusted(st: os.stat_result, *, links: bool = True) -> bool:
     """A file the store may read: a regular file it wrote (owned by this user, private, and with ``links`` one
     link: a result file is only ever renamed into place, while the secret briefly has two as it is created)."""
-    return (stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and not st.st_mode & 0o077
-            and (st.st_nlink == 1 or not links))
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_uid == os.geteuid()
+        and not st.st_mode & 0o077
+        and (st.st_nlink == 1 or not links)
+    )
 
 
 def _is_ours(name: str, fd: int) -> bool:
@@ -225,10 +230,8 @@ def _is_dead_temp(name: str, st: os.stat_result, fd: int, now: float) -> bool:
 
 
 def _unlink(name: str, fd: int) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(name, dir_fd=fd)
-    except FileNotFoundError:
-        pass
 
 
 def _handle(secret: bytes, tool: str | None, args: Any, content: bytes) -> str:

@@ -14,8 +14,9 @@ SAMPLE = 100  # records looked at for column statistics
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_API_LINK = re.compile(r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w",
-                       re.IGNORECASE)
+_API_LINK = re.compile(
+    r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w", re.IGNORECASE
+)
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[A-Za-z0-9_+/=-]{16,}$")
@@ -26,7 +27,8 @@ _ETAG = re.compile(r'^(W/)?"[^"]{8,}"$')
 # Generic words for identifiers in any API: a tie-breaker between equally good columns, never a requirement.
 ID_WORD = re.compile(
     r"(^|[^a-z])(id|key|name|slug|code|number|uid|uuid|guid|address|path|filename|ref|login|username|handle|email)$"
-    r"|(Id|Key|Name|ID)$")
+    r"|(Id|Key|Name|ID)$"
+)
 
 
 def is_url(value: Any) -> bool:
@@ -89,8 +91,7 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     global _last
     n = min(len(records), SAMPLE)
     last = _last  # one read: another thread may replace it meanwhile
-    if last is not None and len(last[0]) == n and (n == 0 or all(
-            last[0][i] is records[i] for i in {0, n // 2, n - 1})):
+    if last is not None and len(last[0]) == n and (n == 0 or all(last[0][i] is records[i] for i in {0, n // 2, n - 1})):
         return last[1]  # the same records: kept alive by _last, so identity cannot be reused
     sample = list(records[:SAMPLE])
     table: dict[str, list[Any]] = {}
@@ -177,11 +178,15 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
     texts = [str(v) for v in present[:50]]
     keyish = sum(is_key_like(v) and not _TIMESTAMP.match(str(v)) for v in present)
     return Column(
-        path=path, present=len(present), distinct=len(set(hashable)),
-        key_like=bool(present) and keyish == len(present), mostly_key_like=keyish * 10 >= len(present) * 9,
+        path=path,
+        present=len(present),
+        distinct=len(set(hashable)),
+        key_like=bool(present) and keyish == len(present),
+        mostly_key_like=keyish * 10 >= len(present) * 9,
         opaque=bool(present) and sum(is_opaque(v) for v in present[:50]) * 2 > len(present[:50]),
         numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
-        mean_len=sum(map(len, texts)) / max(1, len(texts)), order=order,
+        mean_len=sum(map(len, texts)) / max(1, len(texts)),
+        order=order,
     )
 
 
@@ -230,8 +235,12 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
             continue
         col = stats(sample, path, order)
-        if col.mostly_key_like and not col.opaque and col.present * 10 >= len(sample) * 9 \
-                and col.distinct * 2 >= len(sample):
+        if (
+            col.mostly_key_like
+            and not col.opaque
+            and col.present * 10 >= len(sample) * 9
+            and col.distinct * 2 >= len(sample)
+        ):
             candidate = (-col.distinct, col.rank(), path)
             best = candidate if best is None or candidate < best else best
     return best[-1] if best else _last_resort_identifier(sample, skip)
@@ -279,8 +288,9 @@ def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None
     return _best_column(records, skip, score)
 
 
-def _best_column(records: Sequence[Any], skip: Iterable[str],
-                 score: Callable[[str, list[Any], int], tuple[Any, ...] | None]) -> str | None:
+def _best_column(
+    records: Sequence[Any], skip: Iterable[str], score: Callable[[str, list[Any], int], tuple[Any, ...] | None]
+) -> str | None:
     """The column with the lowest ``score(path, values, records sampled)`` (None: not a candidate); ties go to
     the column seen first."""
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
@@ -352,8 +362,15 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
         if path == key or path in skip:
             continue
         values = _values(sample, path)
-        if not all(isinstance(v, str) and 0 < len(v) <= MAX_KEY_CHARS and not is_url(v) and not is_opaque(v)
-                   and _LETTER.search(v) and not _TIMESTAMP.match(v) for v in values):
+        if not all(
+            isinstance(v, str)
+            and 0 < len(v) <= MAX_KEY_CHARS
+            and not is_url(v)
+            and not is_opaque(v)
+            and _LETTER.search(v)
+            and not _TIMESTAMP.match(v)
+            for v in values
+        ):
             continue
         if len(set(values)) < len(sample):
             continue
@@ -375,7 +392,7 @@ def coalesced_identifier(records: Sequence[Any]) -> str | None:
         return None
     chosen: list[str] = []
     covered = [False] * len(sample)
-    for order, path in enumerate(columns(sample, depth=1)):
+    for _order, path in enumerate(columns(sample, depth=1)):
         values = _values(sample, path)
         present = [i for i, v in enumerate(values) if v is not None and v != ""]
         if not present or any(covered[i] for i in present):
@@ -383,7 +400,7 @@ def coalesced_identifier(records: Sequence[Any]) -> str | None:
         mine = [values[i] for i in present]
         if len({repr(v) for v in mine}) < len(mine) or not all(is_key_like(v) for v in mine):
             continue
-        if len(mine) < 2 or is_opaque(mine[0]) and len(present) < len(sample) // 2:
+        if len(mine) < 2 or (is_opaque(mine[0]) and len(present) < len(sample) // 2):
             continue
         chosen.append(path)
         for i in present:

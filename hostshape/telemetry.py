@@ -88,5 +88,9 @@ def summary() -> dict[str, dict[str, dict[str, float]]]:
 def _describe(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     n = len(ordered)
-    return {"count": n, "p50": ordered[(n - 1) // 2], "p95": ordered[min(n - 1, int(0.95 * (n - 1) + 0.5))],
-            "max": ordered[-1]}
+    return {
+        "count": n,
+        "p50": ordered[(n - 1) // 2],
+        "p95": ordered[min(n - 1, int(0.95 * (n - 1) + 0.5))],
+        "max": ordered[-1],
+    }

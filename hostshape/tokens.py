@@ -70,8 +70,10 @@ _SPECS: dict[str, _Spec] = {
         sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
         pat_str=_O200K_PAT,
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-        pins={"full": ("010d010cea1df887bcfb9b0f72b423a77a121b48988207574c9bbb465a1863eb", 2_632_830),
-              "narrow": ("d982cd6a39806a876511b269e745b6b65869c8b1fcdd8edf86ae707be93197c5", 1_720_990)},
+        pins={
+            "full": ("010d010cea1df887bcfb9b0f72b423a77a121b48988207574c9bbb465a1863eb", 2_632_830),
+            "narrow": ("d982cd6a39806a876511b269e745b6b65869c8b1fcdd8edf86ae707be93197c5", 1_720_990),
+        },
     ),
     "cl100k_base": _Spec(
         url="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
@@ -84,8 +86,10 @@ _SPECS: dict[str, _Spec] = {
             "<|fim_suffix|>": 100260,
             "<|endofprompt|>": 100276,
         },
-        pins={"full": ("0421d9f14aff472ac53fc030d6d196abe31c942e2c27d636e15fbcdc756c3dee", 1_258_957),
-              "narrow": ("a7905701667c18972f31892144850fbbc4f1f54288d5e147956e08cdcbdb48a9", 1_224_519)},
+        pins={
+            "full": ("0421d9f14aff472ac53fc030d6d196abe31c942e2c27d636e15fbcdc756c3dee", 1_258_957),
+            "narrow": ("a7905701667c18972f31892144850fbbc4f1f54288d5e147956e08cdcbdb48a9", 1_224_519),
+        },
     ),
 }
 
@@ -295,8 +299,9 @@ def build(name: str, folder: Path | None, part: str = "full") -> tiktoken.Encodi
     import tiktoken
 
     spec = _spec(name)
-    return tiktoken.Encoding(name, pat_str=spec.pat_str, mergeable_ranks=load_ranks(name, folder, part),
-                             special_tokens=spec.special_tokens)
+    return tiktoken.Encoding(
+        name, pat_str=spec.pat_str, mergeable_ranks=load_ranks(name, folder, part), special_tokens=spec.special_tokens
+    )
 
 
 _built: dict[tuple[str, str], tiktoken.Encoding] = {}

@@ -89,8 +89,11 @@ class _Unwrapper:
                     payload = self._text(data.decode("utf-8", "replace"))
                     payload.notes.append("invalid UTF-8 bytes replaced with U+FFFD")
                     return payload
-        return Payload(text=_placeholder("binary", mime or "application/octet-stream", len(data)),
-                       notes=["binary content replaced by a placeholder"], opaque=True)
+        return Payload(
+            text=_placeholder("binary", mime or "application/octet-stream", len(data)),
+            notes=["binary content replaced by a placeholder"],
+            opaque=True,
+        )
 
     def _text(self, text: str) -> Payload:
         text = safe_text(text)
@@ -115,8 +118,9 @@ class _Unwrapper:
             return self.payload(raw["output"])
         content = raw.get("content")
         if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
-            return self._blocks(content, structured=raw.get("structuredContent", MISSING),
-                                is_error=bool(raw.get("isError")))
+            return self._blocks(
+                content, structured=raw.get("structuredContent", MISSING), is_error=bool(raw.get("isError"))
+            )
         if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
         inner = _result_wrapper(raw)
@@ -174,8 +178,9 @@ class _Unwrapper:
         else:
             texts.append(safe_text(dumps(block)))
 
-    def _binary_block(self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str],
-                      blobs: list[bool]) -> None:
+    def _binary_block(
+        self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str], blobs: list[bool]
+    ) -> None:
         if self.keep_binary:
             texts.append(safe_text(dumps(block)))
             return
@@ -214,11 +219,15 @@ def _data(value: Any) -> Payload:
     if labelled:
         notes.append(f"{labelled:,} integers too long to print replaced by labels")
     try:
-        return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes,
-                       opaque=bool(labelled))
+        return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes, opaque=bool(labelled))
     except NotExact as exc:
-        return Payload(text=dumps(value), value=value, looks_json=True, opaque=True,
-                       notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"])
+        return Payload(
+            text=dumps(value),
+            value=value,
+            looks_json=True,
+            opaque=True,
+            notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"],
+        )
 
 
 _MAX_INT_BITS = 13_000  # about 3,900 digits: as render.py, below CPython's 4,300-digit printing limit
@@ -253,7 +262,7 @@ def json_ready(value: Any) -> tuple[Any, int, int]:
             return out if changed else item
         if isinstance(item, (list, tuple)):
             members = [convert(m, depth + 1) for m in item]
-            if any(new is not old for new, old in zip(members, item)):
+            if any(new is not old for new, old in zip(members, item, strict=False)):
                 return members
             return item
         return item

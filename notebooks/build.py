@@ -71,18 +71,18 @@ SETUP = code('''
             print(f"{key}: {'…' if key in ('handle', 'next') else json.dumps(value, ensure_ascii=False)}")
 ''')
 
-TOOL_CELL = code('''
+TOOL_CELL = code("""
     from hostshape.demo import identifiers_kept
 
     TOOL = "list_pull_requests"
     raw = payload_text(TOOLS[TOOL])
     numbers = [pull["number"] for pull in json.loads(raw)]
     print(f"{TOOL} returns {TOOLS[TOOL]}: {count_tokens(raw):,} tokens (o200k_base), {len(numbers)} pull requests")
-''')
+""")
 
-CLEANUP = code('''
+CLEANUP = code("""
     shutil.rmtree(SPILL.parent)
-''')
+""")
 
 
 def chart_cells(without: str = "count_tokens(without.received)") -> list[Cell]:
@@ -90,7 +90,7 @@ def chart_cells(without: str = "count_tokens(without.received)") -> list[Cell]:
     ``without`` is the expression for the tokens the model got without hostshape."""
     return [
         md("## Without vs with, as a chart"),
-        code(f'''
+        code(f"""
             %matplotlib inline
             import matplotlib.pyplot as plt
 
@@ -113,20 +113,20 @@ def chart_cells(without: str = "count_tokens(without.received)") -> list[Cell]:
             plt.show()
             for label, tokens in sizes.items():
                 print(f"{{label}}: {{tokens:,}} tokens")
-        '''),
+        """),
     ]
 
 
-WAY_BACK_INTRO = md('''
+WAY_BACK_INTRO = md("""
     ## The way back, inside the host
 
     Fifty issues (`list_issues`, `gh_issues_list.json`) do not fit in 4,000 tokens: the shaped result holds some
     whole records, lists the rest in a compact `_index`, and its envelope gives a `handle` and a `next` cursor. The
     scripted model then does what the hint tells it: it calls `hostshape_read` with that handle and cursor, through
     the host's own tool machinery, and reads the next page.
-''')
+""")
 
-WAY_BACK_SHOW = code('''
+WAY_BACK_SHOW = code("""
     first_doc, page_doc = json.loads(first), json.loads(page)
     env = first_doc["_hostshape"]
     print(f"first result: {count_tokens(first):,} tokens, truncated={env['truncated']}, "
@@ -139,7 +139,7 @@ WAY_BACK_SHOW = code('''
     already = {item["number"] for item in first_doc["items"]} & {item["number"] for item in page_doc["items"]}
     print("records it had already seen:", sorted(already) or "none")
     print("more after this page:", "next" in page_doc["_hostshape"])
-''')
+""")
 
 
 def way_back_cells(run_source: str) -> list[Cell]:
@@ -150,12 +150,12 @@ def way_back_cells(run_source: str) -> list[Cell]:
 
 def fires_cells(module: str) -> list[Cell]:
     return [
-        md('''
+        md("""
             ## Where the hook fires
 
             Relative to the host's own size limit, as the adapter module states it (the paragraph after its docstring's summary line):
-        '''),
-        code(f'''
+        """),
+        code(f"""
             import textwrap
 
             import hostshape.adapters.{module} as adapter
@@ -164,47 +164,47 @@ def fires_cells(module: str) -> list[Cell]:
             print(f"fires: {{adapter.FIRES}}")
             print()
             print(textwrap.fill(" ".join(adapter.__doc__.split("\\n\\n")[1].split()), 110))
-        '''),
+        """),
     ]
 
 
 def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.received") -> list[Cell]:
     """Run without, then with, hostshape; print what the model received each time and the envelope."""
     return [
-        md('''
+        md("""
             ## Without hostshape
 
             The scripted model calls the tool once; `received` is exactly the text the model was given as the result.
-        '''),
-        code(f'''
+        """),
+        code(f"""
             from hostshape.testing import {module} as harness
 
             without = await harness.run(TOOL, policy=None)
             print(f"model received: {{count_tokens(without.received):,}} tokens, "
                   f"{{identifiers_kept(without.received, numbers):.0%}} of the pull request numbers")
             print(without.received[:300], "…")
-        '''),
-        md('''
+        """),
+        md("""
             ## With hostshape
 
             The same run with the adapter installed (budget 4,000 tokens, with the `hostshape_read` retrieval tool).
-        '''),
-        code(f'''
+        """),
+        code(f"""
             shaped = await {with_call}
             print(f"model received: {{count_tokens(shaped.received):,}} tokens (budget {{policy.budget:,}}), "
                   f"{{identifiers_kept(shaped.received, numbers):.0%}} of the pull request numbers")
             print(masked(shaped.received[:600]), "…")
-        '''),
-        md('''
+        """),
+        md("""
             ## The envelope
 
             The first member of the shaped JSON says what was kept, what projection omitted, and how to get the rest
             (handle and cursor masked here).
-        '''),
-        code(f'''
+        """),
+        code(f"""
             text = {unwrap}
             show_envelope(json.loads(text)["_hostshape"])
-        '''),
+        """),
         *chart_cells(),
     ]
 
@@ -212,22 +212,22 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
 # -- the notebooks --------------------------------------------------------------------------------------------------
 
 CORE: list[Cell] = [
-    md('''
+    md("""
         # hostshape: the core
 
         `shape(raw, policy=..., tool=...)` turns whatever a host hands over into the exact text a model should read,
         within a hard token budget counted with a real tokenizer (o200k_base), with an in-band envelope saying what
         was cut and a way back to the rest. This notebook runs it on every recorded payload shipped in
         `hostshape/examples/payloads` (provenance in `hostshape/examples/PROVENANCE.md`); no framework is involved.
-    '''),
+    """),
     SETUP,
-    md('''
+    md("""
         ## Every payload at a budget of 4,000 tokens
 
         `retrieval_tool` names the tool the envelope's hint points the model to; each adapter's `install(...)` sets it
         when it registers that tool in its host.
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape import shape
         from hostshape.examples import payload_names
         from hostshape.retrieve import RETRIEVAL_TOOL
@@ -244,12 +244,12 @@ CORE: list[Cell] = [
         for name, raw_tokens, shaped_tokens, changed, strategy, truncated in rows:
             print(f"{name:38} {raw_tokens:>8,} {shaped_tokens:>7,}  {changed!s:7}  {strategy:12} {truncated}")
         assert all(shaped_tokens <= policy.budget for _, _, shaped_tokens, *_ in rows)
-    '''),
-    md('''
+    """),
+    md("""
         `changed=False` means "leave the host's result as it is": `octokit_issues_page1.json` already fits.
         `truncated=False` with `changed=True` means projection alone brought it under the budget, nothing was cut.
-    '''),
-    code('''
+    """),
+    code("""
         %matplotlib inline
         import matplotlib.pyplot as plt
 
@@ -268,29 +268,29 @@ CORE: list[Cell] = [
         ax.legend()
         fig.tight_layout()
         plt.show()
-    '''),
-    md('''
+    """),
+    md("""
         ## What the model reads
 
         Eleven pull requests: 54,552 tokens raw, mostly repository objects nested twice per record. With zero
         configuration hostshape drops link noise, collapses nested entities to their identifying value (a user to its
         login, a repository to its full name) and keeps every record:
-    '''),
-    code('''
+    """),
+    code("""
         pulls = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_pull_requests", server="github")
         print(f"{pulls.tokens:,} tokens, strategy {pulls.strategy!r}, truncated={pulls.truncated}")
         print(masked(pulls.text[:600]), "…")
-    '''),
-    code('''
+    """),
+    code("""
         show_envelope(json.loads(pulls.text)["_hostshape"])
-    '''),
-    md('''
+    """),
+    md("""
         ## A rule: choose the fields yourself (JMESPath)
 
         A `Rule` routes by tool (and server) name patterns and projects with a JMESPath expression or a field list.
         A rule with a projection applies even when the result fits the budget.
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape import Rule
 
         rule = Rule(tool="list_pull_requests", server="github",
@@ -300,15 +300,15 @@ CORE: list[Cell] = [
         print(f"{picked.tokens:,} tokens, strategy {picked.strategy!r}")
         for pull in json.loads(picked.text)["items"][:4]:
             print(pull)
-    '''),
-    md('''
+    """),
+    md("""
         ## The way back: `hostshape.retrieve.read`
 
         Fifty issues do not fit in 4,000 tokens: the first answer holds some whole records and lists the others in
         a compact `_index`. The full original was saved in the spill store; `read(handle, query, cursor)` is what the
         `hostshape_read` tool calls in every host. Following `next` from the first page returns every record once.
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape.retrieve import read
 
         issues = shape(payload_text("gh_issues_list.json"), policy=policy, tool="list_issues", server="github")
@@ -316,8 +316,8 @@ CORE: list[Cell] = [
         print(f"{issues.tokens:,} tokens; {len(first['items'])} whole records, "
               f"{len(first['_index']['rows'])} more in the index")
         show_envelope(first["_hostshape"])
-    '''),
-    code('''
+    """),
+    code("""
         seen, cursor, page = [], None, 0
         while True:
             text = read(issues.handle, cursor=cursor, policy=policy)
@@ -330,21 +330,21 @@ CORE: list[Cell] = [
                 break
         all_numbers = [issue["number"] for issue in json.loads(payload_text("gh_issues_list.json"))]
         print(f"{len(seen)} records read, each once: {sorted(seen) == sorted(all_numbers)}")
-    '''),
-    md('''
+    """),
+    md("""
         A `query` is a JMESPath expression over the full original, so the model can pick records or fields that the
         first answer omitted:
-    '''),
-    code('''
+    """),
+    code("""
         print(masked(read(issues.handle, query="[?state=='open'].{number: number, title: title, comments: comments}",
                           policy=policy)))
-    '''),
+    """),
     CLEANUP,
 ]
 
 
 CLAUDE: list[Cell] = [
-    md('''
+    md("""
         # hostshape in the Claude Agent SDK (Claude Code)
 
         The Claude Agent SDK drives the Claude Code CLI. Claude Code has its own limit on MCP results,
@@ -355,16 +355,16 @@ CLAUDE: list[Cell] = [
         Everything below runs offline: the real bundled Claude Code CLI talks to a scripted stand-in for the Messages
         API on 127.0.0.1 (`hostshape.testing.claude`), and calls the tool `list_pull_requests` of the example stdio
         MCP server, which returns a real recorded GitHub API payload.
-    '''),
+    """),
     SETUP,
     TOOL_CELL,
-    md('''
+    md("""
         ## The one-line setup
 
         `install` adds the hooks, the in-process `hostshape` MCP server with the retrieval tool `hostshape_read`, and
         permission to call it, keeping what the options already had:
-    '''),
-    code('''
+    """),
+    code("""
         from claude_agent_sdk import ClaudeAgentOptions
 
         from hostshape.adapters.claude import install
@@ -374,14 +374,14 @@ CLAUDE: list[Cell] = [
         print("hooks:", sorted(options.hooks))
         print("MCP servers:", sorted(options.mcp_servers))
         print("allowed tools:", options.allowed_tools)
-    '''),
-    md('''
+    """),
+    md("""
         ## Without hostshape
 
         The result is over Claude Code's 25,000-token limit, so the model gets a notice instead of the pull requests
         (the saved file's path is masked here; it names a temporary folder and a session id).
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape.testing import claude as harness
 
         without = await harness.run(TOOL, policy=None)
@@ -389,29 +389,29 @@ CLAUDE: list[Cell] = [
         print(f"model received: a notice of {count_tokens(notice):,} tokens (counted with its paths masked), "
               f"{identifiers_kept(without.received, numbers):.0%} of the pull request numbers")
         print(notice[:600], "…")
-    '''),
-    md('''
+    """),
+    md("""
         ## With hostshape
 
         The same run with `install(options, policy)`. `workdir` keeps the CLI's folders after the run so that we can
         look at the file Claude Code saved.
-    '''),
-    code('''
+    """),
+    code("""
         workdir = tempfile.mkdtemp(prefix="hostshape-claude-")
         shaped = await harness.run(TOOL, policy=policy, workdir=workdir)
         print(f"model received: {count_tokens(shaped.received):,} tokens (budget {policy.budget:,}), "
               f"{identifiers_kept(shaped.received, numbers):.0%} of the pull request numbers")
         print(masked(shaped.received[:600]), "…")
-    '''),
-    md('''
+    """),
+    md("""
         ## The envelope
 
         The first member of the shaped JSON says what was kept, what projection omitted, and how to get the rest;
         the hint names the retrieval tool as Claude Code offers it (handle and cursor masked here).
-    '''),
-    code('''
+    """),
+    code("""
         show_envelope(json.loads(shaped.received)["_hostshape"])
-    '''),
+    """),
     *chart_cells(without="count_tokens(notice)"),  # the notice with its paths masked, as counted above
     *way_back_cells('''
         from hostshape.testing.anthropic_server import ToolUse
@@ -430,13 +430,13 @@ CLAUDE: list[Cell] = [
         first, page = cut.extra["tool_results"][:2]
     '''),
     *fires_cells("claude"),
-    md('''
+    md("""
         ## The rescue from the saved file
 
         What the hook itself was given: not the result, but Claude Code's notice. The hook finds the file it names
         (only inside the session's own `tool-results` folder) and shapes the full original it holds.
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape.adapters.claude import read_saved_result
 
         hook_input = shaped.extra["hook_inputs"][0]
@@ -449,13 +449,13 @@ CLAUDE: list[Cell] = [
         print(f"the saved file holds {count_tokens(saved):,} tokens; the tool's text inside: "
               f"{count_tokens(original):,} tokens, the same as the payload: {original == raw}")
         shutil.rmtree(workdir)
-    '''),
+    """),
     CLEANUP,
 ]
 
 
 OPENAI: list[Cell] = [
-    md('''
+    md("""
         # hostshape in the OpenAI Agents SDK
 
         The OpenAI Agents SDK has no size limit of its own on tool outputs: whatever an MCP tool returns goes to the
@@ -465,10 +465,10 @@ OPENAI: list[Cell] = [
         Everything below runs offline: a real `Agent` and `Runner.run` with a scripted `Model`, and the example stdio
         MCP server through `agents.mcp.MCPServerStdio` (`hostshape.testing.openai_agents`). The model calls
         `list_pull_requests`, which returns a real recorded GitHub API payload.
-    '''),
+    """),
     SETUP,
     TOOL_CELL,
-    md('''
+    md("""
         ## The one-line setup
 
         `install(agent, policy)` gives a copy of the agent with the `hostshape_read` tool and the `Shaping` to run it
@@ -478,8 +478,8 @@ OPENAI: list[Cell] = [
         agent, shaper = install(agent, policy)
         result = await Runner.run(agent, "...", **shaper.runner_kwargs())
         ```
-    '''),
-    code('''
+    """),
+    code("""
         from agents import Agent
 
         from hostshape.adapters.openai_agents import install
@@ -489,7 +489,7 @@ OPENAI: list[Cell] = [
         print("agent tools:", [tool.name for tool in agent.tools])
         print("Runner.run kwargs:", sorted(kwargs))
         print("input filter:", type(kwargs["run_config"].call_model_input_filter).__name__)
-    '''),
+    """),
     *before_after_cells("openai_agents", "harness.run(TOOL, policy=policy, retrieval=True)"),
     *way_back_cells('''
         CUT_TOOL = "list_issues"
@@ -516,7 +516,7 @@ OPENAI: list[Cell] = [
 
 
 LANGCHAIN: list[Cell] = [
-    md('''
+    md("""
         # hostshape in LangChain
 
         LangChain has no result-size limit of its own. hostshape's `ShapeInterceptor` is a tool interceptor of
@@ -526,10 +526,10 @@ LANGCHAIN: list[Cell] = [
         Everything below runs offline: `create_agent` with a scripted chat model and tools from a real
         `MultiServerMCPClient` over the example stdio MCP server (`hostshape.testing.langchain`). The model calls
         `list_pull_requests`, which returns a real recorded GitHub API payload.
-    '''),
+    """),
     SETUP,
     TOOL_CELL,
-    md('''
+    md("""
         ## The one-line setup
 
         ```python
@@ -537,15 +537,15 @@ LANGCHAIN: list[Cell] = [
         client = MultiServerMCPClient(servers, tool_interceptors=[interceptor])
         agent = create_agent(model, [*await client.get_tools(), read_tool])
         ```
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape.adapters.langchain import install
 
         interceptor, read_tool = install(policy)
         print("interceptor:", type(interceptor).__name__)
         print("retrieval tool:", read_tool.name)
         print("the envelope's hint will name:", interceptor.policy.retrieval_tool)
-    '''),
+    """),
     *before_after_cells("langchain", "harness.run(TOOL, policy=policy, retrieval=True)"),
     *way_back_cells('''
         CUT_TOOL = "list_issues"
@@ -571,7 +571,7 @@ LANGCHAIN: list[Cell] = [
 
 
 PYDANTIC_AI: list[Cell] = [
-    md('''
+    md("""
         # hostshape in Pydantic AI
 
         Pydantic AI has no result-size limit of its own (usage limits only abort a run). hostshape is a
@@ -581,18 +581,18 @@ PYDANTIC_AI: list[Cell] = [
         Everything below runs offline: a real `Agent` with a `FunctionModel` that plays a scripted model, and a real
         `MCPToolset` over the example stdio MCP server (`hostshape.testing.pydantic_ai`). The model calls
         `list_pull_requests`, which returns a real recorded GitHub API payload.
-    '''),
+    """),
     SETUP,
     TOOL_CELL,
-    md('''
+    md("""
         ## The one-line setup
 
         ```python
         agent = Agent(model, toolsets=install([toolset], policy=policy))               # shaping + hostshape_read
         toolset = MCPToolset(transport, process_tool_call=process_tool_call(policy))   # shaping only, no way back
         ```
-    '''),
-    code('''
+    """),
+    code("""
         from fastmcp.client.transports import StdioTransport
         from pydantic_ai.mcp import MCPToolset
 
@@ -602,7 +602,7 @@ PYDANTIC_AI: list[Cell] = [
         toolsets = install([toolset], policy=policy)
         print("toolsets:", [type(t).__name__ for t in toolsets])
         print("hook on the MCP toolset:", type(toolsets[0].process_tool_call).__name__)
-    '''),
+    """),
     *before_after_cells("pydantic_ai", "harness.run(TOOL, policy=policy)"),
     *way_back_cells('''
         CUT_TOOL = "list_issues"
@@ -626,7 +626,7 @@ PYDANTIC_AI: list[Cell] = [
 
 
 ADK: list[Cell] = [
-    md('''
+    md("""
         # hostshape in Google ADK
 
         ADK has no result-size limit of its own; without hostshape it hands the model the dumped `CallToolResult`,
@@ -637,10 +637,10 @@ ADK: list[Cell] = [
         Everything below runs offline: a real `LlmAgent`, `McpToolset` over the example stdio MCP server and
         `Runner`, with a scripted `BaseLlm` (`hostshape.testing.adk`). The model calls `list_pull_requests`, which
         returns a real recorded GitHub API payload. `received` is the function response as LiteLLM sends it.
-    '''),
+    """),
     SETUP,
     TOOL_CELL,
-    md('''
+    md("""
         ## The one-line setup
 
         ```python
@@ -648,16 +648,19 @@ ADK: list[Cell] = [
         agent = LlmAgent(..., tools=[toolset, read_tool], after_tool_callback=hook)
         # shaping only, no way back: LlmAgent(..., after_tool_callback=after_tool_callback(policy))
         ```
-    '''),
-    code('''
+    """),
+    code("""
         from hostshape.adapters.adk import install
 
         hook, read_tool = install(policy)
         print("after_tool_callback:", callable(hook))
         print("retrieval tool:", read_tool.name)
-    '''),
-    *before_after_cells("adk", "harness.run(TOOL, policy=policy, retrieval=True)",
-                        unwrap='json.loads(shaped.received)["result"]  # ADK\'s {"result": text}'),
+    """),
+    *before_after_cells(
+        "adk",
+        "harness.run(TOOL, policy=policy, retrieval=True)",
+        unwrap='json.loads(shaped.received)["result"]  # ADK\'s {"result": text}',
+    ),
     *way_back_cells('''
         CUT_TOOL = "list_issues"
         read_name = "hostshape_read"
@@ -697,6 +700,7 @@ NOTEBOOKS: dict[str, list[Cell]] = {
 
 # -- building and executing -----------------------------------------------------------------------------------------
 
+
 def notebook(name: str) -> Any:
     """The unexecuted notebook ``name`` (a key of NOTEBOOKS)."""
     import nbformat
@@ -733,8 +737,13 @@ def execute(nb: Any, timeout: int = TIMEOUT) -> Any:
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(kernel_spec_manager=ThisInterpreter(), transport="ipc", **kwargs)
 
-    client = NotebookClient(nb, kernel_manager_class=Manager, timeout=timeout, record_timing=False,
-                            resources={"metadata": {"path": str(REPO)}})
+    client = NotebookClient(
+        nb,
+        kernel_manager_class=Manager,
+        timeout=timeout,
+        record_timing=False,
+        resources={"metadata": {"path": str(REPO)}},
+    )
     # ipykernel gives sys.stderr a file descriptor (which the MCP stdio clients hand to their server processes)
     # only outside pytest: it checks PYTEST_CURRENT_TEST (ipykernel/iostream.py:564, ipykernel 7.4.0).
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
@@ -752,8 +761,12 @@ def text_outputs(nb: Any) -> list[list[str]]:
         texts = []
         previous = None
         for out in cell.get("outputs", []):
-            if out.output_type == "stream" and previous is not None and previous.output_type == "stream" \
-                    and previous.name == out.name:
+            if (
+                out.output_type == "stream"
+                and previous is not None
+                and previous.output_type == "stream"
+                and previous.name == out.name
+            ):
                 texts[-1] = " ".join(f"{texts[-1]} {out.text}".split())
                 previous = out
                 continue

@@ -63,8 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name not in args.only:
             continue
         print(f"{name}: {command}", file=sys.stderr)
-        done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=1800,
-                              check=False)
+        done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False)
         if done.returncode != 0:
             print(f"{name}: {command} failed ({done.returncode}):\n{done.stderr}", file=sys.stderr)
             return 2

@@ -44,8 +44,21 @@ def test_bench_script_measures_the_peers_that_hook_the_same_hosts(bench_run, tmp
     from bench import hostpeers
 
     text = bench_run.main(
-        ["--files", "octokit_issues_page1.json", "--budgets", "2000", "--runs", "1", "--host-runs", "1",
-         "--no-core", "--no-hosts", "--out", str(tmp_path), "--quiet"]
+        [
+            "--files",
+            "octokit_issues_page1.json",
+            "--budgets",
+            "2000",
+            "--runs",
+            "1",
+            "--host-runs",
+            "1",
+            "--no-core",
+            "--no-hosts",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ]
     )
     data = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     rows = {r["tool"]: r for r in data["host_peers"]}
@@ -75,9 +88,16 @@ def test_task_reader_reads_hostshape_index_and_cut_json() -> None:
     assert t is not None
     full = tasks.score(p.text, t)
     assert full[0] == full[1] == len(tasks.questions(t))
-    shaped = _json.dumps({"_hostshape": {"total": 3}, "items": records[:1],
-                          "_index": {"fields": ["number", "title", "state"],
-                                     "rows": [[r["number"], r["title"], r["state"]] for r in records[1:]]}})
+    shaped = _json.dumps(
+        {
+            "_hostshape": {"total": 3},
+            "items": records[:1],
+            "_index": {
+                "fields": ["number", "title", "state"],
+                "rows": [[r["number"], r["title"], r["state"]] for r in records[1:]],
+            },
+        }
+    )
     assert tasks.score(shaped, t)[0] == full[1]
     cut = p.text[: p.text.index('"number": 7')]  # the last record is gone, and the text is no longer JSON
     ok, n = tasks.score(cut, t)

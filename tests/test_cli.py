@@ -125,13 +125,15 @@ def test_help_has_text_for_every_option_and_no_rst_markup(capsys: pytest.Capture
 
 
 def test_version_and_python_dash_m() -> None:
-    done = subprocess.run([sys.executable, "-m", "hostshape", "--version"], capture_output=True, text=True,
-                          timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "hostshape", "--version"], capture_output=True, text=True, timeout=60, check=True
+    )
     assert done.stdout.strip() == f"hostshape {__version__}" and __version__[0].isdigit()
 
 
-def test_one_policy_discovery_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_policy_discovery_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     user = tmp_path / "config" / "hostshape" / "policy.toml"
     user.parent.mkdir(parents=True)
     user.write_text("budget = 700\n")

@@ -135,8 +135,15 @@ def test_result_over_budget_is_shaped_and_one_that_fits_is_left_alone(tmp_path: 
 
 
 def test_failed_call_gets_a_hint_only_when_its_error_is_over_budget(tmp_path: Path) -> None:
-    failure = {"session_id": "s", "transcript_path": "/nonexistent/s.jsonl", "cwd": "/tmp", "tool_input": {},
-               "hook_event_name": "PostToolUseFailure", "tool_name": "mcp__corpus__fail", "tool_use_id": "t"}
+    failure = {
+        "session_id": "s",
+        "transcript_path": "/nonexistent/s.jsonl",
+        "cwd": "/tmp",
+        "tool_input": {},
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "mcp__corpus__fail",
+        "tool_use_id": "t",
+    }
     long_error = " ".join(f"line {i}: upstream failure detail" for i in range(3000))
     proc = run_hook(json.dumps({**failure, "error": long_error}), cwd=tmp_path, XDG_CONFIG_HOME=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -161,8 +168,12 @@ def test_hostshape_cli_dispatches_hook(tmp_path: Path) -> None:
     cli = [sys.executable, "-c", "import sys; from hostshape.cli import main; sys.exit(main())"]
     stdin = post_tool_use(json.dumps({"result": payload_text("octokit_issues_page1.json")}))
     proc = subprocess.run(
-        [*cli, "hook", "claude-code", "--policy", str(policy)], input=stdin.encode(), capture_output=True,
-        cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+        [*cli, "hook", "claude-code", "--policy", str(policy)],
+        input=stdin.encode(),
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, **hook_env()},
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert count_tokens(json.loads(proc.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"]) <= 1000
@@ -170,8 +181,11 @@ def test_hostshape_cli_dispatches_hook(tmp_path: Path) -> None:
 
 def test_usage_errors_never_exit_2(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "vscode"], capture_output=True, cwd=tmp_path,
-        env={**os.environ, **hook_env()}, timeout=60,
+        [sys.executable, "-m", "hostshape.hook", "vscode"],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, **hook_env()},
+        timeout=60,
     )
     assert proc.returncode == 1 and proc.stdout == b"" and b"usage" in proc.stderr
 
@@ -324,9 +338,17 @@ def codex_binary() -> str | None:
 def codex_input(tool_response: Any, tool: str = "mcp__corpus__list_pull_requests") -> str:
     return json.dumps(
         {
-            "session_id": "s", "turn_id": "t", "transcript_path": None, "cwd": "/tmp", "model": "m",
-            "permission_mode": "bypassPermissions", "hook_event_name": "PostToolUse", "tool_name": tool,
-            "tool_input": {}, "tool_response": tool_response, "tool_use_id": "call_1",
+            "session_id": "s",
+            "turn_id": "t",
+            "transcript_path": None,
+            "cwd": "/tmp",
+            "model": "m",
+            "permission_mode": "bypassPermissions",
+            "hook_event_name": "PostToolUse",
+            "tool_name": tool,
+            "tool_input": {},
+            "tool_response": tool_response,
+            "tool_use_id": "call_1",
         }
     )
 
@@ -336,8 +358,12 @@ def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path
     big = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
     policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)], input=codex_input(big).encode(),
-        capture_output=True, cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)],
+        input=codex_input(big).encode(),
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, **hook_env()},
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -346,8 +372,12 @@ def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path
     assert len(out["reason"].encode()) <= hook.CODEX_MAX_FEEDBACK_BYTES  # Codex cuts longer hook feedback
     small = {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"result": "ok"}, "isError": False}
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)], input=codex_input(small).encode(),
-        capture_output=True, cwd=tmp_path, env={**os.environ, **hook_env()}, timeout=60,
+        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)],
+        input=codex_input(small).encode(),
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, **hook_env()},
+        timeout=60,
     )
     assert (proc.returncode, proc.stdout) == (0, b"")
 
@@ -409,17 +439,45 @@ class ResponsesServer:
         if outputs:
             output = outputs[-1].get("output")
             self.outputs.append(output if isinstance(output, str) else json.dumps(output))
-            item: dict[str, Any] = {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
-                                    "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+            item: dict[str, Any] = {
+                "type": "message",
+                "id": f"msg_{n}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "done", "annotations": []}],
+            }
         elif any(i.get("type") == "tool_search_output" for i in items):
-            item = {"type": "function_call", "id": f"fc_{n}", "call_id": "call_1", "namespace": self.namespace,
-                    "name": self.tool, "arguments": "{}", "status": "completed"}
+            item = {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": "call_1",
+                "namespace": self.namespace,
+                "name": self.tool,
+                "arguments": "{}",
+                "status": "completed",
+            }
         else:
-            item = {"type": "tool_search_call", "id": f"ts_{n}", "call_id": "ts_1", "execution": "client",
-                    "status": "completed", "arguments": {"query": self.tool}}
-        response = {"id": f"resp_{n}", "object": "response", "status": "completed", "output": [item],
-                    "usage": {"input_tokens": 1, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
-                              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2}}
+            item = {
+                "type": "tool_search_call",
+                "id": f"ts_{n}",
+                "call_id": "ts_1",
+                "execution": "client",
+                "status": "completed",
+                "arguments": {"query": self.tool},
+            }
+        response = {
+            "id": f"resp_{n}",
+            "object": "response",
+            "status": "completed",
+            "output": [item],
+            "usage": {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 2,
+            },
+        }
         return [
             {"type": "response.created", "response": {**response, "status": "in_progress", "output": []}},
             {"type": "response.output_item.added", "output_index": 0, "item": item},
@@ -439,24 +497,53 @@ def run_codex(tool: str, root: Path, hook_args: tuple[str, ...] | None) -> str:
     mcp = mcp_server_command()
     with ResponsesServer(f"mcp__corpus__{tool}") as server:
         config = [
-            'model = "gpt-5.5"', 'model_provider = "loopback"', 'approval_policy = "never"',
-            'sandbox_mode = "danger-full-access"', "check_for_update_on_startup = false", "",
-            "[model_providers.loopback]", 'name = "loopback"', f'base_url = "{server.base_url}"',
-            'wire_api = "responses"', 'env_key = "HOSTSHAPE_LOOPBACK_KEY"', "supports_websockets = false",
-            "request_max_retries = 0", "stream_max_retries = 0", "",
-            "[mcp_servers.corpus]", f"command = {json.dumps(mcp[0])}", f"args = {json.dumps(mcp[1:])}",
-            'default_tools_approval_mode = "approve"', "required = true", "startup_timeout_sec = 60",
+            'model = "gpt-5.5"',
+            'model_provider = "loopback"',
+            'approval_policy = "never"',
+            'sandbox_mode = "danger-full-access"',
+            "check_for_update_on_startup = false",
+            "",
+            "[model_providers.loopback]",
+            'name = "loopback"',
+            f'base_url = "{server.base_url}"',
+            'wire_api = "responses"',
+            'env_key = "HOSTSHAPE_LOOPBACK_KEY"',
+            "supports_websockets = false",
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+            "[mcp_servers.corpus]",
+            f"command = {json.dumps(mcp[0])}",
+            f"args = {json.dumps(mcp[1:])}",
+            'default_tools_approval_mode = "approve"',
+            "required = true",
+            "startup_timeout_sec = 60",
         ]
         if hook_args is not None:
             command = shlex.join([sys.executable, "-m", "hostshape.hook", "codex", *hook_args])
-            config += ["", "[[hooks.PostToolUse]]", 'matcher = "mcp__.*"', "[[hooks.PostToolUse.hooks]]",
-                       'type = "command"', f"command = {json.dumps(command)}", "timeout = 60"]
+            config += [
+                "",
+                "[[hooks.PostToolUse]]",
+                'matcher = "mcp__.*"',
+                "[[hooks.PostToolUse.hooks]]",
+                'type = "command"',
+                f"command = {json.dumps(command)}",
+                "timeout = 60",
+            ]
         (home / "config.toml").write_text("\n".join(config) + "\n", encoding="utf-8")
-        env = {**os.environ, **hook_env(XDG_CONFIG_HOME=str(root / "xdg")), "CODEX_HOME": str(home),
-               "HOSTSHAPE_LOOPBACK_KEY": "dummy"}
+        env = {
+            **os.environ,
+            **hook_env(XDG_CONFIG_HOME=str(root / "xdg")),
+            "CODEX_HOME": str(home),
+            "HOSTSHAPE_LOOPBACK_KEY": "dummy",
+        }
         proc = subprocess.run(
             [binary, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "Use the tool."],
-            cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=90,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=90,
         )
         assert proc.returncode == 0, proc.stderr.decode()[-2000:]
         assert server.outputs, proc.stderr.decode()[-2000:]
@@ -488,8 +575,10 @@ def _replacement(proc: subprocess.CompletedProcess[bytes]) -> str:
     return str(json.loads(proc.stdout)["hookSpecificOutput"]["updatedMCPToolOutput"])
 
 
-HOST_TAIL = ("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated. If this MCP server "
-             "provides pagination or filtering tools, use them to retrieve specific portions of the data.")
+HOST_TAIL = (
+    "\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool output was truncated. If this MCP server "
+    "provides pagination or filtering tools, use them to retrieve specific portions of the data."
+)
 
 
 @pytest.mark.parametrize(
@@ -503,8 +592,15 @@ HOST_TAIL = ("\n\n[OUTPUT TRUNCATED - exceeded 25000 token limit]\n\nThe tool ou
         "http://" + "a" * 400_000,
         ("http://" + "a" * 190 + " ") * 2_000,
     ],
-    ids=["newlines", "newline-block", "newlines-then-mark", "repeated-marks", "repeated-notice-heads", "long-url",
-         "many-urls"],
+    ids=[
+        "newlines",
+        "newline-block",
+        "newlines-then-mark",
+        "repeated-marks",
+        "repeated-notice-heads",
+        "long-url",
+        "many-urls",
+    ],
 )
 def test_long_runs_of_one_pattern_take_no_time_and_fit(response: Any, tmp_path: Path) -> None:
     # 400,000 newlines froze the hook for 100 s (a backtracking pattern for the truncation mark). The command is
@@ -537,8 +633,13 @@ def test_the_host_cut_in_two_blocks_is_recognised_and_says_the_rest_is_gone(tmp_
     kept = payload_text("gh_pulls_list.json")[:100_000]
     blocks = [{"type": "text", "text": kept}, {"type": "text", "text": HOST_TAIL}]
     policy = write_policy(tmp_path / "p.toml", tmp_path / "spill")
-    proc = run_hook(post_tool_use(blocks, tool="mcp__corpus__fetch_plain"), "--policy", str(policy), cwd=tmp_path,
-                    XDG_CONFIG_HOME=str(tmp_path))
+    proc = run_hook(
+        post_tool_use(blocks, tool="mcp__corpus__fetch_plain"),
+        "--policy",
+        str(policy),
+        cwd=tmp_path,
+        XDG_CONFIG_HOME=str(tmp_path),
+    )
     text = _replacement(proc)
     assert text.startswith("[hostshape] Claude Code truncated this tool result")
     assert "cannot be retrieved" in text and "OUTPUT TRUNCATED" not in text
@@ -550,10 +651,18 @@ def test_the_host_cut_in_two_blocks_is_recognised_and_says_the_rest_is_gone(tmp_
 def test_an_overflow_notice_in_text_blocks_is_not_passed_through_silently(tmp_path: Path) -> None:
     # The notice as a one-block list: the file is not this session's, so the notice stays, but the hook looked at
     # it as a notice (a log line says why it was left) rather than shaping it as a small result.
-    notice = ("Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to "
-              f"{tmp_path}/mcp-corpus-list_issues_small-1796012036567-9yp700.txt.\nFormat: Plain text\n")
+    notice = (
+        "Error: result (196,183 characters) exceeds maximum allowed tokens. Output has been saved to "
+        f"{tmp_path}/mcp-corpus-list_issues_small-1796012036567-9yp700.txt.\nFormat: Plain text\n"
+    )
     policy = write_policy(tmp_path / "p.toml", tmp_path / "spill")
-    proc = run_hook(post_tool_use([{"type": "text", "text": notice}]), "--policy", str(policy), cwd=tmp_path,
-                    XDG_CONFIG_HOME=str(tmp_path), HOSTSHAPE_LOG_LEVEL="INFO")
+    proc = run_hook(
+        post_tool_use([{"type": "text", "text": notice}]),
+        "--policy",
+        str(policy),
+        cwd=tmp_path,
+        XDG_CONFIG_HOME=str(tmp_path),
+        HOSTSHAPE_LOG_LEVEL="INFO",
+    )
     assert (proc.returncode, proc.stdout) == (0, b"")
     assert b"overflow notice" in proc.stderr

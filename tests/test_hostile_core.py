@@ -31,8 +31,16 @@ _SETTINGS: dict[str, Any] = {
 
 
 def records(n: int, body_words: int = 30) -> list[dict[str, Any]]:
-    return [{"id": i, "title": f"item {i}", "state": "open" if i % 3 else "closed", "body": "text " * body_words,
-             "labels": [{"name": "bug"}, {"name": f"l{i % 7}"}]} for i in range(n)]
+    return [
+        {
+            "id": i,
+            "title": f"item {i}",
+            "state": "open" if i % 3 else "closed",
+            "body": "text " * body_words,
+            "labels": [{"name": "bug"}, {"name": f"l{i % 7}"}],
+        }
+        for i in range(n)
+    ]
 
 
 def fits(text: str, budget: int) -> bool:
@@ -50,8 +58,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Policy, str]:
     return policy, res.handle
 
 
-def test_a_query_that_doubles_its_value_twenty_times_is_stopped_with_a_clear_message(
-        saved: tuple[Policy, str]) -> None:
+def test_a_query_that_doubles_its_value_twenty_times_is_stopped_with_a_clear_message(saved: tuple[Policy, str]) -> None:
     policy, handle = saved
     query = " | ".join(["{a:@,b:@}"] * 20)  # the review's query: 2**20 copies of the whole result
     started = time.perf_counter()
@@ -62,16 +69,19 @@ def test_a_query_that_doubles_its_value_twenty_times_is_stopped_with_a_clear_mes
     assert "Narrow it" in answer
 
 
-@pytest.mark.parametrize("query", [
-    "[" + ",".join(["@"] * 200) + "]",  # a huge multi-select list
-    "[].{a:@,b:@,c:@,d:@} | [].{a:@,b:@,c:@,d:@} | [].{a:@,b:@}",
-    "to_string(" + " | ".join(["[@,@]"] * 12) + ")",
-    "join(',', " + " | ".join(["[@,@]"] * 4) + " | [][][][].title)",
-    "sort_by(" + " | ".join(["[@,@]"] * 6) + " | [][][][][][], &title)",
-    "[*].[" + ",".join(["@"] * 40) + "][][]",
-    "length(" + "{a:@,b:@} | " * 24 + "@)",
-    "[?" + " && ".join(["{a:@,b:@} == {a:@,b:@}"] * 8) + "]",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "[" + ",".join(["@"] * 200) + "]",  # a huge multi-select list
+        "[].{a:@,b:@,c:@,d:@} | [].{a:@,b:@,c:@,d:@} | [].{a:@,b:@}",
+        "to_string(" + " | ".join(["[@,@]"] * 12) + ")",
+        "join(',', " + " | ".join(["[@,@]"] * 4) + " | [][][][].title)",
+        "sort_by(" + " | ".join(["[@,@]"] * 6) + " | [][][][][][], &title)",
+        "[*].[" + ",".join(["@"] * 40) + "][][]",
+        "length(" + "{a:@,b:@} | " * 24 + "@)",
+        "[?" + " && ".join(["{a:@,b:@} == {a:@,b:@}"] * 8) + "]",
+    ],
+)
 def test_an_adversarial_query_is_stopped_or_answered_within_the_budget(saved: tuple[Policy, str], query: str) -> None:
     policy, handle = saved
     started = time.perf_counter()
@@ -96,8 +106,7 @@ def test_a_query_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize("query", ["(" * 3_000 + "@" + ")" * 3_000, "a." * 1_500 + "b", "[" * 900 + "]" * 900])
-def test_an_overlong_or_deeply_nested_query_is_refused_within_the_budget(saved: tuple[Policy, str],
-                                                                         query: str) -> None:
+def test_an_overlong_or_deeply_nested_query_is_refused_within_the_budget(saved: tuple[Policy, str], query: str) -> None:
     policy, handle = saved
     answer = read(handle, query=query, policy=policy)
     assert fits(answer, policy.budget) and answer.startswith("[hostshape]")
@@ -124,13 +133,16 @@ def test_a_deep_query_result_is_bounded_by_the_data_it_reads() -> None:
 # -- point 4: nothing inside shaping becomes a budget bypass --------------------------------------------------
 
 
-@pytest.mark.parametrize("raw", [
-    {i: "word " * 40 for i in range(500)},  # about 20,000 tokens under integer keys
-    {None: ["word " * 40] * 100, "null": 1},
-    {(1, 2): "text " * 4_000, 1.5: True, True: None},
-    [{1: "a" * 10, 2: {None: "b " * 30}} for _ in range(500)],
-    {1: "one", "1": "string one", 1.0 + 1: "two"},
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {i: "word " * 40 for i in range(500)},  # about 20,000 tokens under integer keys
+        {None: ["word " * 40] * 100, "null": 1},
+        {(1, 2): "text " * 4_000, 1.5: True, True: None},
+        [{1: "a" * 10, 2: {None: "b " * 30}} for _ in range(500)],
+        {1: "one", "1": "string one", 1.0 + 1: "two"},
+    ],
+)
 def test_non_string_keys_are_shaped_within_the_budget(tmp_path: Path, raw: Any) -> None:
     policy = Policy(budget=500, spill_dir=tmp_path / "spill")
     res = shape(raw, policy=policy)
@@ -146,12 +158,29 @@ def test_colliding_keys_are_both_kept(tmp_path: Path) -> None:
     assert "int one" in res.text and "str one" in res.text
 
 
-@pytest.mark.parametrize(("field", "value"), [
-    ("safety_factor", math.nan), ("safety_factor", math.inf), ("safety_factor", 0.0), ("safety_factor", -1.0),
-    ("safety_factor", 0.5), ("safety_factor", "1.3"), ("budget", 0), ("budget", True), ("budget", 1.5),
-    ("budget", "4000"), ("max_chars", 0), ("max_chars", math.nan), ("spill_max_bytes", -1), ("on_fault", "ignore"),
-    ("rules", "list_*"), ("spill", "no"), ("keep_binary", 1), ("retrieval_tool", 3),
-])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("safety_factor", math.nan),
+        ("safety_factor", math.inf),
+        ("safety_factor", 0.0),
+        ("safety_factor", -1.0),
+        ("safety_factor", 0.5),
+        ("safety_factor", "1.3"),
+        ("budget", 0),
+        ("budget", True),
+        ("budget", 1.5),
+        ("budget", "4000"),
+        ("max_chars", 0),
+        ("max_chars", math.nan),
+        ("spill_max_bytes", -1),
+        ("on_fault", "ignore"),
+        ("rules", "list_*"),
+        ("spill", "no"),
+        ("keep_binary", 1),
+        ("retrieval_tool", 3),
+    ],
+)
 def test_bad_policy_values_are_refused_at_construction_naming_the_field(field: str, value: Any) -> None:
     with pytest.raises(ValueError, match=field):
         Policy(**{field: value})
@@ -162,7 +191,8 @@ def _boom(*args: Any, **kwargs: Any) -> Any:
 
 
 def test_a_fault_gives_a_budgeted_cut_by_default_and_the_original_stays_retrievable(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr("hostshape.pipeline.project", _boom)
     raw = records(400)
     policy = Policy(budget=500, spill_dir=tmp_path / "spill", retrieval_tool="hostshape_read")
@@ -185,48 +215,86 @@ def test_a_fault_on_text_ends_with_a_hostshape_line(monkeypatch: pytest.MonkeyPa
     assert res.text.splitlines()[-1].startswith("[hostshape] shaping failed (RuntimeError)")
 
 
-def test_passing_the_raw_result_on_a_fault_is_an_explicit_opt_in(monkeypatch: pytest.MonkeyPatch,
-                                                                  tmp_path: Path) -> None:
+def test_passing_the_raw_result_on_a_fault_is_an_explicit_opt_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr("hostshape.pipeline.project", _boom)
     res = shape(records(400), policy=Policy(budget=500, spill_dir=tmp_path / "spill", on_fault="pass"))
     assert not res.changed and res.fault  # the host keeps its own result: what "pass" documents
 
 
 _STAGES = [
-    "hostshape.pipeline.unwrap", "hostshape.pipeline.project", "hostshape.pipeline.fit_data",
-    "hostshape.pipeline.fit_object", "hostshape.pipeline.fit_text", "hostshape.pipeline.clean",
-    "hostshape.pipeline.narrow_wide", "hostshape.pipeline._exact_json", "hostshape.pipeline.store_for",
-    "hostshape.pipeline._way_back", "hostshape.pipeline._cursor_factory", "hostshape.pipeline.last_resort",
-    "hostshape.fit.records.find_records", "hostshape.fit.records.cap_records",
-    "hostshape.fit.objects.cut_to_bytes", "hostshape.fit.objects.envelope", "hostshape.fit.records.envelope",
-    "hostshape.fit.text.text_line", "hostshape.unwrap.parse_json", "hostshape.unwrap.dumps",
-    "hostshape.budget.Limit.fits", "hostshape.budget.Limit.count",
+    "hostshape.pipeline.unwrap",
+    "hostshape.pipeline.project",
+    "hostshape.pipeline.fit_data",
+    "hostshape.pipeline.fit_object",
+    "hostshape.pipeline.fit_text",
+    "hostshape.pipeline.clean",
+    "hostshape.pipeline.narrow_wide",
+    "hostshape.pipeline._exact_json",
+    "hostshape.pipeline.store_for",
+    "hostshape.pipeline._way_back",
+    "hostshape.pipeline._cursor_factory",
+    "hostshape.pipeline.last_resort",
+    "hostshape.fit.records.find_records",
+    "hostshape.fit.records.cap_records",
+    "hostshape.fit.objects.cut_to_bytes",
+    "hostshape.fit.objects.envelope",
+    "hostshape.fit.records.envelope",
+    "hostshape.fit.text.text_line",
+    "hostshape.unwrap.parse_json",
+    "hostshape.unwrap.dumps",
+    "hostshape.budget.Limit.fits",
+    "hostshape.budget.Limit.count",
 ]
 _COUNTING = {"hostshape.budget.Limit.fits", "hostshape.budget.Limit.count"}
 
 _json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=30) | st.builds(lambda n: "word " * n,
-                                                                                st.integers(0, 3_000)),
-    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(st.text(max_size=8).filter(
-        lambda k: k not in ("result", "content", "structuredContent", "type", "output")), inner, max_size=8),
-    max_leaves=60)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=30)
+    | st.builds(lambda n: "word " * n, st.integers(0, 3_000)),
+    lambda inner: (
+        st.lists(inner, max_size=30)
+        | st.dictionaries(
+            st.text(max_size=8).filter(lambda k: k not in ("result", "content", "structuredContent", "type", "output")),
+            inner,
+            max_size=8,
+        )
+    ),
+    max_leaves=60,
+)
 _raw_inputs = (
     _json_values.map(lambda v: ("value", v))
     | _json_values.map(lambda v: ("text", json.dumps(v)))
     | st.text(max_size=2_000).map(lambda t: ("prose", t * 20))
-    | st.builds(lambda n: ("blocks", {"content": [{"type": "text", "text": "error line\n" * n}], "isError": True}),
-                st.integers(0, 2_000))
+    | st.builds(
+        lambda n: ("blocks", {"content": [{"type": "text", "text": "error line\n" * n}], "isError": True}),
+        st.integers(0, 2_000),
+    )
 )
 
 
 @settings(max_examples=150, **_SETTINGS)
-@given(stage=st.sampled_from(_STAGES), raw=_raw_inputs, budget=st.integers(1, 5_000), on_fault=st.sampled_from(
-    ["cut", "refuse"]), factor=st.sampled_from([1.0, 1.3]))
+@given(
+    stage=st.sampled_from(_STAGES),
+    raw=_raw_inputs,
+    budget=st.integers(1, 5_000),
+    on_fault=st.sampled_from(["cut", "refuse"]),
+    factor=st.sampled_from([1.0, 1.3]),
+)
 def test_a_fault_injected_at_any_stage_still_answers_within_the_exact_budget(
-        tmp_path: Path, stage: str, raw: tuple[str, Any], budget: int, on_fault: str, factor: float) -> None:
+    tmp_path: Path, stage: str, raw: tuple[str, Any], budget: int, on_fault: str, factor: float
+) -> None:
     kind, value = raw
-    policy = Policy(budget=budget, spill_dir=tmp_path / "spill", on_fault=on_fault, safety_factor=factor,  # type: ignore[arg-type]
-                    retrieval_tool="hostshape_read")
+    policy = Policy(
+        budget=budget,
+        spill_dir=tmp_path / "spill",
+        on_fault=on_fault,
+        safety_factor=factor,  # type: ignore[arg-type]
+        retrieval_tool="hostshape_read",
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(stage, _boom)
         res = shape(value, policy=policy)
@@ -273,16 +341,16 @@ def test_prose_that_starts_with_a_number_stays_prose(tmp_path: Path) -> None:
 _WIDE = {
     "a million members": lambda: {f"k{i}": i for i in range(1_000_000)},
     "200,000 members": lambda: {f"key_{i}": f"value {i}" for i in range(200_000)},
-    "5.2 MB of long URLs": lambda: {f"u{i}": f"https://t.example.com/c?id={i}&u=" + "x9Az" * 120
-                                    for i in range(10_000)},
+    "5.2 MB of long URLs": lambda: {
+        f"u{i}": f"https://t.example.com/c?id={i}&u=" + "x9Az" * 120 for i in range(10_000)
+    },
     "a wide object inside an object": lambda: {"data": {"inner": {str(i): [i] for i in range(300_000)}}},
 }
 
 
 @pytest.mark.parametrize("name", list(_WIDE))
 @pytest.mark.parametrize("budget", [50, 4_000])
-def test_wide_inputs_are_shaped_within_the_budget_and_say_what_was_cut(tmp_path: Path, name: str,
-                                                                       budget: int) -> None:
+def test_wide_inputs_are_shaped_within_the_budget_and_say_what_was_cut(tmp_path: Path, name: str, budget: int) -> None:
     value = _WIDE[name]()
     for raw in (value, json.dumps(value)):
         started = time.perf_counter()

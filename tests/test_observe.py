@@ -53,9 +53,25 @@ def test_the_current_span_gets_genai_and_hostshape_attributes() -> None:
 @pytest.mark.host
 def test_measure_reports_the_menu_tax_and_each_call_against_a_real_stdio_server() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "hostshape.cli", "measure", "--json", "--call", "list_pull_requests",
-         "--call", "fetch", "--args", '{"name": "octokit_issues_page1.json"}', "--", *mcp_server_command()],
-        capture_output=True, text=True, timeout=120, check=True,
+        [
+            sys.executable,
+            "-m",
+            "hostshape.cli",
+            "measure",
+            "--json",
+            "--call",
+            "list_pull_requests",
+            "--call",
+            "fetch",
+            "--args",
+            '{"name": "octokit_issues_page1.json"}',
+            "--",
+            *mcp_server_command(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     report = json.loads(out.stdout)
     assert report["menu_tokens"] == sum(t["schema_tokens"] for t in report["tools"]) > 0

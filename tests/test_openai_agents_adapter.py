@@ -119,9 +119,7 @@ async def test_run_streamed_is_shaped_the_same_way(policy: Policy) -> None:
 
 
 @pytest.mark.parametrize("mode", ["previous_response_id", "conversation_id"])
-async def test_server_managed_conversation_routes_by_server_and_tool_from_the_hooks(
-    policy: Policy, mode: str
-) -> None:
+async def test_server_managed_conversation_routes_by_server_and_tool_from_the_hooks(policy: Policy, mode: str) -> None:
     # A rule that only matches with the server known: the filter sees no function_call item here, so the tool and
     # server can only come from the RunHooks' record of tool_call_id.
     routed = policy.replace(rules=(Rule(tool="list_pull_requests", server="corpus", fields=("number", "title")),))
@@ -181,8 +179,9 @@ async def test_structured_content_string_outputs_are_shaped(policy: Policy) -> N
     assert isinstance(item["output"], str)  # json.dumps(structuredContent) (agents/mcp/util.py:797-798)
     assert_budgeted_pulls(res.received, policy.budget)
 
-    res = await run("fetch_structured", policy=policy, arguments={"name": "gh_search_issues.json"},
-                    use_structured_content=True)
+    res = await run(
+        "fetch_structured", policy=policy, arguments={"name": "gh_search_issues.json"}, use_structured_content=True
+    )
     assert count_tokens(res.received) <= policy.budget
     json.loads(res.received)
 
@@ -241,8 +240,11 @@ def _data(items: list[Any]) -> CallModelData[Any]:
 def _pull_items(call_id: str) -> list[dict[str, Any]]:
     return [
         {"type": "function_call", "call_id": call_id, "name": "list_pull_requests", "arguments": "{}"},
-        {"type": "function_call_output", "call_id": call_id,
-         "output": [{"type": "input_text", "text": payload_text("gh_pulls_list.json")}]},
+        {
+            "type": "function_call_output",
+            "call_id": call_id,
+            "output": [{"type": "input_text", "text": payload_text("gh_pulls_list.json")}],
+        },
     ]
 
 

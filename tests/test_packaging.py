@@ -22,8 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    subprocess.run(["bash", str(ROOT / "scripts" / "build"), str(out)], cwd=ROOT, env=env, check=True,
-                   capture_output=True, timeout=300)
+    subprocess.run(
+        ["bash", str(ROOT / "scripts" / "build"), str(out)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return out
 
 
@@ -34,8 +40,12 @@ def test_the_wheel_carries_the_metadata_and_data_users_need(dist: Path) -> None:
         names = set(zf.namelist())
         meta_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
         meta = Parser().parsestr(zf.read(meta_name).decode())
-    assert {"hostshape/py.typed", "hostshape/__main__.py", "hostshape/examples/mcp_server.py",
-            "hostshape/examples/payloads/gh_pulls_list.json"} <= names
+    assert {
+        "hostshape/py.typed",
+        "hostshape/__main__.py",
+        "hostshape/examples/mcp_server.py",
+        "hostshape/examples/payloads/gh_pulls_list.json",
+    } <= names
     assert meta["Version"] == hostshape.__version__
     classifiers = meta.get_all("Classifier")
     assert "Typing :: Typed" in classifiers and "Programming Language :: Python :: 3.11" in classifiers
@@ -53,22 +63,41 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
     python = venv / "bin" / "python"
     wheel = next(dist.glob("hostshape-*.whl"))
     # the dependencies come from the pip cache (or the index); hostshape itself only from the wheel
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--find-links", str(dist), str(wheel)], check=True, timeout=600, capture_output=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--find-links",
+            str(dist),
+            str(wheel),
+        ],
+        check=True,
+        timeout=600,
+        capture_output=True,
+    )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     env.pop("HOSTSHAPE_POLICY", None)
     cli = str(venv / "bin" / "hostshape")
 
     def run(*args: str) -> str:
-        done = subprocess.run([cli, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-                              check=False)
+        done = subprocess.run(
+            [cli, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
         assert done.returncode == 0, done.stderr
         return done.stdout
 
     assert run("--version").strip() == f"hostshape {hostshape.__version__}"
     payload = subprocess.run(
         [str(python), "-c", "from hostshape.examples import payload_path; print(payload_path('gh_issues_list.json'))"],
-        capture_output=True, text=True, check=True, cwd=tmp_path).stdout.strip()
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout.strip()
     assert str(venv) in payload  # the installed copy, not this checkout
     shaped = json.loads(run("shape", payload, "--budget", "1000"))
     env_ = shaped["_hostshape"]
@@ -76,7 +105,16 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
     page = json.loads(run("read", env_["handle"], "--cursor", env_["next"], "--budget", "1000"))
     assert page["items"] and page["_hostshape"]["handle"] == env_["handle"]
     frameworks = subprocess.run(
-        [str(python), "-c", ("import importlib.util as u; print([m for m in ('mcp', 'agents', 'claude_agent_sdk', "
-                             "'langchain', 'pydantic_ai', 'google.adk') if u.find_spec(m.split('.')[0])])")],
-        capture_output=True, text=True, check=True).stdout.strip()
+        [
+            str(python),
+            "-c",
+            (
+                "import importlib.util as u; print([m for m in ('mcp', 'agents', 'claude_agent_sdk', "
+                "'langchain', 'pydantic_ai', 'google.adk') if u.find_spec(m.split('.')[0])])"
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert frameworks == "[]"  # the core installs no framework

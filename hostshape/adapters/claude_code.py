@@ -49,8 +49,10 @@ SAVED_FILE_MAX_AGE_S = 600.0
 # The host keeps the first <limit> x 4 characters (UTF-16 code units) and appends this tail, in the same string or
 # (for a tool whose result is content blocks) as one more text block.
 TRUNCATION_MARK = "\n\n[OUTPUT TRUNCATED - exceeded "
-_TRUNCATION_TAIL = re.compile(r"\n\n\[OUTPUT TRUNCATED - exceeded (?P<limit>\d[\d,]{0,12}) token limit\]\n\nThe tool "
-                              r"output was truncated\.")
+_TRUNCATION_TAIL = re.compile(
+    r"\n\n\[OUTPUT TRUNCATED - exceeded (?P<limit>\d[\d,]{0,12}) token limit\]\n\nThe tool "
+    r"output was truncated\."
+)
 CHARS_KEPT_PER_TOKEN = 4
 
 # A notice is about 1.5 KB of text; a longer text is a tool's own output, whatever it starts with.
@@ -90,8 +92,10 @@ def texts_of(response: Any) -> list[str] | None:
     """The text of a hook input's ``tool_response``: a string, or a list of text blocks; None for anything else."""
     if isinstance(response, str):
         return [response]
-    if isinstance(response, list) and response and all(
-        isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in response
+    if (
+        isinstance(response, list)
+        and response
+        and all(isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in response)
     ):
         return [b["text"] for b in response]
     return None

@@ -39,8 +39,14 @@ def shape_hook_input(data: Mapping[str, Any], policy: Policy) -> dict[str, Any] 
         return None
     server, tool = split_tool_name(tool_name)
     args = data.get("tool_input")
-    res = hostshape.shape(data.get("tool_response"), policy=policy, tool=tool, server=server,
-                          args=args if isinstance(args, dict) else None, host=HostForm(max_bytes=MAX_FEEDBACK_BYTES))
+    res = hostshape.shape(
+        data.get("tool_response"),
+        policy=policy,
+        tool=tool,
+        server=server,
+        args=args if isinstance(args, dict) else None,
+        host=HostForm(max_bytes=MAX_FEEDBACK_BYTES),
+    )
     if not res.changed or not res.text.strip():  # Codex rejects a block without a non-empty reason
         return None
     return {"decision": "block", "reason": res.text}

@@ -299,8 +299,7 @@ def _shape_tool_message(
     shaped = _shape(raw, policy, tool, server, args)
     if not shaped.changed:
         return message
-    content: Any = (shaped.text if isinstance(message.content, str)
-                    else [{"type": "text", "text": shaped.text}, *media])
+    content: Any = shaped.text if isinstance(message.content, str) else [{"type": "text", "text": shaped.text}, *media]
     update: dict[str, Any] = {"content": content}
     artifact = message.artifact
     if isinstance(artifact, Mapping) and set(artifact) == {"structured_content"}:  # an MCP artifact

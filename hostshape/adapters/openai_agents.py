@@ -168,8 +168,9 @@ def _hooks_class() -> type:
                 if isinstance(call_id, str) and call_id:
                     self.index.record(call_id, _describe_tool(tool, context))
             except Exception:
-                logger.exception("hostshape could not record a tool name; outputs of this call use the "
-                                 "function_call name instead")
+                logger.exception(
+                    "hostshape could not record a tool name; outputs of this call use the function_call name instead"
+                )
 
         async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
             self._record(context, tool)

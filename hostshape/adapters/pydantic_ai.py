@@ -134,8 +134,14 @@ class ShapingHook:
 
         try:
             raw = {"content": [{"type": "text", "text": message}], "isError": True}
-            res = shape(raw, policy=self.policy, tool=tool, server=self.server, args=args,
-                        host=HostForm(as_is=_retry_text(message), wrap=_retry_text))
+            res = shape(
+                raw,
+                policy=self.policy,
+                tool=tool,
+                server=self.server,
+                args=args,
+                host=HostForm(as_is=_retry_text(message), wrap=_retry_text),
+            )
         except Exception:  # keep the host's own retry
             logger.exception("shaping the error of %r failed in the Pydantic AI adapter", tool)
             return None

@@ -262,5 +262,3 @@ def _hidden_members(value: dict[str, Any]) -> int:
         if digits.isdigit():
             return int(digits)
     return 0
-
-

@@ -22,8 +22,17 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 # bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
 
-def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *,
-             index: bool = True, offset: int = 0, records_at: tuple[str, ...] | None = None) -> Fitted:
+def fit_data(
+    value: Any,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: Cursor = no_cursor,
+    *,
+    index: bool = True,
+    offset: int = 0,
+    records_at: tuple[str, ...] | None = None,
+) -> Fitted:
     """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
     page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
     ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found.
@@ -44,8 +53,9 @@ def fit_data(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cu
         capped, cuts = cap_records(records[offset:], level, seen)
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
         level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
-        fit = _RecordFit(value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset,
-                         ratio)
+        fit = _RecordFit(
+            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio
+        )
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
@@ -152,8 +162,15 @@ class _RecordFit:
         only when reached. When no index can list every record, half the budget goes to whole records and the
         rest to index rows for as many of the following records as fit."""
         room = budget - _INDEX_HEADER
-        layouts = [] if not self.index else row_layouts(rest) if isinstance(rest[0], list) else [] if not isinstance(
-            rest[0], dict) else (self.facts.index if self.facts.index is not None else index_columns(rest))
+        layouts = (
+            []
+            if not self.index
+            else row_layouts(rest)
+            if isinstance(rest[0], list)
+            else []
+            if not isinstance(rest[0], dict)
+            else (self.facts.index if self.facts.index is not None else index_columns(rest))
+        )
         for columns in layouts:  # widest first: columns go before rows do
             rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
@@ -166,8 +183,9 @@ class _RecordFit:
             rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
             k = _most_records(full, [0] * len(full), room // 2)
             used = sum(full[:k])
-            listed = _prefix_within(_costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used),
-                                    room - used)
+            listed = _prefix_within(
+                _costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used), room - used
+            )
             yield k, (columns, rows[k : k + max(1, listed)]), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
@@ -194,8 +212,9 @@ class _RecordFit:
         self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
         return self._render([], None, self.cursor_at(self.offset + len(rest)), dropped=len(rest))
 
-    def _render(self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None,
-                dropped: int = 0) -> str:
+    def _render(
+        self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None, dropped: int = 0
+    ) -> str:
         out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
         if dropped and index is not None:
             out[KEY]["dropped"] = dropped
@@ -210,8 +229,9 @@ class _RecordFit:
         self.facts.returned = k
         self.facts.listed = len(rows) if index else None
         self.facts.truncated = more
-        return self._render(rest[:k], index, self.cursor_at(self.offset + k) if more else None,
-                            dropped=len(rest) - k - len(rows))
+        return self._render(
+            rest[:k], index, self.cursor_at(self.offset + k) if more else None, dropped=len(rest) - k - len(rows)
+        )
 
     _last_tokens: int = field(default=0, init=False)
 
@@ -226,8 +246,9 @@ class _RecordFit:
             self._last_tokens = int(self.limit.tokens * len(text) / self.limit.chars) + 1  # type: ignore[operator]
         return None
 
-    def _with_a_shrunk_first(self, rest: list[Any], index: tuple[list[str], list[list[Any]]],
-                             text: str) -> Fitted | None:
+    def _with_a_shrunk_first(
+        self, rest: list[Any], index: tuple[list[str], list[list[Any]]], text: str
+    ) -> Fitted | None:
         """An index of every record that leaves much of the budget unused (no whole record fits): the first
         record, shrunk to the room left, shown before it; None when that does not fit."""
         used = self.limit.count(text)
@@ -254,8 +275,9 @@ class _RecordFit:
         more = len(rest) > 1
         self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(container, self.facts, self.limit, self.way,
-                          self.cursor_at(self.offset + 1) if more else None)
+        return fit_object(
+            container, self.facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None
+        )
 
 
 def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
@@ -313,8 +335,9 @@ def row_layouts(rows: list[Any]) -> list[list[str]]:
     """Index layouts for rows given as arrays of scalars without a header: the first position that is unique and
     key-like in every sampled row (``[0]``); none when there is no such position."""
     sample = rows[:SAMPLE]
-    if not sample or not all(isinstance(r, list) and r and not any(isinstance(c, (dict, list)) for c in r)
-                             for r in sample):
+    if not sample or not all(
+        isinstance(r, list) and r and not any(isinstance(c, (dict, list)) for c in r) for r in sample
+    ):
         return []
     for i in range(min(len(r) for r in sample)):
         values = [r[i] for r in sample]
@@ -340,5 +363,3 @@ def _most_records(full: list[int], rows: list[int], budget: int) -> int:
         if prefix + suffix[k] <= budget:
             best = k
     return best
-
-

@@ -34,8 +34,9 @@ def _shorten_url(match: re.Match[str]) -> str:
     return url[:end] + "/…"
 
 
-def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor,
-             *, offset: int = 0) -> Fitted:
+def fit_text(
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *, offset: int = 0
+) -> Fitted:
     """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line
     (naming ``cursor_at(end)``, the cursor of the rest, if any); the line is shortened (no hint, then no detail)
     when the budget is too small for it."""
@@ -46,12 +47,18 @@ def fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cur
     return last_resort(False, way, limit, facts)
 
 
-def _fit_text(text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor, offset: int,
-              style: str) -> Fitted | None:
+def _fit_text(
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor, offset: int, style: str
+) -> Fitted | None:
     rest = text[offset:]
     total_lines = text.count("\n") + 1
-    probe = text_line(facts, way, cursor_at(len(text)) if offset < len(text) else None,
-                      _detail(0, 1, total_lines, len(text), len(text), len(text)), style)
+    probe = text_line(
+        facts,
+        way,
+        cursor_at(len(text)) if offset < len(text) else None,
+        _detail(0, 1, total_lines, len(text), len(text), len(text)),
+        style,
+    )
     avail = limit.tokens - limit.count(probe) - 4
     avail_chars = len(rest) if limit.chars is None else limit.chars - len(probe) - 2
     end = _prefix_end(rest, avail, avail_chars, limit)
@@ -93,10 +100,7 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
         per_token = done / max(1, len(tokens))
     if len(tokens) <= avail and done == len(rest):
         return len(rest)
-    if len(tokens) <= avail:
-        cut = done
-    else:
-        cut = len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
+    cut = done if len(tokens) <= avail else len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
     return _boundary(rest, cut)
 
 
@@ -130,5 +134,3 @@ def _decode_bytes(tokens: list[int], limit: Limit) -> bytes:
     from hostshape.tokens import counter
 
     return counter(limit.encoding_name).decode_bytes(tokens)
-
-

@@ -71,8 +71,9 @@ async def run(
     received: list[str] = []
     responses: list[Any] = []
     first_call = (tool, dict(arguments or {}))
-    usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=1, candidates_token_count=1,
-                                                       total_token_count=2)
+    usage = types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=1, candidates_token_count=1, total_token_count=2
+    )
 
     class ScriptedModel(BaseLlm):
         """Calls the tool, then whatever ``next_call`` asks for, then answers with text."""
@@ -118,8 +119,11 @@ async def run(
         else:
             # adk declares ShapingPlugin as type[BasePlugin] (the class is built lazily); its __init__ takes a Policy
             plugin_class = cast(Callable[..., Any], adk.ShapingPlugin)
-            hook = plugin_class(policy, server=server) if mode == "plugin" else adk.after_tool_callback(
-                policy, server=server)
+            hook = (
+                plugin_class(policy, server=server)
+                if mode == "plugin"
+                else adk.after_tool_callback(policy, server=server)
+            )
         if mode == "plugin":
             plugins.append(hook)
         else:
@@ -136,8 +140,9 @@ async def run(
             root: Any = Workflow(name="scripted_workflow", edges=[("START", node)])
             text = json.dumps(first_call[1])
         else:
-            root = LlmAgent(name="scripted_agent", model=ScriptedModel(model="scripted"), tools=tools,
-                            after_tool_callback=callback)
+            root = LlmAgent(
+                name="scripted_agent", model=ScriptedModel(model="scripted"), tools=tools, after_tool_callback=callback
+            )
             text = f"Call {tool}."
         app = App(name="hostshape_adk", root_agent=root, plugins=plugins)
         runner = Runner(app=app, session_service=sessions)

@@ -237,8 +237,12 @@ class AnthropicServer:
 def _message(reply: Reply, model: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The message object and its content blocks for one reply."""
     if isinstance(reply, ToolUse):
-        block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:24]}", "name": reply.name,
-                 "input": dict(reply.input)}
+        block = {
+            "type": "tool_use",
+            "id": f"toolu_{uuid.uuid4().hex[:24]}",
+            "name": reply.name,
+            "input": dict(reply.input),
+        }
         stop = "tool_use"
     else:
         block = {"type": "text", "text": reply.text}
@@ -251,8 +255,12 @@ def _message(reply: Reply, model: str) -> tuple[dict[str, Any], list[dict[str, A
         "content": [block],
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 10,
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 10,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
     }
     return message, [block]
 

@@ -64,8 +64,9 @@ def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None
             self.bound_tools = [getattr(t, "name", str(t)) for t in tools]
             return self
 
-        def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                      **kwargs: Any) -> ChatResult:
+        def _generate(
+            self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> ChatResult:
             self.requests.append(list(messages))
             calls = sum(1 for m in messages if isinstance(m, ToolMessage))
             if calls == 0:

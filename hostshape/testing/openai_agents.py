@@ -100,8 +100,9 @@ def _new_scripted_model(steps: Sequence[Step], final_text: str) -> Any:
             self.issued: dict[str, tuple[str, dict[str, Any]]] = {}
             self._ids = itertools.count(1)
 
-        def _record(self, instructions: str | None, input: Any, previous_response_id: str | None,
-                    conversation_id: str | None) -> ModelCall:
+        def _record(
+            self, instructions: str | None, input: Any, previous_response_id: str | None, conversation_id: str | None
+        ) -> ModelCall:
             items = [input] if isinstance(input, str) else copy.deepcopy(list(input))
             outputs = {
                 str(item.get("call_id")): output_text(item.get("output"))
@@ -140,24 +141,61 @@ def _new_scripted_model(steps: Sequence[Step], final_text: str) -> Any:
                 self.issued[call_id] = (name, dict(args))
                 out.append(
                     ResponseFunctionToolCall(
-                        id=f"fc_{n}", call_id=call_id, name=name, arguments=json.dumps(args),
-                        type="function_call", status="completed",
+                        id=f"fc_{n}",
+                        call_id=call_id,
+                        name=name,
+                        arguments=json.dumps(args),
+                        type="function_call",
+                        status="completed",
                     )
                 )
             return out
 
-        async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
-                               tracing, *, previous_response_id, conversation_id, prompt, **_: Any):
+        async def get_response(
+            self,
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            *,
+            previous_response_id,
+            conversation_id,
+            prompt,
+            **_: Any,
+        ):
             call = self._record(system_instructions, input, previous_response_id, conversation_id)
-            return ModelResponse(output=self._answer(call), usage=Usage(requests=1),
-                                 response_id=f"resp_{call.index + 1}")
+            return ModelResponse(
+                output=self._answer(call), usage=Usage(requests=1), response_id=f"resp_{call.index + 1}"
+            )
 
-        async def stream_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
-                                  tracing, *, previous_response_id, conversation_id, prompt, **_: Any):
+        async def stream_response(
+            self,
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            *,
+            previous_response_id,
+            conversation_id,
+            prompt,
+            **_: Any,
+        ):
             call = self._record(system_instructions, input, previous_response_id, conversation_id)
             response = Response(
-                id=f"resp_{call.index + 1}", created_at=time.time(), model="scripted", object="response",
-                output=self._answer(call), parallel_tool_calls=False, tool_choice="auto", tools=[],
+                id=f"resp_{call.index + 1}",
+                created_at=time.time(),
+                model="scripted",
+                object="response",
+                output=self._answer(call),
+                parallel_tool_calls=False,
+                tool_choice="auto",
+                tools=[],
             )
             yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=0)
 
@@ -252,8 +290,10 @@ async def run(
                     shaping = adapter.shaping(policy, then=then, hooks=hooks)
                 run_kwargs = shaping.runner_kwargs(tracing_disabled=True)
             else:
-                run_kwargs = {"run_config": RunConfig(tracing_disabled=True, call_model_input_filter=then),
-                              "hooks": hooks}
+                run_kwargs = {
+                    "run_config": RunConfig(tracing_disabled=True, call_model_input_filter=then),
+                    "hooks": hooks,
+                }
             if server_managed == "previous_response_id":
                 run_kwargs["auto_previous_response_id"] = True
             elif server_managed == "conversation_id":
@@ -278,6 +318,12 @@ async def run(
         tool=tool,
         received=seen[0] if seen else "",
         requests=[c.input for c in calls],
-        extra={"calls": calls, "seen": seen, "final_output": result.final_output, "result": result, "shaping": shaping,
-               "server_stderr": server_stderr},
+        extra={
+            "calls": calls,
+            "seen": seen,
+            "final_output": result.final_output,
+            "result": result,
+            "shaping": shaping,
+            "server_stderr": server_stderr,
+        },
     )

@@ -111,25 +111,34 @@ def _shaped_text(
     return _shape(raw, input_data, policy, server, tool, form)
 
 
-def _shape(content: Any, input_data: Mapping[str, Any], policy: Policy, server: str, tool: str,
-           form: HostForm) -> str | None:
+def _shape(
+    content: Any, input_data: Mapping[str, Any], policy: Policy, server: str, tool: str, form: HostForm
+) -> str | None:
     from hostshape import shape
 
     args = input_data.get("tool_input")
-    res = shape(content, policy=policy, tool=tool, server=server, host=form,
-                args=dict(args) if isinstance(args, Mapping) else None)
+    res = shape(
+        content,
+        policy=policy,
+        tool=tool,
+        server=server,
+        host=form,
+        args=dict(args) if isinstance(args, Mapping) else None,
+    )
     return res.text if res.changed and res.text else None
 
 
-def _rescue(notice: SavedNotice, input_data: Mapping[str, Any], policy: Policy, server: str, tool: str,
-            max_file_bytes: int) -> str | None:
+def _rescue(
+    notice: SavedNotice, input_data: Mapping[str, Any], policy: Policy, server: str, tool: str, max_file_bytes: int
+) -> str | None:
     """Shape the full original Claude Code saved to a file; None (keep the notice) when it may not be read."""
     if not saved_for_call(Path(notice.path).name, server, tool):
         logger.warning("left Claude Code's overflow notice: %r is not this call's saved result", notice.path)
         return None
     transcript = input_data.get("transcript_path")
-    content = read_saved_result(notice.path, transcript if isinstance(transcript, str) else "",
-                                max_bytes=max_file_bytes)
+    content = read_saved_result(
+        notice.path, transcript if isinstance(transcript, str) else "", max_bytes=max_file_bytes
+    )
     if content is None:
         logger.info("left Claude Code's overflow notice: saved file %r is not readable here", notice.path)
         return None
@@ -138,9 +147,11 @@ def _rescue(notice: SavedNotice, input_data: Mapping[str, Any], policy: Policy, 
         return None
     notes: tuple[str, ...] = ()
     if notice.partial:  # the host saved only a prefix: say so, like a host cut
-        notes = ("[hostshape] Claude Code saved only the first part of this result (its persist byte limit); "
-                 "what follows is shaped from that part, the rest was not kept.",
-                 "[hostshape] Claude Code kept only the first part of this result.")
+        notes = (
+            "[hostshape] Claude Code saved only the first part of this result (its persist byte limit); "
+            "what follows is shaped from that part, the rest was not kept.",
+            "[hostshape] Claude Code kept only the first part of this result.",
+        )
     # Even a result that fits replaces the notice: the model gets the full original, unwrapped.
     form = HostForm(max_chars=HOST_MAX_CHARS, notes=notes, replace=True)
     return _shape(content, input_data, policy, server, tool, form)
