@@ -155,7 +155,7 @@ async def measure(
 ) -> Report:
     """Connect to the stdio server ``command``, list its tools and make ``calls``. Raises ServerFailed with the
     server's exit status and standard error when that fails."""
-    from hostshape.adapters._require import require
+    from hostshape.adapters._shared import require
 
     require("mcp", "mcp")
     from mcp import ClientSession, StdioServerParameters

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal
 
-from hostshape.adapters._require import require
+from hostshape.adapters._shared import require
 from hostshape.policy import Policy
 from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from hostshape.adapters._require import require
+from hostshape.adapters._shared import require
 
 log = logging.getLogger("hostshape.proxy")
 

@@ -75,7 +75,7 @@ async def run(
     PostToolUseFailure input, as the hook received it), ``messages`` (the SDK messages), ``count_token_requests``,
     ``stderr`` and ``server`` (the AnthropicServer). Raises TimeoutError after ``timeout`` seconds.
     """
-    from hostshape.adapters._require import require
+    from hostshape.adapters._shared import require
 
     require("claude", "claude_agent_sdk")
     from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, query

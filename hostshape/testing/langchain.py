@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._require import require
+from hostshape.adapters._shared import require
 from hostshape.adapters.langchain import HOST, StructuredContent
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
