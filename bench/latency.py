@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import resource
@@ -32,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.measure import median_seconds  # noqa: E402
 from hostshape.examples import PAYLOADS  # noqa: E402
 
 BUDGETS = (2000, 4000, 8000)
@@ -133,23 +133,7 @@ def median_cpu_seconds(
     CPU time (``time.thread_time``) rather than wall time: on a shared two-core machine the wall clock of one call
     mostly measures who else ran meanwhile; the ratios are taken between calls of the same rounds either way.
     """
-    for fn, arg in calls:
-        fn(arg)
-    samples: list[list[float]] = [[] for _ in calls]
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        started, rounds = time.perf_counter(), 0
-        while rounds < runs or (time.perf_counter() - started < min_total and rounds < 20 * runs):
-            for (fn, arg), out in zip(calls, samples, strict=True):
-                t0 = time.thread_time()
-                fn(arg)
-                out.append(time.thread_time() - t0)
-            rounds += 1
-    finally:
-        if enabled:
-            gc.enable()
-    return [statistics.median(x) for x in samples]
+    return median_seconds(calls, runs, min_total, clock=time.thread_time)
 
 
 def floor_table(files: list[str], budgets: list[int], runs: int) -> list[dict[str, Any]]:

@@ -30,8 +30,14 @@ def fits(text: str, budget: int) -> bool:
     return len(text.encode("utf-8")) <= budget or tokens(text) <= budget
 
 
-def median_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int, min_total: float = 0.05) -> list[float]:
-    """Median wall time of each ``fn(arg)`` in ``calls``, timed round-robin after one warm-up call each.
+def median_seconds(
+    calls: list[tuple[Callable[[Any], Any], Any]],
+    runs: int,
+    min_total: float = 0.05,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[float]:
+    """Median time of each ``fn(arg)`` in ``calls`` on ``clock`` (wall time by default), timed round-robin after one
+    warm-up call each.
 
     Interleaving puts every call under the same machine load, so ratios between them hold even on a busy host.
     Rounds go on past ``runs`` until ``min_total`` seconds have passed (at most 20 x ``runs`` rounds), so that
@@ -47,9 +53,9 @@ def median_seconds(calls: list[tuple[Callable[[Any], Any], Any]], runs: int, min
         rounds = 0
         while rounds < runs or (time.perf_counter() - started < min_total and rounds < 20 * runs):
             for (fn, arg), out in zip(calls, samples, strict=True):
-                t0 = time.perf_counter()
+                t0 = clock()
                 fn(arg)
-                out.append(time.perf_counter() - t0)
+                out.append(clock() - t0)
             rounds += 1
     finally:
         if enabled:
