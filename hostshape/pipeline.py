@@ -103,8 +103,8 @@ def _shape(
             changed=changed,
             is_json=payload.looks_json,
             bytes_before=len(payload.text.encode("utf-8")),
-            # A placeholder standing for binary content (payload.opaque) is a cut too.
             budget=budget,
+            # A placeholder standing for binary content (payload.opaque) is a cut too.
             truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
             strategy=strategy,
             tool=tool,
