@@ -14,6 +14,7 @@ from typing import Any
 KEY = "_hostshape"
 TEXT_PREFIX = "[hostshape]"
 MAX_OMITTED_NAMES = 12
+MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,10 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     if facts.omitted:
         names = sorted(facts.omitted)
         extra = len(names) - MAX_OMITTED_NAMES
-        env["omitted"] = names[:MAX_OMITTED_NAMES] + ([f"+{extra} more"] if extra > 0 else [])
+        shown = [
+            n if len(n) <= MAX_OMITTED_CHARS else n[: MAX_OMITTED_CHARS - 1] + "…" for n in names[:MAX_OMITTED_NAMES]
+        ]
+        env["omitted"] = shown + ([f"+{extra} more"] if extra > 0 else [])
     if facts.notes:
         env["notes"] = facts.notes
     if way.handle:
