@@ -1,7 +1,7 @@
 """``hostshape hook`` never fails open (issue 31): a log-level typo, an input over 64 MB, a stdin that never closes, a
 structured copy that is not a copy, or a larger budget never lets an unshaped MCP result reach the model.
 
-Through the real ``python -m hostshape.hook`` process as Claude Code and Codex run it; the Codex cases also through
+Through the real ``python -m hostshape.cli.hook`` process as Claude Code and Codex run it; the Codex cases also through
 the real Codex CLI with a loopback Responses API (skipped when it is not installed, as in ``test_hook_command.py``).
 """
 
@@ -22,7 +22,7 @@ import test_hook_command as commands
 from helpers import is_shaped
 from test_hook_command import codex_input, hook_env, post_tool_use, write_policy
 
-import hostshape.hook as hook
+import hostshape.cli.hook as hook
 from hostshape import Policy, shape, telemetry
 from hostshape.tokens import count_tokens
 
@@ -36,7 +36,7 @@ BIG = json.dumps(RECORDS)  # 19,000+ tokens
 def run(host: str, stdin: bytes, policy: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
     full = {**os.environ, **hook_env(**env)}
     return subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", host, "--policy", str(policy)],
+        [sys.executable, "-m", "hostshape.cli.hook", host, "--policy", str(policy)],
         input=stdin,
         capture_output=True,
         env=full,
@@ -84,7 +84,7 @@ def test_a_hook_whose_stdin_never_closes_answers_once_the_input_is_whole(tmp_pat
     policy = write_policy(tmp_path / "p.toml", tmp_path / "spill", budget=1000)
     env = {**os.environ, **hook_env()}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hostshape.hook", "claude-code", "--policy", str(policy)],
+        [sys.executable, "-m", "hostshape.cli.hook", "claude-code", "--policy", str(policy)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hostshape
-from hostshape import config_json
-from hostshape.config_json import Number
-from hostshape.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main
+from hostshape.cli import config_json
+from hostshape.cli.config_json import Number
+from hostshape.cli.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main
 from hostshape.proxy.cli import _parser as proxy_parser
 
 REPO_ROOT = Path(hostshape.__file__).resolve().parents[1]

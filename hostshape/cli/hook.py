@@ -381,7 +381,7 @@ def _log() -> Any:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
-        from hostshape.log_level import log_level
+        from hostshape.cli.log_level import log_level
 
         level, problem = log_level(os.environ.get("HOSTSHAPE_LOG_LEVEL"))
         root.setLevel(level)

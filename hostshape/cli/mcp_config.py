@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hostshape import config_json
-from hostshape.atomic_file import UnsafePath, read_backup, read_bytes, replace_file
+from hostshape.cli import config_json
+from hostshape.cli.atomic_file import UnsafePath, read_backup, read_bytes, replace_file
 
 __all__ = ["Change", "main", "proxy_command", "unwrap_config", "wrap_config"]
 
