@@ -14,11 +14,15 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from hostshape import telemetry
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.host import HostForm, shape_for_host
+from hostshape.input.lossless import losses, minify
+from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.unwrap import Payload, unwrap
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import NotExact, dumps
@@ -119,14 +123,19 @@ def _shape(
 
     if (not configured or payload.is_error or not payload.is_data) and not payload.opaque and limit.fits(payload.text):
         return done(payload.text, changed=False, strategy="passthrough")
+    # What parsing lost (rounded numbers, a repeated key's first value): never rendered without a note.
+    lost = losses(payload.text) if payload.is_data else []
     if payload.is_data and not configured:
-        compact = _exact_json(payload.value)
-        if compact is not None and len(compact) < len(payload.text) * 0.9 and limit.fits(compact):
+        compact = minify(payload.text) if lost else _exact_json(payload.value)
+        if compact is not None and len(compact) < len(payload.text) * 0.9 and limit.fits(compact) and _strict(compact):
             return done(compact, changed=True, strategy="compact")
 
     way = _way_back(payload, policy, tool, args)
     cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
     facts = Facts(notes=list(payload.notes))
+    if lost:
+        facts.notes.extend(lost)
+        facts.replaced = True
     replaced = surrogate_note(payload.text) if payload.is_data else None
     if replaced:
         facts.notes.append(replaced)
@@ -147,6 +156,11 @@ def _shape(
         projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
+    elif payload.is_error and (error := _error_json(payload.text)) is not None:  # an error that is JSON stays JSON
+        facts.notes.append("the tool reported an error")
+        projection = project(error[0], None, allow_shrink=True, max_records=limit.tokens + 1)
+        projection.report(facts)
+        fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
         fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)
@@ -157,6 +171,23 @@ def _shape(
     if not limit.fits(fitted.text):  # the cap is absolute, whatever went wrong above
         fitted = last_resort(payload.looks_json, way, limit, facts)
     return done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted, way=way)
+
+
+def _error_json(text: str) -> tuple[Any] | None:
+    """(value,) when an error's text is a JSON object or array, else None."""
+    if not looks_like_json(text):
+        return None
+    parsed = parse_json(text)
+    return (parsed.value,) if parsed.ok else None
+
+
+def _strict(text: str) -> bool:
+    """True when ``text`` is strict JSON (the minified original of a text with ``NaN`` in it is not)."""
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _exact_json(value: Any) -> str | None:
