@@ -130,7 +130,7 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched)
+    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched, path=path)
 
 
 _ABSENT = object()
