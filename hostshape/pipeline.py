@@ -138,13 +138,17 @@ def _shape(
             facts.truncated = True
             facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
         projection = project(
-            value, rule, allow_shrink=rule.shrink if rule is not None else True, max_records=limit.tokens + 1
+            value,
+            rule,
+            allow_shrink=rule.shrink if rule is not None else True,
+            count=limit.count,
+            max_records=limit.tokens + 1,
         )
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
     elif table is not None:  # JSON lines or CSV: records, shaped as a record list (paged through the saved file)
         facts.notes.append(table[1])
-        projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
+        projection = project(table[0], None, allow_shrink=True, count=limit.count, max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:
