@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hostshape.fit.budget import Limit
+from hostshape.output.envelope import refusal
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -25,15 +26,6 @@ if TYPE_CHECKING:
 # Re-shaping rounds when the host's form of the text overshoots a cap. Each round divides the budget by the growth
 # the host's form caused (escaping grows text by a roughly constant ratio); one round sufficed on every corpus file.
 MAX_ROUNDS = 4
-
-# The one refusal, longest wording first: the core and every adapter answer a fault they cannot shape with the
-# longest of these that fits. ``{fault}`` is the exception's type name, ``{tool}`` the tool's name ("the tool").
-REFUSALS = (
-    "[hostshape] this result could not be shaped ({fault}) and was withheld. Remedy: call {tool} again with "
-    "narrower arguments, or set on_fault='pass' to receive results unshaped.",
-    "[hostshape] result withheld (hostshape failed); retry with narrower arguments, or set on_fault='pass'.",
-    "[hostshape] withheld",
-)
 
 
 @dataclass(frozen=True)
@@ -113,15 +105,6 @@ def fits_by_size(
     return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) <= min(c for c in caps if c is not None)
 
 
-def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
-    """The longest wording of the one refusal that ``fits``; the shortest when none does."""
-    for wording in REFUSALS:
-        text = wording.format(fault=fault, tool=tool or "the tool")
-        if fits(text):
-            return text
-    return REFUSALS[-1]
-
-
 def refusal_for(
     policy: Policy | None,
     exc: BaseException | str,
@@ -147,13 +130,18 @@ def glue_fault(
     host: HostForm | None = None,
 ) -> str | None:
     """What an adapter hands its host after its OWN glue failed on ``raw`` (the core's faults are answered inside
-    ``shape``): None to leave the host's result (``on_fault="pass"``), else the core's answer, fitted to ``host``.
+    ``shape``), per ``policy.on_fault``: None to leave the host's result (``"pass"``), else the core's answer to a
+    fault (``"cut"``: the start of ``raw``'s text, saved for retrieval; ``"refuse"``: the one refusal), fitted to
+    ``host``.
 
     The one place every adapter asks, so the fault answer changes for all hosts at once.
     """
     if policy.on_fault == "pass":
         return None
-    return refusal_for(policy, exc, tool=tool, server=server, host=host)
+    from hostshape.fault import after_fault
+
+    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
+    return after_fault(raw, policy, exc, tool=tool, server=server, fits=limit.fits).text
 
 
 def shape_for_host(
