@@ -35,19 +35,21 @@ def after_fault(
     server: str | None = None,
     args: Mapping[str, Any] | None = None,
     started: float | None = None,
+    budget: int | None = None,
     fits: Callable[[str], bool] | None = None,
 ) -> Shaped:
     """The answer after shaping ``raw`` failed with ``exc``, per ``policy.on_fault``: a budgeted cut (``"cut"``,
     the default), a budgeted refusal (``"refuse"``), or the host's result untouched (``"pass"``: ``changed`` is
-    False). ``fits`` says whether a text fits (default: the tool's budget; a host's form and caps for an adapter's
-    glue). Logs the fault."""
+    False). ``budget`` replaces the tool's budget when given; ``fits`` says whether a text fits (default: within the
+    budget; a host's form and caps for an adapter's glue). Logs the fault."""
     log.error(
         "hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault, exc_info=exc
     )
-    try:
-        budget = policy.budget_for(tool, server)
-    except Exception:  # noqa: BLE001 - the policy's own budget is always valid
-        budget = policy.budget
+    if budget is None:
+        try:
+            budget = policy.budget_for(tool, server)
+        except Exception:  # noqa: BLE001 - the policy's own budget is always valid
+            budget = policy.budget
     limit = Limit.of(policy, budget)
     fits = fits or limit.fits
     elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
