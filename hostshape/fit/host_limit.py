@@ -94,6 +94,9 @@ def smaller_budget(current: int, text: str, caps: HostLimit, policy: Policy, rou
     """The next budget to try: the current one divided by how much the host's form outgrew the caps."""
     wire = caps.sent(text)
     limit = caps.limit
+    # A budget above the tokens the text already uses gives the same text again (a character or byte cap, not the
+    # budget, bounded it): start from what it uses, so that a larger budget never ends in a refusal.
+    current = min(current, max(1, limit.count(text)))
     growth = max(limit.count(wire) / max(1, limit.tokens), 1.0)
     for cap, size in (
         (caps.host.max_chars, len(wire)),
