@@ -7,7 +7,7 @@ while the folder was open to others) is ignored, then replaced or evicted. A han
 tool, its arguments and the content under that secret: the same call with the same result gives the same handle
 and is written once; another user sharing the parent folder can neither list the folder nor guess a handle.
 Files are written to a temporary name and renamed into place, so concurrent writers never see half a file.
-The folder's total size is bounded; the least recently written files are evicted first.
+The folder's total size is bounded; the least recently written (or reissued) files are evicted first.
 
 A folder named for the store (``[spill] dir``) that already holds files other than a store's (a project folder,
 say) is never taken over, chmodded or written into: the store lives in its subfolder ``hostshape-spill``.
@@ -140,6 +140,9 @@ class SpillStore:
             if not _is_ours(name, fd):  # absent, or planted by someone else: (re)written by us
                 _write_atomically(name, content, fd)
                 self._evict(keep=name, fd=fd)
+            else:  # reissued: now the most recently written, so that eviction takes older handles first
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(name, dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
             raise SpillError(f"could not save to {self.directory}: {exc}") from exc
         return Saved(handle, self.directory / name, is_json)
