@@ -152,3 +152,13 @@ def test_every_adapter_module_is_in_the_registry() -> None:
     modules = {p.stem for p in adapters.glob("*.py") if not p.stem.startswith("_")} - {"registry", "claude_code"}
     modules |= {p.name for p in adapters.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert modules == {h.key for h in HOSTS if h.adapter_module == f"hostshape.adapters.{h.key}"}
+
+
+def test_a_content_block_of_no_mcp_type_is_named_in_the_envelope(tmp_path: Path) -> None:
+    # A Strands-style block ({"text": ...} without "type") is not guessed at: it is shown as its JSON, and named.
+    pulls = [{"number": n, "title": f"pull {n}", "body": "word " * 80} for n in range(60)]
+    raw = {"content": [{"text": json.dumps(pulls)}], "isError": False}
+    res = shape(raw, policy=Policy(budget=500, spill_dir=tmp_path))
+    assert res.changed and res.tokens <= 500
+    notes = json.loads(res.text)["_hostshape"]["notes"]
+    assert any("1 content block(s) of no MCP type (keys text)" in note for note in notes)
