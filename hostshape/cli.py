@@ -186,7 +186,7 @@ def _read(args: argparse.Namespace) -> int:
 
     from hostshape.cursor import CursorError, decode
     from hostshape.retrieve import read
-    from hostshape.spill import store_for
+    from hostshape.stores import open_store
 
     policy = _load_policy(args)
     if policy is None:
@@ -199,7 +199,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hostshape read: bad --query: {exc}", file=sys.stderr)
             return 2
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         if args.cursor:
             decode(store.secret, args.cursor, handle=args.handle, query=args.query)
         known = store.load(args.handle) is not None

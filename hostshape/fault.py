@@ -20,7 +20,7 @@ from hostshape.budget import Limit
 from hostshape.policy import Policy
 from hostshape.render import safe_text
 from hostshape.result import Shaped
-from hostshape.spill import store_for
+from hostshape.stores import open_store
 
 log = logging.getLogger("hostshape")
 
@@ -80,10 +80,8 @@ def after_fault(
     handle = path = None
     if policy.spill:
         try:
-            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(
-                tool, dict(args or {}), text, is_json=is_json
-            )
-            handle, path = saved.handle, str(saved.path)
+            saved = open_store(policy).save(tool, dict(args or {}), text, is_json=is_json)
+            handle, path = saved.handle, saved.path
         except Exception:  # noqa: BLE001 - the answer says the result was not saved
             log.warning("hostshape could not save the result after a fault", exc_info=True)
     answer = cut_answer(text, is_json, limit, type(exc).__name__, handle, policy.retrieval_tool, path)

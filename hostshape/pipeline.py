@@ -26,7 +26,8 @@ from hostshape.policy import Policy
 from hostshape.project import project, surrogate_note
 from hostshape.render import NotExact, dumps
 from hostshape.result import Shaped
-from hostshape.spill import SpillError, store_for
+from hostshape.spill import SpillError
+from hostshape.stores import open_store, unsaved_reason
 from hostshape.unwrap import Payload, unwrap
 
 log = logging.getLogger("hostshape")
@@ -171,17 +172,17 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
     if not policy.spill:
         return WayBack(reason="spill is off")
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
-        return WayBack(reason="the spill folder is not usable")
-    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     if not (way.handle and way.tool):
         return no_cursor
-    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    secret = open_store(policy).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))

@@ -23,7 +23,8 @@ from hostshape.project import shrink
 from hostshape.query import QueryTooCostly
 from hostshape.query import search as bounded_search
 from hostshape.render import safe_text
-from hostshape.spill import store_for
+from hostshape.spill import SpillError
+from hostshape.stores import Store, open_store
 
 log = logging.getLogger("hostshape")
 
@@ -74,7 +75,18 @@ def _reason(exc: JMESPathError) -> str:
 
 
 def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
-    store = store_for(policy.spill_dir, policy.spill_max_bytes)
+    try:
+        store = open_store(policy)
+        return _read_from(store, handle, query, cursor, policy)
+    except SpillError as exc:
+        log.warning("hostshape_read could not reach the spill store: %s", exc)
+        return (
+            f"[hostshape] the spill store holding {_shown(handle)} cannot be reached now. Try again shortly, or "
+            "call the original tool again."
+        )
+
+
+def _read_from(store: Store, handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
     offset = 0
     if cursor:
         try:
