@@ -28,7 +28,17 @@ from hostshape.spill import SpillError, SpillStore, default_dir, store_for
 from hostshape.stores.base import Saved, Store, StoreStats, valid_handle
 from hostshape.stores.secret import derive, namespace, shared_secret
 
-__all__ = ["URL_ENV", "LocalStore", "Saved", "SpillError", "Store", "StoreStats", "open_store", "unsaved_reason", "using"]
+__all__ = [
+    "URL_ENV",
+    "LocalStore",
+    "Saved",
+    "SpillError",
+    "Store",
+    "StoreStats",
+    "open_store",
+    "unsaved_reason",
+    "using",
+]
 
 URL_ENV = "HOSTSHAPE_SPILL_URL"
 REDIS_SCHEMES = ("redis", "rediss", "unix")

@@ -11,7 +11,9 @@ are deleted until it is within ``max_bytes``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import os
 import time
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -19,6 +21,7 @@ from urllib.parse import urlsplit
 
 from hostshape.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
 
+TIMEOUT_S = 2.0
 OBSTORE_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss", "azure")
 
 
@@ -36,7 +39,9 @@ class FsspecBlobs:
         try:
             import fsspec
         except ImportError as exc:
-            raise SpillError(f"a {urlsplit(url).scheme}:// spill store needs fsspec: pip install 'hostshape[s3]'") from exc
+            raise SpillError(
+                f"a {urlsplit(url).scheme}:// spill store needs fsspec: pip install 'hostshape[s3]'"
+            ) from exc
         try:
             self._fs, root = fsspec.core.url_to_fs(url)
         except (ImportError, ValueError) as exc:
@@ -53,10 +58,8 @@ class FsspecBlobs:
             return None
 
     def delete(self, name: str) -> None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             self._fs.rm_file(f"{self._dir}/{name}")
-        except FileNotFoundError:
-            pass
 
     def listing(self) -> Iterator[tuple[str, int, float]]:
         try:
@@ -74,8 +77,12 @@ class ObstoreBlobs:
         from obstore.store import from_url
 
         self._obstore = obstore
-        try:
-            self._store = from_url(url)
+        try:  # short timeouts, one retry: a store that is down costs seconds, not the client's default 3 minutes
+            self._store = from_url(
+                url,
+                client_options=_client_options(),
+                retry_config={"max_retries": 1, "retry_timeout": datetime.timedelta(seconds=4 * TIMEOUT_S)},
+            )
         except Exception as exc:  # noqa: BLE001 - obstore raises its own error types for a bad URL or config
             raise SpillError(f"cannot open {urlsplit(url).scheme}:// with obstore: {exc}") from exc
         self._dir = namespace
@@ -90,15 +97,24 @@ class ObstoreBlobs:
             return None
 
     def delete(self, name: str) -> None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             self._obstore.delete(self._store, f"{self._dir}/{name}")
-        except FileNotFoundError:
-            pass
 
     def listing(self) -> Iterator[tuple[str, int, float]]:
         for batch in self._obstore.list(self._store, self._dir):
             for meta in batch:
                 yield str(meta["path"]).rsplit("/", 1)[-1], int(meta["size"]), _when(meta)
+
+
+def _client_options() -> dict[str, Any]:
+    """obstore's client options: short timeouts, and plain HTTP when the environment allows it (options given here
+    replace the ones obstore reads from the environment, ``AWS_ALLOW_HTTP`` among them)."""
+    options: dict[str, Any] = {"connect_timeout": f"{TIMEOUT_S:g}s", "timeout": f"{4 * TIMEOUT_S:g}s"}
+    if any(
+        os.environ.get(v, "").lower() in ("1", "true") for v in ("AWS_ALLOW_HTTP", "AZURE_ALLOW_HTTP", "ALLOW_HTTP")
+    ):
+        options["allow_http"] = True
+    return options
 
 
 def blobs_for(url: str, namespace: str) -> Blobs:
