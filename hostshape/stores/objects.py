@@ -74,11 +74,12 @@ class FsspecBlobs:
 class ObstoreBlobs:
     def __init__(self, url: str, namespace: str) -> None:
         import obstore
-        from obstore.store import from_url
+        from obstore import store
 
+        open_url: Any = store.from_url  # one call for every scheme (its overloads are per scheme)
         self._obstore = obstore
         try:  # short timeouts, one retry: a store that is down costs seconds, not the client's default 3 minutes
-            self._store = from_url(
+            self._store = open_url(
                 url,
                 client_options=_client_options(),
                 retry_config={"max_retries": 1, "retry_timeout": datetime.timedelta(seconds=4 * TIMEOUT_S)},
