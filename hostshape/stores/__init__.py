@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 from hostshape.policy import Policy
 from hostshape.spill import SpillError, SpillStore, default_dir, store_for
 from hostshape.stores.base import Saved, Store, StoreStats, valid_handle
-from hostshape.stores.secret import derive, namespace, shared_secret
+from hostshape.stores.secret import SECRET_ENV, derive, namespace, shared_secret
 
 __all__ = [
     "URL_ENV",
@@ -36,6 +36,7 @@ __all__ = [
     "Store",
     "StoreStats",
     "open_store",
+    "signing_key",
     "unsaved_reason",
     "using",
 ]
@@ -68,19 +69,26 @@ def open_store(policy: Policy) -> Store:
     scheme = urlsplit(url).scheme if url else ""
     local = url is None or scheme in ("", "file")
     directory = _local_dir(url) if url and local else policy.spill_dir
-    master = shared_secret(policy.spill_secret_file)
-    if local and master is None and policy.spill_tenant is None:
+    if local and policy.spill_secret_file is None and not os.environ.get(SECRET_ENV) and policy.spill_tenant is None:
         return LocalStore(store_for(directory, policy.spill_max_bytes), policy.spill_ttl_s)  # the default, as before
-    if master is None:  # no shared secret: this machine's folder secret (handles are then valid here only)
-        master = store_for(directory, policy.spill_max_bytes).secret
-    key = derive(master, policy.spill_tenant)
-    space = namespace(key)
+    key, space = signing_key(policy, directory)
     ttl = policy.spill_ttl_s
     cache_key = (url, str(directory), policy.spill_max_bytes, ttl, space)
     with _opened_lock:
         if cache_key not in _opened:
             _opened[cache_key] = _open(url, scheme, local, directory, key, space, policy.spill_max_bytes, ttl)
         return _opened[cache_key]
+
+
+def signing_key(policy: Policy, directory: Path | None = None) -> tuple[bytes, str]:
+    """The key a shared store of ``policy`` signs with, and the namespace its records live under: derived from
+    the workers' secret and the tenant; without a shared secret, from this machine's spill folder secret (handles
+    are then valid on this machine only). Raises SpillError for an unusable secret."""
+    master = shared_secret(policy.spill_secret_file)
+    if master is None:
+        master = store_for(directory or policy.spill_dir, policy.spill_max_bytes).secret
+    key = derive(master, policy.spill_tenant)
+    return key, namespace(key)
 
 
 def unsaved_reason(policy: Policy) -> str:
