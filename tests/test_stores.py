@@ -6,6 +6,7 @@ workers are separate ``hostshape`` processes with their own HOME and cache folde
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 
 from hostshape import Policy, shape
 from hostshape.budget import Limit
+from hostshape.demo import HOSTS, TOOL
 from hostshape.retrieve import read
 from hostshape.spill import SpillError
 from hostshape.stores import open_store, using
@@ -255,3 +257,26 @@ def test_the_shared_secret_is_never_kept_in_the_store(tmp_path: Path, monkeypatc
     kept = b"".join(p.read_bytes() for p in (tmp_path / "shared").rglob("*") if p.is_file())
     assert SECRET.encode() not in kept
     assert not list((tmp_path / "shared").rglob(".secret"))
+
+
+# --- every host -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("host", [h.key for h in HOSTS])
+async def test_every_host_answers_within_the_budget_with_a_note_when_the_store_is_down(
+    host: str,
+    tmp_path: Path,
+    redis_server: Server,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    spec = next(h for h in HOSTS if h.key == host)
+    pytest.importorskip(spec.framework)
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+    redis_server.stop()  # the store went away before this worker's call
+    harness = importlib.import_module(f"hostshape.testing.{host}")
+    policy = Policy(budget=2000, spill_url=redis_server.url, spill_dir=tmp_path / "spill")
+    run_ = await harness.run(TOOL, policy=policy)
+    assert Limit.of(Policy(), 2000).fits(run_.received)
+    assert "full result not saved (the spill store could not save it)" in run_.received.replace('\\"', '"')
+    assert not (tmp_path / "spill").exists()
