@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.budget import Limit
+from hostshape.fit.budget import Limit
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -217,6 +217,9 @@ def _smaller_budget(current: int, text: str, caps: HostLimit, policy: Policy, ro
     """The next budget to try: the current one divided by how much the host's form outgrew the caps."""
     wire = caps.sent(text)
     limit = caps.limit
+    # A budget above the tokens the text already uses gives the same text again (a character or byte cap, not the
+    # budget, bounded it): start from what it uses, so that a larger budget never ends in a refusal.
+    current = min(current, max(1, limit.count(text)))
     growth = max(limit.count(wire) / max(1, limit.tokens), 1.0)
     for cap, size in (
         (caps.host.max_chars, len(wire)),
@@ -249,8 +252,9 @@ def _with_budget(
 def read_for_host(
     handle: str, query: str | None, cursor: str | None, policy: Policy, host: HostForm | None = None
 ) -> str:
-    """``hostshape.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never raises."""
-    from hostshape.retrieve import read
+    """``hostshape.wayback.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never
+    raises."""
+    from hostshape.wayback.retrieve import read
 
     text = read(handle, query=query, cursor=cursor, policy=policy)
     if host is None or host == HostForm():

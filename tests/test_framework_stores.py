@@ -13,8 +13,8 @@ import pytest
 from helpers import PR_NUMBERS
 
 from hostshape import Policy
-from hostshape.stores.secret import SECRET_ENV
 from hostshape.tokens import count_tokens
+from hostshape.wayback.stores.secret import SECRET_ENV
 
 pytestmark = pytest.mark.host
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hostshape.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main, unwrap_config, wrap_config
+from hostshape.cli.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main, unwrap_config, wrap_config
 
 CONFIGS = Path(__file__).with_name("mcp_configs")
 FILES = [
@@ -73,8 +73,8 @@ def test_wrap_keeps_every_entry_and_key(name: str) -> None:
                 "proxy",
                 "--budget",
                 "3000",
-                "--server",
-                server.rpartition(":")[2],  # the entry's own name (Claude Code project entries are labelled path:name)
+                # the entry's own name (Claude Code project entries are labelled path:name)
+                "--server=" + server.rpartition(":")[2],
                 "--",
                 entry["command"],
                 *entry.get("args", []),

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.budget import Limit
-from hostshape.demo import HOSTS, TOOL
-from hostshape.retrieve import read
-from hostshape.spill import SpillError
-from hostshape.stores import open_store, using
-from hostshape.stores.secret import SECRET_ENV
+from hostshape.cli.demo import HOSTS, TOOL
+from hostshape.fit.budget import Limit
+from hostshape.wayback.retrieve import read
+from hostshape.wayback.spill import SpillError
+from hostshape.wayback.stores import open_store, using
+from hostshape.wayback.stores.secret import SECRET_ENV
 from tests.store_servers import Server, redis_server, s3_server  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[1]

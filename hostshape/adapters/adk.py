@@ -154,7 +154,7 @@ def shape_tool_response(
     name = str(getattr(tool, "name", "tool"))
     try:
         from hostshape import shape
-        from hostshape.retrieve import RETRIEVAL_TOOL
+        from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         tool_name, server_name = _route(tool, server)
         if name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL:
@@ -261,7 +261,7 @@ def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> Func
     _require()
     from google.adk.tools.function_tool import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     policy = default_policy(policy)
     _check_store(store)
@@ -307,7 +307,7 @@ def install(
     from google.adk.agents import LlmAgent
     from google.adk.apps import App
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     if isinstance(target, Policy):
         target, policy = None, target
@@ -333,7 +333,7 @@ def install(
 
 def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None, store: Store = None) -> Any:
     """A clone of ``agent`` with ``callback`` appended to its after-tool callbacks and the retrieval tool added."""
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     read_tool = retrieval_tool(policy, store=store)
     update: dict[str, Any] = {
@@ -359,9 +359,9 @@ async def _shape_into_artifacts(
 ) -> dict[str, Any] | None:
     """``shape_tool_response`` with the originals saved as artifacts of the session (``tool_context.save_artifact``,
     agents/context.py:567). A save that fails is answered again without a handle, with the note. Never raises."""
-    from hostshape.spill import SpillError
-    from hostshape.stores import using
-    from hostshape.stores.frameworks import ARTIFACT_MIME, artifact_name, staged
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.frameworks import ARTIFACT_MIME, artifact_name, staged
 
     try:
         stage = staged(policy)
@@ -389,10 +389,10 @@ async def _shape_into_artifacts(
 async def _read_from_artifacts(handle: object, query: object, cursor: object, tool_context: Any, policy: Policy) -> str:
     """A page of the record saved as the session's artifact ``hostshape-<handle>`` (``tool_context.load_artifact``,
     agents/context.py:546). Never raises."""
-    from hostshape.spill import SpillError
-    from hostshape.stores import using
-    from hostshape.stores.base import valid_handle
-    from hostshape.stores.frameworks import artifact_name, staged
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.base import valid_handle
+    from hostshape.wayback.stores.frameworks import artifact_name, staged
 
     host = HostForm(wrap=json_result)
     try:

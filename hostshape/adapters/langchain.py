@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware
@@ -408,9 +408,9 @@ def _lent_store(store: Store, runtime: Any, policy: Policy) -> Any:
     graph_store = getattr(runtime, "store", None) if store == "langgraph" else None
     if graph_store is None:
         return contextlib.nullcontext()
-    from hostshape.spill import SpillError
-    from hostshape.stores import using
-    from hostshape.stores.frameworks import langgraph_store
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.frameworks import langgraph_store
 
     try:
         return using(langgraph_store(policy, graph_store))

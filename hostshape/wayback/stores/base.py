@@ -3,7 +3,7 @@
 A store saves a full original under a handle (an HMAC of the tool, its arguments and the content under the store's
 secret), loads it back by handle, evicts it, and reports its size. Handles and cursors are signed with
 ``Store.secret``; a shared backend (Redis, object storage, a framework's store) derives that secret from a key the
-workers share (hostshape/stores/secret.py) and keeps each record as ``MAGIC | kind | saved_at | tag | content``,
+workers share (hostshape/wayback/stores/secret.py) and keeps each record as ``MAGIC | kind | saved_at | tag | content``,
 where the tag is an HMAC of the handle, kind, time and content, so a record planted or altered by whoever can write
 to the backend, or a record of another secret or tenant, is never served.
 """
@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hostshape.spill import HANDLE, SpillError
-from hostshape.spill import _handle as spill_handle  # one handle formula for every backend
+from hostshape.wayback.spill import HANDLE, SpillError
+from hostshape.wayback.spill import _handle as spill_handle  # one handle formula for every backend
 
 __all__ = ["HANDLE", "Saved", "SpillError", "Store", "StoreStats", "open_record", "seal", "spill_handle"]
 

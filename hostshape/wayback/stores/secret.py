@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from hostshape.spill import SpillError
+from hostshape.wayback.spill import SpillError
 
 SECRET_ENV = "HOSTSHAPE_SPILL_SECRET"
 MIN_SECRET_BYTES = 16

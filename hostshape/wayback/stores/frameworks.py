@@ -1,8 +1,7 @@
 """The frameworks' own stores as spill stores: LangGraph's ``BaseStore`` and ADK's artifact service.
 
-Both keep sealed records (hostshape/stores/base.py) signed with the key of ``signing_key(policy)``, so handles and
-cursors follow the same rules as every other backend. An adapter lends one for a call with
-``hostshape.stores.using(...)``.
+Both keep sealed records (base.py) signed with the key of ``signing_key(policy)``, so handles and cursors follow
+the same rules as every other backend. An adapter lends one for a call with ``hostshape.wayback.stores.using(...)``.
 
 - ``LangGraphStore`` calls the store's synchronous ``get``/``put``/``delete`` (langgraph/store/base/__init__.py:756,
   866) under the namespace ``("hostshape", <namespace>)``, with ``index=False`` (a spilled result is not for semantic
@@ -22,7 +21,7 @@ import math
 from typing import Any
 
 from hostshape.policy import Policy
-from hostshape.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
 
 NAMESPACE_ROOT = "hostshape"
 ARTIFACT_PREFIX = "hostshape-"
@@ -152,7 +151,7 @@ def _decoded(value: Any) -> bytes | None:
 def langgraph_store(policy: Policy, store: Any) -> LangGraphStore:
     """``store`` (a LangGraph ``BaseStore``) as the spill store of ``policy``. Raises SpillError for an unusable
     secret."""
-    from hostshape.stores import signing_key
+    from hostshape.wayback.stores import signing_key
 
     key, space = signing_key(policy)
     return LangGraphStore(store, key, space, policy.spill_max_bytes, policy.spill_ttl_s)
@@ -160,7 +159,7 @@ def langgraph_store(policy: Policy, store: Any) -> LangGraphStore:
 
 def staged(policy: Policy) -> Staged:
     """An empty ``Staged`` store for ``policy``'s key. Raises SpillError for an unusable secret."""
-    from hostshape.stores import signing_key
+    from hostshape.wayback.stores import signing_key
 
     key, _ = signing_key(policy)
     return Staged(key, policy.spill_max_bytes, policy.spill_ttl_s)

@@ -3,7 +3,7 @@
 clients need no botocore). Credentials and endpoints come from the usual environment (``AWS_ACCESS_KEY_ID``,
 ``AWS_ENDPOINT_URL``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), as the client library reads them.
 
-Each result is one object ``<url>/<namespace>/<handle>`` holding a sealed record (hostshape/stores/base.py); its
+Each result is one object ``<url>/<namespace>/<handle>`` holding a sealed record (hostshape/wayback/stores/base.py); its
 time to live is checked on every load (object stores have no per-object expiry; add a bucket lifecycle rule to
 delete old objects too). After each save the namespace is listed once and expired or, oldest first, excess records
 are deleted until it is within ``max_bytes``.
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from hostshape.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
 
 TIMEOUT_S = 2.0
 OBSTORE_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss", "azure")

@@ -1,11 +1,11 @@
 """The way back across machines: which spill store a policy uses, and the store a host lends for one call.
 
 ``open_store(policy)`` picks the backend by URL: ``Policy.spill_url`` (TOML ``[spill] url``), else
-``$HOSTSHAPE_SPILL_URL``, else the local folder (``spill_dir``, exactly as before). ``redis://``, ``rediss://`` and
-``unix://`` go to Redis (hostshape/stores/redis_store.py), a path or ``file://`` to a local folder, anything else to
-object storage (hostshape/stores/objects.py). Every backend signs with a key derived from the workers' shared
-secret and the tenant (hostshape/stores/secret.py), so a handle made by one worker is served by any other with the
-same URL and secret, and by no one else.
+``$HOSTSHAPE_SPILL_URL``, else the local folder (``spill_dir``, exactly as before). ``redis://``, ``rediss://``
+and ``unix://`` go to Redis (redis_store.py), a path or ``file://`` to a local folder, anything else to object
+storage (objects.py). Every backend signs with a key derived from the workers' shared secret and the tenant
+(secret.py), so a handle made by one worker is served by any other with the same URL and secret, and by no one
+else.
 
 An adapter whose framework has its own store (ADK's artifact service, LangGraph's ``BaseStore``) lends it for one
 call with ``with using(store): ...``: ``shape`` and ``hostshape_read`` inside that block save to and read from it.
@@ -24,9 +24,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from hostshape.policy import Policy
-from hostshape.spill import SpillError, SpillStore, default_dir, store_for
-from hostshape.stores.base import Saved, Store, StoreStats, valid_handle
-from hostshape.stores.secret import SECRET_ENV, derive, namespace, shared_secret
+from hostshape.wayback.spill import SpillError, SpillStore, default_dir, store_for
+from hostshape.wayback.stores.base import Saved, Store, StoreStats, valid_handle
+from hostshape.wayback.stores.secret import SECRET_ENV, derive, namespace, shared_secret
 
 __all__ = [
     "URL_ENV",
@@ -113,10 +113,10 @@ def _open(
     assert url is not None
     ttl = ttl_s if ttl_s is not None else DEFAULT_SHARED_TTL_S
     if scheme in REDIS_SCHEMES:
-        from hostshape.stores.redis_store import RedisStore
+        from hostshape.wayback.stores.redis_store import RedisStore
 
         return RedisStore(url, key, space, max_bytes, ttl)
-    from hostshape.stores.objects import ObjectStore
+    from hostshape.wayback.stores.objects import ObjectStore
 
     return ObjectStore(url, key, space, max_bytes, ttl)
 

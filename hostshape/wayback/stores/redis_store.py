@@ -1,6 +1,6 @@
 """Redis backend (``redis://``, ``rediss://``, ``unix://`` URLs), through redis-py: ``pip install 'hostshape[redis]'``.
 
-Each result is one key ``hostshape:{<namespace>}:r:<handle>`` holding a sealed record (hostshape/stores/base.py)
+Each result is one key ``hostshape:{<namespace>}:r:<handle>`` holding a sealed record (hostshape/wayback/stores/base.py)
 with Redis' own expiry (``PX``). The bound is kept by one Lua script run atomically per save: it records the
 record's size in a hash and its time in a sorted set, drops entries whose time to live has passed, then evicts the
 oldest records until the namespace is within ``max_bytes``. All keys of a namespace share one hash tag, so the script
@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hostshape.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
 
 TIMEOUT_S = 2.0
 
