@@ -24,13 +24,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.measure import median_seconds  # noqa: E402
-from hostshape.examples import payload_text  # noqa: E402
-from hostshape.policy import Policy  # noqa: E402
-from hostshape.testing.store_servers import Server, start_redis, start_s3  # noqa: E402
-from hostshape.wayback.retrieve import read  # noqa: E402
-from hostshape.wayback.stores import Store, open_store, using  # noqa: E402
-from hostshape.wayback.stores.secret import SECRET_ENV  # noqa: E402
+from bench.measure import median_seconds
+from hostshape.examples import payload_text
+from hostshape.policy import Policy
+from hostshape.testing.store_servers import Server, start_redis, start_s3
+from hostshape.wayback.stores import Store, open_store, page
+from hostshape.wayback.stores.secret import SECRET_ENV
 
 SECRET = "bench secret shared by the workers, 32+ bytes"
 
@@ -81,7 +80,9 @@ def measure(payload: str, budget: int, runs: int) -> dict[str, Any]:
                 except Exception as exc:  # noqa: BLE001 - a missing server or client skips that backend
                     skipped[name] = f"{type(exc).__name__}: {exc}"
             counter = itertools.count()
-            handles = {name: store.save("bench", {"n": -1}, text, is_json=True).handle for name, store in stores.items()}
+            handles = {
+                name: store.save("bench", {"n": -1}, text, is_json=True).handle for name, store in stores.items()
+            }
             policy = Policy(budget=budget, retrieval_tool="hostshape_read")
 
             def save(store: Store) -> None:
@@ -90,14 +91,13 @@ def measure(payload: str, budget: int, runs: int) -> dict[str, Any]:
             def load(name: str) -> None:
                 assert stores[name].load(handles[name]) is not None
 
-            def page(name: str) -> None:
-                with using(stores[name]):
-                    assert read(handles[name], policy=policy).startswith("{")
+            def read_page(name: str) -> None:
+                assert page(stores[name], handles[name], policy=policy).startswith("{")
 
             names = list(stores)
             calls: list[tuple[Callable[[Any], Any], Any]] = []
             for name in names:
-                calls += [(save, stores[name]), (load, name), (page, name)]
+                calls += [(save, stores[name]), (load, name), (read_page, name)]
             times = median_seconds(calls, runs)
         finally:
             for server in servers:
@@ -116,7 +116,14 @@ def measure(payload: str, budget: int, runs: int) -> dict[str, Any]:
                 "page_x": round(page_s / base["page"], 2),
             }
         )
-    return {"payload": payload, "bytes": len(text.encode()), "budget": budget, "runs": runs, "rows": rows, "skipped": skipped}
+    return {
+        "payload": payload,
+        "bytes": len(text.encode()),
+        "budget": budget,
+        "runs": runs,
+        "rows": rows,
+        "skipped": skipped,
+    }
 
 
 def render(result: dict[str, Any]) -> str:

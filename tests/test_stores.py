@@ -22,7 +22,7 @@ from hostshape.cli.demo import HOSTS, TOOL
 from hostshape.fit.budget import Limit
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.spill import SpillError
-from hostshape.wayback.stores import open_store, using
+from hostshape.wayback.stores import open_store, page, using
 from hostshape.wayback.stores.secret import SECRET_ENV
 from tests.store_servers import Server, redis_server, s3_server  # noqa: F401 - fixtures
 
@@ -214,9 +214,11 @@ def test_a_store_stopped_mid_run_gives_a_budgeted_answer_with_a_note(
 
 def test_a_lent_store_wins_over_the_policy(tmp_path: Path) -> None:
     lent = open_store(Policy(spill_dir=tmp_path / "lent"))
+    elsewhere = Policy(budget=BUDGET, spill_url="redis://127.0.0.1:1/0", retrieval_tool="hostshape_read")
     with using(lent):
-        res = shape(json.dumps(RECORDS), policy=Policy(budget=BUDGET, spill_url="redis://127.0.0.1:1/0"), tool="t")
+        res = shape(json.dumps(RECORDS), policy=elsewhere, tool="t")
     assert res.handle and lent.load(res.handle) is not None
+    assert json.loads(page(lent, res.handle, policy=elsewhere))["items"]
 
 
 def test_the_spill_table_of_a_policy_file(tmp_path: Path) -> None:

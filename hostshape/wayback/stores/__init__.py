@@ -36,6 +36,7 @@ __all__ = [
     "Store",
     "StoreStats",
     "open_store",
+    "page",
     "signing_key",
     "unsaved_reason",
     "using",
@@ -57,6 +58,14 @@ def using(store: Store) -> Iterator[Store]:
         yield store
     finally:
         _lent.reset(token)
+
+
+def page(store: Store, handle: str, query: str | None = None, cursor: str | None = None, *, policy: Policy) -> str:
+    """One budgeted page of ``handle`` read from ``store`` (``hostshape_read`` over this store). Never raises."""
+    from hostshape.wayback.retrieve import read
+
+    with using(store):
+        return read(handle, query=query, cursor=cursor, policy=policy)
 
 
 def open_store(policy: Policy) -> Store:
