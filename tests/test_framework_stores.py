@@ -105,7 +105,7 @@ async def test_an_artifact_service_that_fails_gives_a_budgeted_answer_with_a_not
     shaped, page = run_.extra["received"]
     assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
     envelope = adk_page(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved" in envelope["hint"]
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
     assert "cannot be reached now" in json.loads(page)["result"]
     assert nothing_spilled_locally(tmp_path / "a")
 
@@ -178,6 +178,6 @@ async def test_a_graph_store_that_fails_gives_a_budgeted_answer_with_a_note(tmp_
     shaped, page = run_.extra["received_all"]
     assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
     envelope = json.loads(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved" in envelope["hint"]
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
     assert "cannot be reached now" in page
     assert nothing_spilled_locally(tmp_path / "a")

@@ -102,7 +102,7 @@ def signing_key(policy: Policy, directory: Path | None = None) -> tuple[bytes, s
 
 def unsaved_reason(policy: Policy) -> str:
     """The envelope's words for a result that could not be saved."""
-    if policy.spill_url or os.environ.get(URL_ENV):
+    if _lent.get() is not None or policy.spill_url or os.environ.get(URL_ENV):
         return "the spill store could not save it"
     return "the spill folder is not usable"
 
