@@ -166,6 +166,8 @@ def test_saved_results_expire(store_url: str) -> None:
         assert 0 < ttl_ms <= 500
     time.sleep(1.1)  # S3 and the folder keep times in whole seconds or milliseconds
     assert store.load(saved.handle) is None
+    if store.backend == "redis":
+        assert not store._client.exists(store._prefix + saved.handle)  # type: ignore[attr-defined]
     assert "no saved result" in read(saved.handle, policy=policy)
 
 

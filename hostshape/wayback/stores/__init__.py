@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from hostshape.policy import Policy
 from hostshape.wayback.spill import SpillError, SpillStore, default_dir, store_for
-from hostshape.wayback.stores.base import Saved, Store, StoreStats, valid_handle
+from hostshape.wayback.stores.base import DEFAULT_SHARED_TTL_S, Saved, Store, StoreStats, valid_handle
 from hostshape.wayback.stores.secret import SECRET_ENV, derive, namespace, shared_secret
 
 __all__ = [
@@ -128,9 +128,6 @@ def _open(
     from hostshape.wayback.stores.objects import ObjectStore
 
     return ObjectStore(url, key, space, max_bytes, ttl)
-
-
-DEFAULT_SHARED_TTL_S = 24 * 3600.0
 
 
 def _local_dir(url: str) -> Path:

@@ -23,6 +23,7 @@ from hostshape.wayback.spill import _handle as spill_handle  # one handle formul
 __all__ = ["HANDLE", "Saved", "SpillError", "Store", "StoreStats", "open_record", "seal", "spill_handle"]
 
 MAGIC = b"HS1"
+DEFAULT_SHARED_TTL_S = 24 * 3600.0  # how long a shared store keeps a result when the policy does not say
 _HEADER = struct.Struct(">cQ")  # kind (b"j" JSON, b"t" text), saved_at in milliseconds
 _TAG = 32
 

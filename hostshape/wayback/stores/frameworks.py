@@ -21,12 +21,20 @@ import math
 from typing import Any
 
 from hostshape.policy import Policy
-from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import (
+    DEFAULT_SHARED_TTL_S,
+    Saved,
+    SpillError,
+    StoreStats,
+    open_record,
+    seal,
+    spill_handle,
+    valid_handle,
+)
 
 NAMESPACE_ROOT = "hostshape"
 ARTIFACT_PREFIX = "hostshape-"
 ARTIFACT_MIME = "application/vnd.hostshape.record"
-DEFAULT_TTL_S = 24 * 3600.0
 
 
 def artifact_name(handle: str) -> str:
@@ -40,7 +48,7 @@ class _Sealed:
     def __init__(self, key: bytes, max_bytes: int, ttl_s: float | None) -> None:
         self._key = key
         self.max_bytes = max_bytes
-        self.ttl_s = ttl_s if ttl_s is not None else DEFAULT_TTL_S
+        self.ttl_s = ttl_s if ttl_s is not None else DEFAULT_SHARED_TTL_S
 
     @property
     def secret(self) -> bytes:
@@ -89,11 +97,18 @@ class LangGraphStore(_Sealed):
     def evict(self, handle: str) -> bool:
         if self.load(handle) is None:
             return False
-        self._store.delete(self._namespace, handle)
+        try:
+            self._store.delete(self._namespace, handle)
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not evict from the LangGraph store: {type(exc).__name__}") from exc
         return True
 
     def stats(self) -> StoreStats:
-        items = self._store.search(self._namespace, limit=10_000)
+        """The first 10,000 entries' count and size (a BaseStore has no cheaper way to count)."""
+        try:
+            items = self._store.search(self._namespace, limit=10_000)
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not read from the LangGraph store: {type(exc).__name__}") from exc
         size = sum(len(str(i.value.get("record", ""))) * 3 // 4 for i in items if isinstance(i.value, dict))
         return StoreStats(self.backend, len(items), size, self.max_bytes, self.ttl_s)
 

@@ -168,13 +168,21 @@ class ObjectStore:
         return None if record is None else open_record(self._secret, handle, record, self.ttl_s)
 
     def evict(self, handle: str) -> bool:
-        if not valid_handle(handle) or self._blobs.get(handle) is None:
+        if not valid_handle(handle):
             return False
-        self._blobs.delete(handle)
+        try:
+            if self._blobs.get(handle) is None:
+                return False
+            self._blobs.delete(handle)
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not evict from object storage: {type(exc).__name__}") from exc
         return True
 
     def stats(self) -> StoreStats:
-        entries = [e for e in self._blobs.listing() if valid_handle(e[0])]
+        try:
+            entries = [e for e in self._blobs.listing() if valid_handle(e[0])]
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not list object storage: {type(exc).__name__}") from exc
         return StoreStats(self.backend, len(entries), sum(e[1] for e in entries), self.max_bytes, self.ttl_s)
 
     def _keep_bound(self, keep: str) -> None:
