@@ -156,6 +156,15 @@ def test_a_record_altered_in_the_store_is_never_served(store_url: str) -> None:
     assert store.load(other.handle) == (json.dumps(RECORDS[:3]), True)
 
 
+@pytest.mark.parametrize("handle", ["../../../etc/passwd", "hs_" + "0" * 24, "hs_*", "", "hs_" + "a" * 5000])
+def test_a_made_up_handle_finds_nothing(store_url: str, handle: str) -> None:
+    policy = policy_for(store_url, spill_ttl_s=60)
+    store = open_store(policy)
+    assert store.load(handle) is None and not store.evict(handle)
+    answer = read(handle, policy=policy)
+    assert answer.startswith("[hostshape] no saved result") and Limit.of(policy, BUDGET).fits(answer)
+
+
 def test_saved_results_expire(store_url: str) -> None:
     policy = policy_for(store_url, spill_ttl_s=0.5)
     store = open_store(policy)
