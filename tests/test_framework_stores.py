@@ -1,11 +1,15 @@
 """The frameworks' own stores as the way back, in the real frameworks: ADK's InMemoryArtifactService and LangGraph's
-InMemoryStore. One worker shapes a result in its run; another worker (another agent, another spill folder, the same
-framework store and secret) answers hostshape_read for every page of it, each record once. A store that fails
-gives a budgeted answer with a note."""
+InMemoryStore (another agent, another spill folder, the same framework store and secret, in one process), and ADK's
+FileArtifactService shared by two worker processes with their own HOME. One worker shapes a result in its run; the
+other answers hostshape_read for every page of it, each record once. A store that fails gives a budgeted answer
+with a note."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +185,65 @@ async def test_a_graph_store_that_fails_gives_a_budgeted_answer_with_a_note(tmp_
     assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
     assert "cannot be reached now" in page
     assert nothing_spilled_locally(tmp_path / "a")
+
+
+_ADK_WORKER = """
+import asyncio, json, sys
+from google.adk.artifacts import FileArtifactService
+from google.adk.sessions import InMemorySessionService
+from hostshape import Policy
+from hostshape.testing.adk import run
+
+async def main(root, spill, session_id, handle, cursor):
+    sessions = InMemorySessionService()
+    shared = dict(store="artifacts", artifact_service=FileArtifactService(root), sessions=sessions)
+    policy = Policy(budget=int(sys.argv[6]), spill_dir=spill)
+    if not handle:  # the first worker: shape the tool's result
+        first = await run("list_pull_requests", policy=policy, retrieval=True, **shared)
+        return {"received": [first.received], "session_id": first.extra["session"].id}
+    await sessions.create_session(app_name="hostshape_adk", user_id="user", session_id=session_id)
+
+    def next_call(received):
+        nxt = json.loads(json.loads(received[-1])["result"])["_hostshape"].get("next")
+        return ("hostshape_read", {"handle": handle, "cursor": nxt}) if nxt else None
+
+    second = await run("hostshape_read", arguments={"handle": handle, "cursor": cursor}, policy=policy,
+                       retrieval=True, next_call=next_call, session_id=session_id, **shared)
+    return {"received": second.extra["received"]}
+
+print(json.dumps(asyncio.run(main(*sys.argv[1:6]))))
+"""
+
+
+def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+    home = tmp_path / name
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
+    root = str(Path(__file__).resolve().parents[1])
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
+    spill = str(home / "spill")
+    done = subprocess.run(
+        [sys.executable, "-c", _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) -> None:
+    pytest.importorskip("google.adk")
+    first = adk_worker(tmp_path, "a", "", "", "")
+    page = adk_page(first["received"][0])
+    envelope = page["_hostshape"]
+    assert envelope["handle"] and envelope["next"]
+    second = adk_worker(tmp_path, "b", first["session_id"], envelope["handle"], envelope["next"])
+    pages = second["received"]
+    assert all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
+    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
+    assert walked == PR_NUMBERS
+    assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
