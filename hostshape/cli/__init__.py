@@ -271,7 +271,7 @@ def _read(args: argparse.Namespace) -> int:
 
     from hostshape.wayback.cursor import CursorError, decode
     from hostshape.wayback.retrieve import read
-    from hostshape.wayback.spill import store_for
+    from hostshape.wayback.stores import open_store
 
     loaded = _load_policy(args)
     if loaded is None:
@@ -284,7 +284,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hostshape read: bad --query: {exc}", file=sys.stderr)
             return 2
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         if args.cursor:
             decode(store.secret, args.cursor, handle=args.handle, query=args.query)
         known = store.load(args.handle) is not None
