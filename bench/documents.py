@@ -18,14 +18,17 @@ cl100k tokens, so it starts at the budget and is scaled by budget / o200k tokens
 Speed: milliseconds per MB of input for each kind, hostshape and the peers timed round-robin in the same run at
 4,000 (the peers at their chosen knob), reported as ratios.
 
-Nothing here calls a model or the network. Matching (``normalise``, ``found``) ignores case, HTML entities, typographic
-quotes, Markdown emphasis and whitespace, so that a tool is not penalised for rendering a heading differently.
+An output over the budget gets no credit in the summary (it is marked "over" in the per-document tables, with what
+it would have scored). Nothing here calls a model or the network. Matching (``normalise``, ``found``) ignores case,
+HTML entities, typographic quotes, Markdown emphasis and whitespace, so that a tool is not penalised for rendering a
+heading differently.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import inspect
 import json
 import re
 import shutil
@@ -205,15 +208,17 @@ class Answer:
     knob: int | None = None
     error: str | None = None
     extra: Any = None  # hostshape: the Shaped result (for the section read)
+    policy: Any = None  # hostshape: the policy it ran with (the same spill store for the read)
 
 
 def hostshape_first(text: str, budget: int, spill_dir: str) -> Answer:
     from hostshape import Policy, shape
 
-    res = shape(text, policy=Policy(budget=budget, spill_dir=Path(spill_dir)), tool="read_document", server="documents")
+    policy = Policy(budget=budget, spill_dir=Path(spill_dir))
+    res = shape(text, policy=policy, tool="read_document", server="documents")
     if res.fault:
         return Answer(None, budget, f"fault: {res.fault}")
-    return Answer(res.text if res.changed else text, budget, extra=res)
+    return Answer(res.text if res.changed else text, budget, extra=res, policy=policy)
 
 
 def peer_first(tool: Tool, text: str, budget: int) -> Answer:
@@ -264,14 +269,32 @@ def best_entry(titles: Iterable[str], hint: str, first_text: str) -> str | None:
 
 
 def engine_section_reader() -> SectionReader | None:
-    """hostshape's section read, once the document engine (``hostshape.documents``) exposes one; else None."""
+    """hostshape's ``section`` read (``hostshape_read(handle, section=ID)``), once the document engine has it; else
+    None. The entry read is the one of the document's outline, among those the first answer names, whose title best
+    matches the question's ``section``; a first answer that is the whole document needs no read."""
     try:
-        import hostshape.documents as documents
+        from hostshape.documents import outline_of
+        from hostshape.documents.model import Lines, place
+
+        from hostshape.wayback import retrieve
     except ImportError:
         return None
-    read = getattr(documents, "bench_section", None)
-    if read is None:
+    read_page: Any = retrieve.read
+    if "section" not in inspect.signature(read_page).parameters:
         return None
+
+    def read(first: Answer, doc: Document, hint: str, budget: int) -> str | None:
+        res = first.extra
+        if res is None or not res.changed or not res.handle:
+            return None
+        outline = outline_of(doc.text)
+        sections = place(outline.entries, Lines(outline.body or doc.text).count)
+        titles = {s.title: s.id for s in sections}
+        title = best_entry(titles, hint, first.text or "")
+        if title is None:
+            return None
+        return str(read_page(res.handle, section=titles[title], policy=first.policy))
+
     return read
 
 
@@ -414,9 +437,9 @@ def summary(cells: list[Cell], budgets: list[int], tools: list[str]) -> list[str
             cs = [c for c in cells if c.budget == b and c.tool == tool]
             if not cs:
                 continue
-            recs = [c.recall for c in cs if c.recall is not None]
+            recs = [(c.recall or 0.0) if c.fits else 0.0 for c in cs]  # over the budget: no credit
             q = sum(c.questions for c in cs)
-            first = sum(c.first_ok for c in cs)
+            first = sum(c.first_ok for c in cs if c.fits)
             sec = [c.section_ok for c in cs]
             sec_txt = (
                 "-"
