@@ -67,8 +67,8 @@ def _by_level(items: list[tuple[int, str]]) -> tuple[list[str], str]:
             break
         keep.append(lvl)
     deepest = max(keep) if keep else 0
-    chosen = [t for lvl, t in items if lvl <= deepest and t]
-    return _dedup(chosen), f"levels <= {deepest} ({len(chosen)} of {len(items)})"
+    chosen = _dedup([t for lvl, t in items if lvl <= deepest and t])
+    return chosen, f"levels <= {deepest} ({len(chosen)} distinct of {len(items)})"
 
 
 def _dedup(xs: list[Any]) -> list[Any]:
@@ -187,7 +187,7 @@ def pom(text: str) -> tuple[list[Landmark], str]:
     out += [x.text or "" for x in root.iterfind(f".//{p}profiles/{p}profile/{p}id", ns)]
     out += [x.text or "" for x in root.iterfind(f".//{p}plugins/{p}plugin/{p}artifactId", ns)]
     marks: list[Landmark] = _dedup([x.strip() for x in out if x and x.strip()])
-    return marks, f"artifactId, modules, profile ids, plugin artifactIds ({len(out)})"
+    return marks, f"artifactId, modules, profile ids, plugin artifactIds ({len(marks)})"
 
 
 def workflow(text: str) -> tuple[list[Landmark], str]:
