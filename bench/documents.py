@@ -258,24 +258,33 @@ def _peers() -> list[Tool]:
 SectionReader = Callable[[Answer, Document, str, int], "str | None"]
 
 
-def best_entry(titles: Iterable[str], hint: str, first_text: str) -> str | None:
-    """The title (among ``titles`` that the first answer shows) closest to ``hint``."""
-    got = Received(first_text)
-    shown = [t for t in titles if t and got.has(t)]
-    if not shown:
+#: an outline line of hostshape's first answer: ``<id> <title> (L<a>-<b>, <n> tok)``, or ``<id> <title>`` deeper
+_ENTRY = re.compile(r"^\s*(\d+(?:\.\d+)*)\s+(.+?)(?:\s+\(L\d+(?:-\d+)?(?:,[^)]*)?\))?\s*$")
+
+
+def outline_entries(first_text: str) -> dict[str, str]:
+    """The outline entries the first answer shows, ``{id: title}``, in the order shown."""
+    out: dict[str, str] = {}
+    for line in readable(first_text).splitlines():
+        m = _ENTRY.match(line)
+        if m and m.group(1) not in out:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def best_entry(entries: dict[str, str], hint: str) -> str | None:
+    """The id of the entry whose title is closest to ``hint`` (what a reader looking for it would open)."""
+    if not entries:
         return None
     h = normalise(hint)
-    return max(shown, key=lambda t: SequenceMatcher(None, normalise(t), h).ratio())
+    return max(entries, key=lambda i: SequenceMatcher(None, normalise(entries[i]), h).ratio())
 
 
 def engine_section_reader() -> SectionReader | None:
-    """hostshape's ``section`` read (``hostshape_read(handle, section=ID)``), once the document engine has it; else
-    None. The entry read is the one of the document's outline, among those the first answer names, whose title best
+    """hostshape's ``section`` read (``hostshape_read(handle, section=ID)``, ``retrieve.read`` in Python), once the
+    document engine has it; else None. The entry read is the one the first answer's outline shows whose title best
     matches the question's ``section``; a first answer that is the whole document needs no read."""
     try:
-        from hostshape.documents import outline_of
-        from hostshape.documents.model import Lines, place
-
         from hostshape.wayback import retrieve
     except ImportError:
         return None
@@ -287,13 +296,10 @@ def engine_section_reader() -> SectionReader | None:
         res = first.extra
         if res is None or not res.changed or not res.handle:
             return None
-        outline = outline_of(doc.text)
-        sections = place(outline.entries, Lines(outline.body or doc.text).count)
-        titles = {s.title: s.id for s in sections}
-        title = best_entry(titles, hint, first.text or "")
-        if title is None:
+        ident = best_entry(outline_entries(first.text or ""), hint)
+        if ident is None:
             return None
-        return str(read_page(res.handle, section=titles[title], policy=first.policy))
+        return str(read_page(res.handle, section=ident, policy=first.policy))
 
     return read
 
