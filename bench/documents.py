@@ -490,7 +490,9 @@ def per_document(cells: list[Cell], budget: int, tools: list[str], marks: dict[s
 
 
 def behind(cells: list[Cell], budgets: list[int], tools: list[str]) -> list[str]:
-    """Documents and budgets where a peer beats hostshape on landmark recall or first-answer questions."""
+    """Documents and budgets where a fitting peer beats hostshape: on the first answer's landmark recall, or on
+    questions answered (hostshape with its one section read when it has one: the peers have no budgeted way to a
+    part, so their first answer is all they give)."""
     out = []
     for b in budgets:
         for f in dict.fromkeys(c.file for c in cells):
@@ -505,8 +507,9 @@ def behind(cells: list[Cell], budgets: list[int], tools: list[str]) -> list[str]
                 what = []
                 if c.recall > hs.recall + 1e-9:
                     what.append(f"recall {c.recall:.2f} vs {hs.recall:.2f}")
-                if c.first_ok > hs.first_ok:
-                    what.append(f"questions {c.first_ok} vs {hs.first_ok}")
+                hs_q = hs.first_ok if hs.section_ok is None else hs.section_ok
+                if c.first_ok > hs_q:
+                    what.append(f"questions {c.first_ok} vs {hs_q}")
                 if what:
                     out.append(f"- {b:,}: `{Path(f).name}`: {t} ahead ({'; '.join(what)})")
     return out
@@ -574,7 +577,15 @@ def render(
             "",
         ]
     lag = behind(cells, budgets, tools)
-    out += ["## Where a peer is ahead of hostshape", ""] + (lag or ["- nowhere"]) + [""]
+    out += [
+        "## Where a peer is ahead of hostshape",
+        "",
+        "Landmark recall of the first answers; questions: the peer's first answer against hostshape's first answer",
+        "plus one section read (when the build has it). A peer output over the budget is not compared.",
+        "",
+        *(lag or ["- nowhere"]),
+        "",
+    ]
     if speed:
         peers = [t for t in tools if t != "hostshape"]
         out += [
