@@ -94,6 +94,8 @@ def test_done_when_first_answer_names_the_landmarks_at_4000(bench) -> None:
     cells, _ = bench.run(docs, [4000], peers=False, timing=False)
     recall = {Path(c.file).name: c.recall or 0.0 for c in cells}
 
+    mean = sum(recall.values()) / len(recall)
+    low = {k: round(v, 2) for k, v in recall.items() if v < 0.7}
+
     assert all(c.fits for c in cells)
-    assert sum(recall.values()) / len(recall) >= 0.9, recall
-    assert min(recall.values()) >= 0.7, {k: v for k, v in recall.items() if v < 0.7}
+    assert mean >= 0.9 and not low, f"mean {mean:.2f} (goal 0.9); under 0.7: {low}"
