@@ -273,11 +273,22 @@ def outline_entries(first_text: str) -> dict[str, str]:
 
 
 def best_entry(entries: dict[str, str], hint: str) -> str | None:
-    """The id of the entry whose title is closest to ``hint`` (what a reader looking for it would open)."""
+    """The id of the entry a reader looking for ``hint`` would open: the same title, else one containing it, else
+    one naming its last dotted part (``Context.forward`` -> ``def forward(...)``), else the one sharing most of its
+    words (-> ``class Context`` when methods are not shown), else the most similar."""
     if not entries:
         return None
     h = normalise(hint)
-    return max(entries, key=lambda i: SequenceMatcher(None, normalise(entries[i]), h).ratio())
+    words = set(re.findall(r"\w+", h))
+    leaf = set(re.findall(r"\w+", normalise(hint.rsplit(".", 1)[-1])))
+
+    def score(ident: str) -> tuple[bool, bool, bool, float, float]:
+        t = normalise(entries[ident])
+        tw = set(re.findall(r"\w+", t))
+        shared = len(words & tw) / max(len(words), 1)
+        return (t == h, h in t, bool(leaf) and leaf <= tw, shared, SequenceMatcher(None, t, h).ratio())
+
+    return max(entries, key=score)
 
 
 def engine_section_reader() -> SectionReader | None:
@@ -609,6 +620,11 @@ def render(
         for c in missed:
             shown = ", ".join(f"`{m if isinstance(m, str) else ' / '.join(m)}`" for m in c.missed[:5])
             out.append(f"- {Path(c.file).name} ({len(c.missed)}): {shown}")
+        out.append("")
+    open_q = [c for c in cells if c.tool == "hostshape" and c.budget == at and c.unanswered]
+    if open_q:
+        out += [f"## Questions hostshape leaves unanswered at {at:,} after one section read", ""]
+        out += [f"- {Path(c.file).name}: " + " / ".join(c.unanswered) for c in open_q]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 

@@ -99,3 +99,25 @@ def test_done_when_first_answer_names_the_landmarks_at_4000(bench) -> None:
 
     assert all(c.fits for c in cells)
     assert mean >= 0.9 and not low, f"mean {mean:.2f} (goal 0.9); under 0.7: {low}"
+
+
+def test_the_section_read_opens_the_entry_a_reader_would(bench) -> None:
+    first = (
+        "python source document: 99 lines\n"
+        "1 class ParameterSource(enum.IntEnum) (L1-9, 9 tok)\n"
+        "2 class Context (L10-99, 90 tok)\n"
+    )
+    entries = bench.outline_entries(first)
+
+    assert entries == {"1": "class ParameterSource(enum.IntEnum)", "2": "class Context"}
+    assert bench.best_entry(entries, "Context.get_parameter_source") == "2"
+    assert (
+        bench.best_entry({**entries, "2.1": "def get_parameter_source(self, name)"}, "Context.get_parameter_source")
+        == "2.1"
+    )
+    assert (
+        bench.best_entry(
+            {"1": "2.5 Mutable Global State", "2": "2.12 Default Argument Values"}, "2.12 Default Argument Values"
+        )
+        == "2"
+    )
