@@ -16,8 +16,8 @@ expressions, the standard library's HTML, XML and ``ast`` parsers, PyYAML), one 
 - source: the top-level definitions (Python classes and functions; Go types and functions; Rust items at column
   0), and the methods too while the total stays within ``MAX_LANDMARKS``;
 - diff: every file the diff touches (its new path);
-- aria: every heading, every named control (button, textbox, combobox...) and every named link, each with its ref
-  (a pair), while within ``MAX_LANDMARKS`` (controls and headings first);
+- aria: every heading's name, and every named control (button, textbox, combobox...) and named link with its ref
+  (a pair: what a model needs to act on it), while within ``MAX_LANDMARKS`` (headings and controls first);
 - log: chosen by hand in ``bench/documents.toml`` (``landmarks = [...]``): the build's stages or steps, its error
   and warning lines and its result line; a log has no syntax a simple script could read them from.
 
@@ -248,7 +248,9 @@ def aria(text: str) -> tuple[list[Landmark], str]:
     links: list[Landmark] = []
     for m in re.finditer(r'^\s*- (\w+) "((?:[^"\\]|\\.)*)"[^\n]*?\[ref=(\w+)\]', text, re.M):
         role, name, ref = m.groups()
-        if role == "heading" or re.fullmatch(_CONTROLS, role):
+        if role == "heading":
+            first.append(name)  # a heading is read, not acted on: its name is the landmark
+        elif re.fullmatch(_CONTROLS, role):
             first.append([name, ref])
         elif role == "link":
             links.append([name, ref])
