@@ -1,6 +1,6 @@
 """Documents bench (issue 26): does the first answer map the whole document, and answer what the agent asks next?
 
-For every document of ``bench/documents.toml`` (real files of 11 kinds, provenance in corpus/documents/PROVENANCE.md)
+For every document of ``bench/documents.toml`` (real files of 12 kinds, provenance in corpus/documents/PROVENANCE.md)
 and every budget (2,000 / 4,000 / 8,000 o200k tokens), each tool's first answer is judged on:
 
 - **landmark recall**: the share of the document's landmarks (what an outline must name: headings, item titles,
