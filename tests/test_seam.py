@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.host import REFUSALS, HostForm, json_result, refusal_for
+from hostshape.host import HostForm, json_result, refusal_for
+from hostshape.output.envelope import REFUSALS
 from hostshape.tokens import count_tokens
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "hostshape" / "adapters"
@@ -116,3 +117,30 @@ def test_one_install_shape(module: str) -> None:
     assert params[1].name == "policy" and params[1].default is None
     assert params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+
+
+def test_a_glue_fault_follows_on_fault(tmp_path: Path) -> None:
+    from hostshape.host import glue_fault
+
+    raw = {"content": [{"type": "text", "text": "line of text\n" * 5_000}]}
+    policy = Policy(budget=300, spill_dir=tmp_path / "spill")
+    form = HostForm(wrap=json_result)
+    cut = glue_fault(raw, policy, RuntimeError("glue"), tool="t", host=form)
+    assert cut is not None and cut.startswith("line of text\n") and "shaping failed (RuntimeError)" in cut
+    assert count_tokens(json_result(cut)) <= 300
+    refused = glue_fault(raw, policy.replace(on_fault="refuse"), RuntimeError("glue"), tool="t", host=form)
+    assert refused is not None and refused.startswith("[hostshape]") and "withheld" in refused
+    assert glue_fault(raw, policy.replace(on_fault="pass"), RuntimeError("glue")) is None
+
+
+def test_a_fault_answer_uses_the_keys_of_a_normal_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = json.dumps([{"id": i, "body": "word " * 50} for i in range(400)])
+    policy = Policy(budget=500, spill_dir=tmp_path / "spill", retrieval_tool="hostshape_read")
+    normal = json.loads(shape(raw, policy=policy).text)["_hostshape"]
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr("hostshape.pipeline.project", boom)
+    fault = json.loads(shape(raw, policy=policy).text)["_hostshape"]
+    assert set(fault) <= set(normal) and {"truncated", "notes", "handle", "hint"} <= set(fault)

@@ -119,7 +119,7 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
             )
         facts.matched = value not in (None, [], {})
     else:
-        projection = shrink(value, max_records=offset + limit.tokens + 1)
+        projection = shrink(value, limit.count, max_records=offset + limit.tokens + 1)
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text

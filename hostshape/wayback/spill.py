@@ -8,6 +8,9 @@ tool, its arguments and the content under that secret: the same call with the sa
 and is written once; another user sharing the parent folder can neither list the folder nor guess a handle.
 Files are written to a temporary name and renamed into place, so concurrent writers never see half a file.
 The folder's total size is bounded; the least recently written files are evicted first.
+
+A folder named for the store (``[spill] dir``) that already holds files other than a store's (a project folder,
+say) is never taken over, chmodded or written into: the store lives in its subfolder ``hostshape-spill``.
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ class SpillStore:
     """
 
     def __init__(self, directory: Path, max_bytes: int) -> None:
-        self.directory = directory
+        self.directory = _store_folder(directory)
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
         self._secret: bytes | None = None
@@ -189,6 +192,20 @@ class SpillStore:
                 continue
             _unlink(name, fd)
             total -= size
+
+
+def _store_folder(directory: Path) -> Path:
+    """``directory``, or its subfolder ``hostshape-spill`` when ``directory`` holds anything but a store's files."""
+    if os.path.islink(directory):  # refused on first use (_ensure opens it with O_NOFOLLOW)
+        return directory
+    try:
+        with os.scandir(directory) as it:
+            foreign = any(
+                e.name != _SECRET and not HANDLE.match(e.name.rsplit(".", 1)[0]) and not _TEMP.match(e.name) for e in it
+            )
+    except OSError:  # absent (created on first use), a link or not a folder (refused on first use)
+        return directory
+    return directory / "hostshape-spill" if foreign else directory
 
 
 def _trusted(st: os.stat_result, *, links: bool = True) -> bool:
