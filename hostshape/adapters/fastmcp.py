@@ -1,7 +1,7 @@
 """hostshape for people who write the MCP server: a FastMCP middleware that shapes every tool result before it
 leaves the server, and registers the retrieval tool ``hostshape_read``.
 
-Use (FastMCP 3.x, the ``fastmcp`` package)::
+Use (FastMCP 3.x with mcp 1.x, or FastMCP 4.x with mcp 2.x; the ``fastmcp`` package)::
 
     from fastmcp import FastMCP
     from hostshape import Policy
@@ -22,8 +22,10 @@ never triggers; every host gets the same budgeted text. Per-tool rules match the
 - A tool whose output schema a shaped result could not satisfy (typed records with required fields) is listed
   without it (``output_schemas="auto"``), because clients such as the mcp Python SDK reject results that do not
   match the listed schema.
-- Error results (``is_error`` / a raised ``ToolError``) pass through untouched; results of ``hostshape_read``
-  itself are not shaped again.
+- Error results (``is_error``, or a raised ``ToolError`` as the server would send its message) are shaped to the
+  same budget and stay errors; a structured copy that is not a copy of the text is shaped beside it (the two fit
+  the budget together). A multi-round-trip ask (FastMCP 4's ``InputRequiredToolResult``) passes through as it is;
+  results of ``hostshape_read`` itself are not shaped again.
 - ``hostshape_read`` is injected with FastMCP's ``ToolInjectionMiddleware`` mechanism (listed and called like the
   server's own tools, through every middleware); ``retrieval=False`` leaves it out.
 
@@ -97,11 +99,19 @@ def HostshapeMiddleware(
 @lru_cache(maxsize=1)
 def _middleware_class() -> type:
     import anyio
+    from fastmcp.exceptions import ToolError
     from fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
+    from fastmcp.tools import base
     from fastmcp.tools.base import ToolResult
     from mcp.types import TextContent
 
     from hostshape.proxy import always_satisfied, shape_mcp_result
+
+    # FastMCP 4.2 fastmcp/tools/base.py:297: a multi-round-trip leg's ask, a ToolResult subclass with no content that
+    # the wire handler answers from `.input_required`; it is not a tool result to shape. Absent in FastMCP 3.x.
+    passed_as_is: tuple[type, ...] = tuple(
+        getattr(base, name) for name in ("InputRequiredToolResult",) if hasattr(base, name)
+    )
 
     class _HostshapeMiddleware(ToolInjectionMiddleware):
         """Shapes tool results to a token budget; injects ``hostshape_read``."""
@@ -128,25 +138,42 @@ def _middleware_class() -> type:
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
             # fastmcp 3.4.11 fastmcp/server/middleware/middleware.py: on_call_tool wraps the tool run and returns
             # its ToolResult; the server converts it to a CallToolResult afterwards (tools/base.py to_mcp_result).
-            result = await call_next(context)
+            # A failing tool raises ToolError through this chain (server/server.py:1405-1436); the low-level server
+            # then sends str(error) as an isError result, so that message is what gets shaped.
             name = str(getattr(context.message, "name", ""))
-            if name == RETRIEVAL_TOOL or not isinstance(result, ToolResult) or result.is_error:
-                return result
+            if name == RETRIEVAL_TOOL:
+                return await call_next(context)
             args = getattr(context.message, "arguments", None)
+            try:
+                result = await call_next(context)
+            except ToolError as error:
+                failed = ToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
+                shaped_error = await self._shape_or_none(failed, name, args)
+                if shaped_error is None:
+                    raise
+                return shaped_error
+            if not isinstance(result, ToolResult) or isinstance(result, passed_as_is):
+                return result
+            shaped = await self._shape_or_none(result, name, args)
+            return result if shaped is None else shaped
+
+        async def _shape_or_none(self, result: Any, name: str, args: Mapping[str, Any] | None) -> Any:
+            """``result`` shaped to the policy as a new ToolResult, or None when it is left as it is."""
             try:
                 shaped = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
             except Exception:  # noqa: BLE001 - never fail the tool call because of hostshape
                 _log.exception("hostshape could not shape the result of %s; passing it through", name)
-                return result
+                return None
             if shaped is None:
-                return result
+                return None
             text, structured = shaped
-            # A meta dict makes FastMCP return a CallToolResult as is (tools/base.py, to_mcp_result), the same way
-            # ResponseLimitingMiddleware does, instead of re-deriving content from the structured copy.
+            # A meta dict makes FastMCP 3.x return a CallToolResult as is (tools/base.py, to_mcp_result), the same
+            # way ResponseLimitingMiddleware does, instead of re-deriving content from the structured copy.
             return ToolResult(
                 content=[TextContent(type="text", text=text)],
                 structured_content=structured,
                 meta=dict(result.meta or {}),
+                is_error=bool(result.is_error),
             )
 
         def _shape(self, result: Any, name: str, args: Mapping[str, Any] | None) -> tuple[str, Any] | None:
@@ -154,7 +181,7 @@ def _middleware_class() -> type:
                 "content": [
                     block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
                 ],
-                "isError": False,
+                "isError": bool(result.is_error),
             }
             if result.structured_content is not None:
                 raw["structuredContent"] = result.structured_content
