@@ -44,6 +44,25 @@ def envelope_of(text: str) -> dict[str, str]:
 
 
 # -- the real CLI ---------------------------------------------------------------------------------------------------
+def _replacing(field: str, text: str) -> dict[str, list[Any]]:
+    """Extra hooks that replace every MCP result through one hook-output field only."""
+    from claude_agent_sdk import HookMatcher
+
+    async def replace(input_data: Any, tool_use_id: str | None, context: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", field: text}}
+
+    return {"PostToolUse": [HookMatcher(matcher="mcp__.*", hooks=[replace])]}
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("field", ["updatedToolOutput", "updatedMCPToolOutput"])
+async def test_the_cli_reads_both_fields_hostshape_writes(field: str) -> None:
+    """hostshape's hook output carries the same text in both fields; the bundled CLI takes the current one and an
+    older CLI the legacy one: each alone replaces the MCP result the model reads."""
+    shaped = await run("list_issues_small", policy=None, hooks=_replacing(field, f"replaced via {field}"))
+    assert shaped.received == f"replaced via {field}"
+
+
 @pytest.mark.host
 async def test_under_limit_result_is_replaced(tmp_path: Path) -> None:
     policy = Policy(budget=1000, spill_dir=tmp_path / "spill")
@@ -286,13 +305,14 @@ def _post_tool_use(
     }
 
 
-def test_hook_output_is_updated_mcp_tool_output_within_budget_and_host_chars(policy: Policy) -> None:
+def test_hook_output_is_updated_tool_output_and_its_legacy_twin_within_budget_and_host_chars(policy: Policy) -> None:
     big = policy.replace(budget=60_000)  # a budget above the host's 50,000-character limit
     raw = json.dumps({"result": payload_text("gh_pulls_list.json")}, separators=(",", ":"))
     for p in (policy, big):
         out = adapter.shape_hook_input(_post_tool_use(raw), p)
         assert out is not None
-        text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+        text = out["hookSpecificOutput"]["updatedToolOutput"]
+        assert out["hookSpecificOutput"]["updatedMCPToolOutput"] == text  # what CLIs before updatedToolOutput read
         assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
         assert text and len(text) <= adapter.HOST_MAX_CHARS
         assert count_tokens(text) <= p.budget

@@ -22,6 +22,20 @@ HOST_MAX_CHARS = 49_000
 # MAX_MCP_OUTPUT_TOKENS' default (``G2s=25000``).
 DEFAULT_MAX_MCP_OUTPUT_TOKENS = 25_000
 
+
+def post_tool_use_output(text: str) -> dict[str, Any]:
+    """The PostToolUse hook output that replaces an MCP tool's result with ``text``.
+
+    Both fields carry the same text: Claude Code 2.1.332 takes ``updatedToolOutput`` when it is set, else
+    ``updatedMCPToolOutput`` for MCP tools (claude_agent_sdk/types.py:566-576; the CLI's PostToolUse branch:
+    ``n.updatedToolOutput!==void 0||!isMcp ? n.updatedToolOutput : n.updatedMCPToolOutput``), and a CLI that
+    predates ``updatedToolOutput`` strips the unknown key (its hook-output schema is a plain zod object) and reads the
+    legacy one. Tested with the real CLI: tests/test_claude_adapter.py."""
+    return {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": text, "updatedMCPToolOutput": text}
+    }
+
+
 # -- the overflow notice: "Output has been saved to <path>" ---------------------------------------------------------
 # The whole notice, from its first character: an optional note about artifact content, then
 # "Error: result (<N> characters[ across <M> lines]) exceeds maximum allowed tokens. Output has been saved to
