@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -605,3 +606,47 @@ async def test_the_budget_holds_for_the_wrapper_the_real_cli_shows(tmp_path: Pat
     assert count_tokens(result.extra["hook_inputs"][0]["tool_response"]) > 2850  # what the host would show
     assert count_tokens(result.received) <= 2850
     assert json.loads(result.received) == json.loads(payload_text("octokit_issues_page1.json"))  # whole, unwrapped
+
+
+# -- _meta["anthropic/maxResultSizeChars"]: what the real CLI does with it ---------------------------------------------
+_LONG_ANSWER = "' '.join(f'line {i} of a long plain answer' for i in range(1900))"  # 61,602 chars, 16,104 tokens
+
+
+def _fastmcp_server(tmp_path: Path, middleware: str) -> list[str]:
+    script = tmp_path / "server.py"
+    script.write_text(
+        "from fastmcp import FastMCP\n"
+        "from hostshape import Policy\n"
+        "from hostshape.adapters.fastmcp import HostshapeMiddleware\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def long_answer() -> str:\n"
+        f"    return {_LONG_ANSWER}\n"
+        f"{middleware}\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    return [sys.executable, str(script)]
+
+
+@pytest.mark.host
+async def test_a_result_within_a_large_budget_reaches_the_model_whole(tmp_path: Path) -> None:
+    """A result within a 20,000-token budget can pass Claude Code's 50,000-character threshold: without the size the
+    middleware declares, the model reads a 2,000-character preview of a saved file; with it, the result."""
+    pytest.importorskip("fastmcp")
+    policy = f"Policy(budget=20000, spill_dir={str(tmp_path / 'spill')!r})"
+    plain = await run("long_answer", policy=None, server_command=_fastmcp_server(tmp_path, ""))
+    declared = await run(
+        "long_answer",
+        policy=None,
+        server_command=_fastmcp_server(tmp_path, f"mcp.add_middleware(HostshapeMiddleware({policy}))"),
+    )
+    assert len(plain.received) < 3000 and "persisted-output" in plain.received
+    assert len(declared.received) > 60_000 and "line 1899 of a long plain answer" in declared.received
+    assert count_tokens(declared.received) <= 20_000
+
+
+def test_the_declared_size_only_raises_the_hosts_threshold() -> None:
+    from hostshape.adapters.claude_code import MAX_RESULT_SIZE_META, max_result_size_meta
+
+    assert max_result_size_meta(4000) == {}  # 4,000 tokens stay under 50,000 characters: the host's default holds
+    assert max_result_size_meta(20_000)[MAX_RESULT_SIZE_META] > 50_000

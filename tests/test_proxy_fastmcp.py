@@ -154,6 +154,15 @@ async def test_structured_content_that_is_not_a_copy_of_the_text_is_shaped_with_
     assert "_hostshape" in structured  # the cut is named where it was made
 
 
+async def test_tools_declare_the_result_size_claude_code_should_show_whole(policy: Policy) -> None:
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=20_000)))) as client:
+        large = {t.name: (t.meta or {}) for t in await client.list_tools()}
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=4000)))) as client:
+        small = {t.name: (t.meta or {}) for t in await client.list_tools()}
+    assert all(meta["anthropic/maxResultSizeChars"] > 50_000 for meta in large.values())
+    assert not any("anthropic/maxResultSizeChars" in meta for meta in small.values())  # the host's default holds
+
+
 async def test_paging_with_hostshape_read_returns_every_record_once(tmp_path: Path) -> None:
     policy = Policy(budget=1500, spill_dir=tmp_path / "spill")
     async with Client(build_server(HostshapeMiddleware(policy))) as client:

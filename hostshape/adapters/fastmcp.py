@@ -26,6 +26,9 @@ never triggers; every host gets the same budgeted text. Per-tool rules match the
   same budget and stay errors; a structured copy that is not a copy of the text is shaped beside it (the two fit
   the budget together). A multi-round-trip ask (FastMCP 4's ``InputRequiredToolResult``) passes through as it is;
   results of ``hostshape_read`` itself are not shaped again.
+- Each listed tool declares ``_meta["anthropic/maxResultSizeChars"]`` for its budget when that budget's text can
+  pass Claude Code's 50,000-character threshold, so Claude Code shows such a result whole instead of persisting it
+  to a file behind a 2,000-character preview (docs/hosts.md); a tool's own value is kept.
 - ``hostshape_read`` is injected with FastMCP's ``ToolInjectionMiddleware`` mechanism (listed and called like the
   server's own tools, through every middleware); ``retrieval=False`` leaves it out.
 
@@ -44,6 +47,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from hostshape.adapters._shared import require
+from hostshape.adapters.claude_code import MAX_RESULT_SIZE_META, max_result_size_meta
 from hostshape.policy import Policy
 from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
@@ -96,6 +100,21 @@ def HostshapeMiddleware(
     return _middleware_class()(policy if policy is not None else Policy(), retrieval, server, output_schemas)
 
 
+def _listed(tool: Any, policy: Policy, server: str | None, output_schemas: str) -> Any:
+    """A listed FastMCP ``Tool`` with the declared result size added and, under ``"auto"``, an output schema that a
+    shaped result could not satisfy left out."""
+    from hostshape.proxy import always_satisfied
+
+    update: dict[str, Any] = {}
+    meta = dict(tool.meta or {})
+    declared = {} if MAX_RESULT_SIZE_META in meta else max_result_size_meta(policy.budget_for(tool.name, server))
+    if declared:
+        update["meta"] = {**meta, **declared}
+    if output_schemas == "auto" and tool.output_schema is not None and not always_satisfied(tool.output_schema):
+        update["output_schema"] = None
+    return tool.model_copy(update=update) if update else tool
+
+
 @lru_cache(maxsize=1)
 def _middleware_class() -> type:
     import anyio
@@ -105,7 +124,7 @@ def _middleware_class() -> type:
     from fastmcp.tools.base import ToolResult
     from mcp.types import TextContent
 
-    from hostshape.proxy import always_satisfied, shape_mcp_result
+    from hostshape.proxy import shape_mcp_result
 
     # FastMCP 4.2 fastmcp/tools/base.py:297: a multi-round-trip leg's ask, a ToolResult subclass with no content that
     # the wire handler answers from `.input_required`; it is not a tool result to shape. Absent in FastMCP 3.x.
@@ -125,15 +144,9 @@ def _middleware_class() -> type:
         async def on_list_tools(self, context: Any, call_next: Any) -> Any:
             # A shaped result cannot satisfy every output schema (projection drops fields typed records require),
             # and clients such as the mcp Python SDK reject results that do not match: list those tools without it.
-            tools = await call_next(context)
-            if self.output_schemas == "keep":
-                return tools
-            return [
-                t
-                if t.output_schema is None or always_satisfied(t.output_schema)
-                else t.model_copy(update={"output_schema": None})
-                for t in tools
-            ]
+            # Each tool also declares the size of a result within its budget to Claude Code (claude_code.py,
+            # MAX_RESULT_SIZE_META), so a large budget's result is shown whole, not persisted to a file.
+            return [_listed(t, self.policy, self.server, self.output_schemas) for t in await call_next(context)]
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
             # fastmcp 3.4.11 fastmcp/server/middleware/middleware.py: on_call_tool wraps the tool run and returns
