@@ -45,7 +45,8 @@ from hostshape.records.locate import records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
 from hostshape.wayback.cursor import Position, encode
-from hostshape.wayback.spill import SpillError, store_for
+from hostshape.wayback.spill import SpillError
+from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
 
@@ -337,17 +338,17 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
     if not policy.spill:
         return WayBack(reason="spill is off")
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
-        return WayBack(reason="the spill folder is not usable")
-    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     if not (way.handle and way.tool):
         return no_cursor
-    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    secret = open_store(policy).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hostshape import Policy, shape
+from hostshape.adapters.registry import HOSTS, hosts
 from hostshape.host import HostForm, json_result, refusal_for
 from hostshape.output.envelope import REFUSALS
 from hostshape.tokens import count_tokens
@@ -97,7 +98,7 @@ def test_a_lone_blob_replaced_by_a_placeholder_says_it_was_cut(tmp_path: Path) -
     assert "30 bytes" in res.text
 
 
-@pytest.mark.parametrize("module", ["adk", "claude", "codex", "langchain", "openai_agents", "pydantic_ai"])
+@pytest.mark.parametrize("module", [h.key for h in HOSTS if h.seam in ("agent", "command hook")])
 def test_every_adapter_says_where_it_fires(module: str) -> None:
     import importlib
 
@@ -106,7 +107,7 @@ def test_every_adapter_says_where_it_fires(module: str) -> None:
     assert adapter.FIRES in ("after the host limit", "before the model (the host has no limit)")
 
 
-@pytest.mark.parametrize("module", ["adk", "claude", "langchain", "openai_agents", "pydantic_ai"])
+@pytest.mark.parametrize("module", [h.key for h in hosts(installs=True)])
 def test_one_install_shape(module: str) -> None:
     # install(target, policy=None, **host_options) in every host.
     import importlib
@@ -144,3 +145,20 @@ def test_a_fault_answer_uses_the_keys_of_a_normal_answer(tmp_path: Path, monkeyp
     monkeypatch.setattr("hostshape.pipeline.project", boom)
     fault = json.loads(shape(raw, policy=policy).text)["_hostshape"]
     assert set(fault) <= set(normal) and {"truncated", "notes", "handle", "hint"} <= set(fault)
+
+
+def test_every_adapter_module_is_in_the_registry() -> None:
+    adapters = Path(__file__).resolve().parents[1] / "hostshape" / "adapters"
+    modules = {p.stem for p in adapters.glob("*.py") if not p.stem.startswith("_")} - {"registry", "claude_code"}
+    modules |= {p.name for p in adapters.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert modules == {h.key for h in HOSTS if h.adapter_module == f"hostshape.adapters.{h.key}"}
+
+
+def test_a_content_block_of_no_mcp_type_is_named_in_the_envelope(tmp_path: Path) -> None:
+    # A Strands-style block ({"text": ...} without "type") is not guessed at: it is shown as its JSON, and named.
+    pulls = [{"number": n, "title": f"pull {n}", "body": "word " * 80} for n in range(60)]
+    raw = {"content": [{"text": json.dumps(pulls)}], "isError": False}
+    res = shape(raw, policy=Policy(budget=500, spill_dir=tmp_path))
+    assert res.changed and res.tokens <= 500
+    notes = json.loads(res.text)["_hostshape"]["notes"]
+    assert any("1 content block(s) of no MCP type (keys text)" in note for note in notes)

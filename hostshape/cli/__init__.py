@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hostshape.policy import Policy
@@ -63,6 +63,18 @@ def _glue(argv: list[str]) -> list[str]:
     return out
 
 
+def _command(sub: Any, name: str, run: Any, *, help: str, description: str) -> argparse.ArgumentParser:
+    """A subcommand whose arguments run ``run``."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _budget_and_policy(parser: argparse.ArgumentParser, budget: str) -> None:
+    parser.add_argument("--budget", type=_budget, help=f"{budget} (default: the policy's, 4000)")
+    parser.add_argument("--policy", help=POLICY_HELP)
+
+
 def _parser() -> argparse.ArgumentParser:
     from hostshape import __version__
     from hostshape.cli.demo import accepted_names
@@ -71,22 +83,24 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hostshape {__version__}")
     sub = parser.add_subparsers(title="commands")
 
-    shape = sub.add_parser(
+    shape = _command(
+        sub,
         "shape",
+        _shape,
         help="print exactly the text a model would read for one tool result",
         description="Print exactly the text a model would read for one tool result. When "
         "anything is cut, the envelope gives a handle and next: page on with `hostshape read`.",
     )
     shape.add_argument("path", help="a file holding the tool result, or - for standard input")
-    shape.add_argument("--budget", type=_budget, help="token budget (default: the policy's, 4000)")
+    _budget_and_policy(shape, "token budget")
     shape.add_argument("--tool", help="tool name, for per-tool rules and the spill handle")
     shape.add_argument("--server", help="MCP server name, for per-tool rules")
-    shape.add_argument("--policy", help=POLICY_HELP)
     shape.add_argument("--stats", action="store_true", help="one JSON line of statistics on standard error")
-    shape.set_defaults(run=_shape)
 
-    read = sub.add_parser(
+    read = _command(
+        sub,
         "read",
+        _read,
         help="read a page of a saved full result by its handle",
         description="Read a page of a full result that `hostshape shape` or an adapter saved. "
         "Exit status 1 for an unknown or evicted handle, 2 for a bad query or cursor.",
@@ -94,12 +108,12 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("handle", help="the envelope's handle value")
     read.add_argument("--query", help="JMESPath expression over the full result")
     read.add_argument("--cursor", help="the envelope's next value")
-    read.add_argument("--budget", type=_budget, help="token budget of the page (default: the policy's, 4000)")
-    read.add_argument("--policy", help=POLICY_HELP)
-    read.set_defaults(run=_read)
+    _budget_and_policy(read, "token budget of the page")
 
-    demo = sub.add_parser(
+    demo = _command(
+        sub,
         "demo",
+        _demo,
         help="run every installed host offline, without and with hostshape",
         description="Run every installed host offline, without and with hostshape. Host names "
         f"(any one per host): {accepted_names()}.",
@@ -113,7 +127,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"only this host (repeatable): {accepted_names()}",
     )
-    demo.set_defaults(run=_demo)
 
     sub.add_parser("measure", help="size of an MCP server's tool menu and results (hostshape measure --help)")
     sub.add_parser("hook", help="Claude Code command hook (hostshape hook --help)")
@@ -258,7 +271,7 @@ def _read(args: argparse.Namespace) -> int:
 
     from hostshape.wayback.cursor import CursorError, decode
     from hostshape.wayback.retrieve import read
-    from hostshape.wayback.spill import store_for
+    from hostshape.wayback.stores import open_store
 
     loaded = _load_policy(args)
     if loaded is None:
@@ -271,7 +284,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hostshape read: bad --query: {exc}", file=sys.stderr)
             return 2
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         if args.cursor:
             decode(store.secret, args.cursor, handle=args.handle, query=args.query)
         known = store.load(args.handle) is not None

@@ -138,11 +138,20 @@ class _Unwrapper:
         texts: list[str] = []
         media: list[str] = []  # labelled placeholders of binary blocks
         blobs: list[bool] = []  # per placeholder: a resource blob, which no host passes to a model natively
+        unknown: list[str] = []  # blocks of no MCP type, shown as their JSON and named in the envelope
         for block in blocks:
             if hasattr(block, "model_dump"):
                 block = _model_dump(block)
-            self._block_text(block, texts, media, blobs)
+            self._block_text(block, texts, media, blobs, unknown)
         opaque = any(blobs)
+        payload = self._blocks_payload(texts, media, opaque, structured=structured, is_error=is_error)
+        if unknown:
+            payload.notes.append(_unknown_note(unknown))
+        return payload
+
+    def _blocks_payload(
+        self, texts: list[str], media: list[str], opaque: bool, *, structured: Any, is_error: bool
+    ) -> Payload:
         if structured is not MISSING and structured is not None:
             mirrored = _mirror(structured, texts)
             if mirrored is not MISSING and not is_error:
@@ -161,9 +170,12 @@ class _Unwrapper:
                 return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
         return self._text("\n".join(t for t in texts if t))
 
-    def _block_text(self, block: Any, texts: list[str], media: list[str], blobs: list[bool]) -> None:
+    def _block_text(
+        self, block: Any, texts: list[str], media: list[str], blobs: list[bool], unknown: list[str]
+    ) -> None:
         """Append the block's text to ``texts``, or its labelled placeholder to ``media`` (and to ``blobs``
-        whether it stands for a resource blob)."""
+        whether it stands for a resource blob); a block of no known type is shown as its JSON and its type (or
+        keys) added to ``unknown``."""
         if not isinstance(block, dict):
             texts.append(str(block))
             return
@@ -183,6 +195,7 @@ class _Unwrapper:
             texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
         else:
             texts.append(safe_text(dumps(block)))
+            unknown.append(_text_of(kind)[:40] if kind is not None else "keys " + ",".join(map(_text_of, block))[:40])
 
     def _binary_block(
         self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str], blobs: list[bool]
@@ -195,6 +208,14 @@ class _Unwrapper:
         uri = block.get("uri")
         media.append(f"{label[:-1]}, {uri}]" if uri else label)
         blobs.append(kind == "resource")
+
+
+def _unknown_note(unknown: list[str]) -> str:
+    """The envelope's note for content blocks the core cannot read (an adapter should have turned them into MCP
+    blocks): how many, and their types or keys."""
+    kinds = sorted(set(unknown))
+    shown = "; ".join(safe_text(k) for k in kinds[:4]) + (f"; +{len(kinds) - 4} more" if len(kinds) > 4 else "")
+    return f"{len(unknown)} content block(s) of no MCP type ({shown}) shown as their JSON"
 
 
 def _with_notes(payload: Payload, notes: list[str], opaque: bool) -> Payload:

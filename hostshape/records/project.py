@@ -85,7 +85,7 @@ def project(
 ) -> Projection:
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
-    projection = _project(value, rule, allow_shrink=allow_shrink, count=count, max_records=max_records, budget=budget)
+    projection = _project(value, rule, allow_shrink, count, max_records, budget)
     if isinstance(projection.value, dict) and KEY in projection.value:
         aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
         projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
@@ -95,13 +95,7 @@ def project(
 
 
 def _project(
-    value: Any,
-    rule: Rule | None,
-    *,
-    allow_shrink: bool,
-    count: Count,
-    max_records: int | None = None,
-    budget: int | None = None,
+    value: Any, rule: Rule | None, allow_shrink: bool, count: Count, max_records: int | None, budget: int | None
 ) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``allow_shrink``, the structural shrink.
 
