@@ -247,12 +247,21 @@ def _with_budget(
 
 
 def read_for_host(
-    handle: str, query: str | None, cursor: str | None, policy: Policy, host: HostForm | None = None
+    handle: str,
+    query: str | None,
+    cursor: str | None,
+    policy: Policy,
+    host: HostForm | None = None,
+    *,
+    section: str | None = None,
+    lines: str | None = None,
+    grep: str | None = None,
 ) -> str:
     """``hostshape.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never raises."""
     from hostshape.retrieve import read
 
-    text = read(handle, query=query, cursor=cursor, policy=policy)
+    part = {"section": section, "lines": lines, "grep": grep}
+    text = read(handle, query=query, cursor=cursor, policy=policy, **part)
     if host is None or host == HostForm():
         return text
     caps = HostLimit(Limit.of(policy, policy.budget), host)
@@ -261,5 +270,6 @@ def read_for_host(
         if caps.fits(text):
             return text
         budget = _smaller_budget(budget, text, caps, policy, round_)
-        text = read(handle, query=query, cursor=cursor, policy=_with_budget(policy, None, None, budget, host, 0))
+        smaller = _with_budget(policy, None, None, budget, host, 0)
+        text = read(handle, query=query, cursor=cursor, policy=smaller, **part)
     return text if caps.fits(text) else refusal("the page does not fit", caps.fits)

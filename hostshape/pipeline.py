@@ -9,6 +9,7 @@ the policy opts in with ``"pass"``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from hostshape.cursor import Position, encode
 from hostshape.envelope import Facts, WayBack
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.host import HostForm, shape_for_host
 from hostshape.locate import records_from_text
 from hostshape.policy import Policy
@@ -153,10 +155,31 @@ def _shape(
     else:
         if payload.is_error:
             facts.notes.append("the tool reported an error")
-        fitted = fit_text(clean(payload.text), facts, limit, way, cursor)
+        outlined = None if payload.is_error else _document(payload.text, facts, limit, way, policy)
+        text_way = dataclasses.replace(way, reads="text")
+        fitted = outlined if outlined is not None else fit_text(clean(payload.text), facts, limit, text_way, cursor)
     if not limit.fits(fitted.text):  # the cap is absolute, whatever went wrong above
         fitted = last_resort(payload.looks_json, way, limit, facts)
     return done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted, way=way)
+
+
+def _document(text: str, facts: Facts, limit: Limit, way: WayBack, policy: Policy) -> Fitted | None:
+    """The outline answer for a text result (hostshape.fit.document), or None to cut it as prose (a budget too
+    small for an outline, or a fault in a document reader, which is logged)."""
+    way = dataclasses.replace(way, reads="document")
+    try:
+        return fit_document(text, facts, limit, way, _view_cursor(policy, way))
+    except Exception:  # noqa: BLE001 - the plain cut still answers
+        log.warning("hostshape could not outline a text result", exc_info=True)
+        return None
+
+
+def _view_cursor(policy: Policy, way: WayBack) -> ViewCursor:
+    if not (way.handle and way.tool):
+        return no_view_cursor
+    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    handle = way.handle
+    return lambda view, offset: encode(secret, Position(handle, None, offset, view))
 
 
 def _exact_json(value: Any) -> str | None:

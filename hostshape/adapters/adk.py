@@ -245,8 +245,11 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
 
     policy = default_policy(policy)
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        form = HostForm(wrap=json_result)
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy, host=form)
 
     hostshape_read.__name__ = RETRIEVAL_TOOL
     hostshape_read.__qualname__ = RETRIEVAL_TOOL

@@ -1,0 +1,69 @@
+"""Logs (CI and build output, application logs): the steps as the outline (GitHub Actions groups, ``Step n/m``,
+Gradle tasks, Maven plugin runs, BuildKit steps, ``==>`` banners), else even blocks of lines; error and warning
+lines with the line after them as highlights, errors first, repeated lines collapsed with their count.
+
+There is no parser for logs in general: lines are matched one by one with anchored patterns, in linear time. A log
+without steps is outlined by even blocks of lines."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents import prose
+from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outline, clip, title_of
+
+_STEP = re.compile(
+    r"(?:\S+Z )?(?:##\[group\]|::group::)(?P<a>.+)"
+    r"|(?:\S+Z )?##\[section\](?P<b>.+)"
+    r"|Step (?P<c>\d+/\d+ ?:.+)"
+    r"|> Task (?P<d>:\S+)"
+    r"|\[INFO\] --- (?P<e>.+?) ---"
+    r"|#\d+ (?P<f>\[[^\]]{1,60}\] .+)"
+    r"|==> (?P<g>.+)"
+    r"|=+ (?P<h>[^=].{0,100}?) =+$"
+)
+_SEVERITY = re.compile(
+    r"\b(?:(?P<error>error|errors|fatal|failed|failure|failures|exception|panic|panicked|traceback|critical|"
+    r"E\d{4})|(?P<warning>warn|warning|warnings|deprecated|deprecation))\b",
+    re.IGNORECASE,
+)
+_ZERO = re.compile(r"\b(?:0|no) (?:errors?|failures?|warnings?)\b|\berror[s]?[=:] ?0\b", re.IGNORECASE)
+_TIMESTAMP = re.compile(r"^\S*\d{2}:\d{2}:\d{2}[\d.,:Z+-]*\]?\s*")
+_DIGITS = re.compile(r"\d+")
+_CONTEXT_AFTER = 1
+
+
+def outline(text: str) -> Outline:
+    """Steps (or blocks) and the error and warning lines of ``text``."""
+    lines = text.splitlines()
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}  # a repeated line's shape -> its index in found
+    found: list[list[object]] = []  # [severity rank, line number, text, count]
+    for number, line in enumerate(lines, 1):
+        head = line[:400]
+        step = _STEP.match(_TIMESTAMP.sub("", head, count=1))
+        if step and len(entries) < MAX_ENTRIES:
+            entries.append(Entry(title_of(next(g for g in step.groups() if g)), 1, number))
+        severity = _SEVERITY.search(head)
+        if severity is None or _ZERO.search(head):
+            continue
+        rank = 0 if severity.group("error") else 1
+        shape = _DIGITS.sub("#", _TIMESTAMP.sub("", head, count=1))
+        if shape in seen:
+            found[seen[shape]][3] = int(str(found[seen[shape]][3])) + 1
+            continue
+        if len(found) >= MAX_HIGHLIGHTS * 4:
+            continue
+        context = [clip(lines[n], 160) for n in range(number, min(len(lines), number + _CONTEXT_AFTER))]
+        shown = clip(line) + "".join(f"\n    {c}" for c in context if c.strip())
+        seen[shape] = len(found)
+        found.append([rank, number, shown, 1])
+    if not entries:
+        entries = prose.blocks(lines)
+    found.sort(key=lambda f: (f[0], f[1]))
+    highlights = tuple(f"L{n}{f' (x{c:,})' if int(str(c)) > 1 else ''} {t}" for _, n, t, c in found[:MAX_HIGHLIGHTS])
+    errors = sum(1 for f in found if f[0] == 0)
+    summary = f"{len(lines):,} lines; {errors:,} distinct error lines, {len(found) - errors:,} distinct warning lines"
+    return Outline(
+        "log", tuple(entries), highlights=highlights, highlights_label="errors and warnings", summary=summary
+    )
