@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.budget import Limit
+from hostshape.fit.budget import Limit
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -257,8 +257,9 @@ def read_for_host(
     lines: str | None = None,
     grep: str | None = None,
 ) -> str:
-    """``hostshape.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never raises."""
-    from hostshape.retrieve import read
+    """``hostshape.wayback.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never
+    raises."""
+    from hostshape.wayback.retrieve import read
 
     part = {"section": section, "lines": lines, "grep": grep}
     text = read(handle, query=query, cursor=cursor, policy=policy, **part)

@@ -16,13 +16,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hostshape.budget import Limit
 from hostshape.documents import outline_of
 from hostshape.documents.grep import Matches, PatternError, find
 from hostshape.documents.model import Lines, Outline, Section, place
-from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
 from hostshape.fit._base import Fitted
+from hostshape.fit.budget import Limit
 from hostshape.fit.text import boundary, prefix_end, quiet
+from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
 
 # A view of a document and where in it a page starts -> the cursor of that page (None when there is no way back).
 ViewCursor = Callable[[str, int], "str | None"]
