@@ -9,6 +9,7 @@ Fitting, rendering and reading a part back are the same for every kind (``hostsh
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 
@@ -44,19 +45,5 @@ def outline_of(text: str) -> Outline:
         found = None
         notes = (f"the {kind} reader failed ({type(exc).__name__}); outlined as prose",)
     if found is None or not found.entries:
-        found = prose.outline(text) if kind != "prose" or found is None else found
-        if found is None:
-            found = Outline("text", (Entry("(text)", 1, 1),))
-    return (
-        Outline(
-            found.kind,
-            found.entries,
-            found.highlights,
-            found.highlights_label,
-            found.summary,
-            found.body,
-            (*notes, *found.notes),
-        )
-        if notes
-        else found
-    )
+        found = prose.outline(text) or Outline("text", (Entry("(text)", 1, 1),), structured=False)
+    return dataclasses.replace(found, notes=(*notes, *found.notes)) if notes else found

@@ -96,13 +96,15 @@ def outline(text: str) -> Outline | None:
     if title and not any(e.level == 1 for e in entries):
         body = f"# {title}\n{body}"
         entries = [Entry(title, 1, 1), *(Entry(e.title, e.level, e.start + 1) for e in entries)]
+    structured = bool(entries)
     if not entries:
         fallback = prose.outline(body)
+        structured = fallback is not None and fallback.structured
         entries = list(fallback.entries) if fallback else [Entry(title or "(page)", 1, 1)]
     if len(entries) > MAX_ENTRIES:
         notes.append(f"outline keeps the first {MAX_ENTRIES:,} of {len(entries):,} headings")
         entries = entries[:MAX_ENTRIES]
-    return Outline("html", tuple(entries), body=body, notes=tuple(notes))
+    return Outline("html", tuple(entries), body=body, notes=tuple(notes), structured=structured)
 
 
 def _deepest(text: str) -> int:

@@ -58,6 +58,7 @@ def outline(text: str) -> Outline:
         shown = clip(line) + "".join(f"\n    {c}" for c in context if c.strip())
         seen[shape] = len(found)
         found.append([rank, number, shown, 1])
+    structured = bool(entries)
     if not entries:
         entries = prose.blocks(lines)
     found.sort(key=lambda f: (f[0], f[1]))
@@ -65,5 +66,10 @@ def outline(text: str) -> Outline:
     errors = sum(1 for f in found if f[0] == 0)
     summary = f"{len(lines):,} lines; {errors:,} distinct error lines, {len(found) - errors:,} distinct warning lines"
     return Outline(
-        "log", tuple(entries), highlights=highlights, highlights_label="errors and warnings", summary=summary
+        "log",
+        tuple(entries),
+        highlights=highlights,
+        highlights_label="errors and warnings",
+        summary=summary,
+        structured=structured,
     )

@@ -37,6 +37,8 @@ class Outline:
     - ``summary``: one line about the whole (``23 files changed, +120 -40``), or empty.
     - ``body``: the text the line ranges refer to when it is not the input itself (HTML: its readable text).
     - ``notes``: what the parser had to do (an entity declaration refused, entries beyond MAX_ENTRIES...).
+    - ``structured``: False when the entries are only even slices of the text (paragraph groups, blocks of
+      lines): a map by position, not by the document's own parts.
     """
 
     kind: str
@@ -46,6 +48,7 @@ class Outline:
     summary: str = ""
     body: str | None = None
     notes: tuple[str, ...] = ()
+    structured: bool = True
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ _TITLE_WORDS = 10
 
 
 def outline(text: str) -> Outline | None:
-    """Heading-like lines as entries, else paragraph groups titled by their first words; None for empty text."""
+    """Heading-like lines as entries, else paragraph groups titled by their first words (an outline that is not
+    ``structured``); None for empty text."""
     paragraphs = _paragraphs(text)
     if not paragraphs:
         return None
@@ -23,12 +24,12 @@ def outline(text: str) -> Outline | None:
     if len(headings) >= 2:
         return Outline("prose", tuple(headings))
     if len(paragraphs) < MIN_ENTRIES and text.count("\n") > BLOCK_LINES:
-        return Outline("prose", tuple(blocks(text.splitlines())))
+        return Outline("prose", tuple(blocks(text.splitlines())), structured=False)
     step = max(1, -(-len(paragraphs) // MAX_PARAGRAPH_ENTRIES))
     entries = tuple(
         Entry(_first_words(paragraphs[at][1]), 1, paragraphs[at][0]) for at in range(0, len(paragraphs), step)
     )
-    return Outline("prose", entries)
+    return Outline("prose", entries, structured=False)
 
 
 def blocks(lines: list[str]) -> list[Entry]:

@@ -89,8 +89,11 @@ def fit_document(
     text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: ViewCursor = no_view_cursor
 ) -> Fitted | None:
     """The outline of ``text``, its kind's highlights and its head, with the envelope line, within ``limit``;
-    None when the limit is too small to hold an outline at all."""
+    None when the limit is too small to hold an outline at all, or when the text has no parts of its own and
+    nothing to highlight (plain prose: its head says more than a map of its paragraphs)."""
     doc = document(text)
+    if not doc.outline.structured and not doc.outline.highlights:
+        return None
     whole = f"lines:1-{doc.lines.count}"
     sizes, approx, total = _sizes(doc, limit)
     total_tokens = _size_text(total, approx)
