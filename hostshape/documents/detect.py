@@ -10,6 +10,7 @@ from hostshape.documents.code import looks_like_code
 
 SAMPLE_CHARS = 65_536
 _SAMPLE_LINES = 2_000
+_FIRST_ELEMENT = re.compile(r"<[a-z][\w:.-]*[\s>/]")
 _HTML_TAG = re.compile(r"<(?:html|head|body|div|p|span|a|script|meta|link|table|ul|h[1-6]|article|section|main)[\s>/]")
 _DIFF = re.compile(r"^diff --git |^--- \S.*\n\+\+\+ \S.*\n@@ -\d", re.M)
 _LOG_LINE = re.compile(
@@ -30,9 +31,10 @@ def kind_of(text: str) -> str:
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
     if sample.startswith("<"):
         head = sample[:4000].lower()
-        if head.startswith("<!doctype html") or "<html" in head[:1000] or _HTML_TAG.search(head):
+        first = _FIRST_ELEMENT.search(head)
+        if head.startswith("<!doctype html") or "<html" in head or "<body" in head:
             return "html"
-        return "xml"
+        return "html" if first is not None and _HTML_TAG.match(first.group(0)) else "xml"
     if _DIFF.search(sample):
         return "diff"
     lines = [line for line in sample.splitlines()[:_SAMPLE_LINES] if line.strip()]
