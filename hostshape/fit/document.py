@@ -35,6 +35,7 @@ HIGHLIGHT_SHARE = 0.25
 MIN_HEAD_TOKENS = 40
 GREP_CONTEXT = 2
 GREP_LINE_CHARS = 300
+GREP_PLACE_LINES = 12
 _ROUNDS = 10
 _SHOWN_SIZE = re.compile(r"\s*\(L\d[\d,-]*, ~?[\d,]+ tok\)$")
 
@@ -449,69 +450,70 @@ def _fit_grep(
         facts = dataclasses.replace(facts, matched=False)
         text = f"grep {pattern[:80]!r} ({matches.how}): no line matches in {doc.lines.count:,} lines."
         return Fitted(f"{text}\n{text_line(facts, way, None, 'no match', 'short')}", facts, "document")
+    head = (
+        f"grep {pattern[:80]!r} ({matches.how}): {len(matches.lines):,} matching lines in {len(places):,} "
+        f"places{more_note}, of {doc.lines.count:,} lines; line numbers with ':' match, with '-' are context."
+    )
     for style in LINE_STYLES:
-        head = (
-            f"grep {pattern[:80]!r} ({matches.how}): {len(matches.lines):,} matching lines in {len(places):,} "
-            f"places{more_note}, of {doc.lines.count:,} lines; line numbers with ':' match, with '-' are context."
-        )
         probe = text_line(
-            facts, way, cursor_at(view, len(places)), f"places {len(places)}-{len(places)} of {len(places)}", style
+            facts,
+            way,
+            cursor_at(view, len(places)),
+            f"places {len(places):,}-{len(places):,} of {len(places):,}",
+            style,
         )
         avail = limit.tokens - limit.count(head) - limit.count(probe) - 6
-        shown: list[str] = []
-        used = 0
-        end = offset
-        for block in places[offset:]:
-            cost = _cost(limit, block) + 1
-            if used + cost > avail and shown:
-                break
-            shown.append(block)
-            used += cost
-            end += 1
-        for _ in range(_ROUNDS):
-            if not shown:
-                break
-            more = end < len(places)
-            page_facts = dataclasses.replace(facts, truncated=more)
-            detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
-            line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
-            text = head + "\n" + "\n--\n".join(shown) + "\n" + line
-            if limit.fits(text):
-                return Fitted(text, page_facts, "document")
-            if len(shown) == 1:
-                shown = [shown[0][: len(shown[0]) // 2]]
-            else:
+        for width in (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10):
+            shown: list[str] = []
+            used = 0
+            for place in places[offset:]:
+                block = _block(doc, place, width)
+                cost = _cost(limit, block) + 1
+                if used + cost > avail and shown:
+                    break
+                shown.append(block)
+                used += cost
+            for _ in range(_ROUNDS):  # whole places only: a page never drops part of one
+                end = offset + len(shown)
+                more = end < len(places)
+                page_facts = dataclasses.replace(facts, truncated=more)
+                detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
+                line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
+                text = head + "\n" + "\n--\n".join(shown) + "\n" + line
+                if limit.fits(text):
+                    return Fitted(text, page_facts, "document")
+                if len(shown) == 1:
+                    break
                 shown.pop()
-                end -= 1
     raise ViewError("the budget is too small for a page of matches")
 
 
-def _places(doc: Document, matches: Matches) -> list[str]:
-    """The matching lines with GREP_CONTEXT lines around them, overlapping windows merged, as text blocks."""
+def _places(doc: Document, matches: Matches) -> list[list[tuple[int, int]]]:
+    """The matching lines with GREP_CONTEXT lines around them, overlapping windows merged and split into places of
+    at most GREP_PLACE_LINES lines: ``(line number, column of the match or -1 for context)``."""
     columns = dict(matches.lines)
-    blocks: list[str] = []
-    window: list[int] = []
+    windows: list[list[int]] = []
     last_line = doc.lines.count
     for number, _ in matches.lines:
         low, high = max(1, number - GREP_CONTEXT), min(last_line, number + GREP_CONTEXT)
-        if window and low <= window[-1] + 1:
-            window.extend(range(window[-1] + 1, high + 1))
+        if windows and low <= windows[-1][-1] + 1:
+            windows[-1].extend(range(windows[-1][-1] + 1, high + 1))
         else:
-            if window:
-                blocks.append(_block(doc, window, columns))
-            window = list(range(low, high + 1))
-    if window:
-        blocks.append(_block(doc, window, columns))
-    return blocks
+            windows.append(list(range(low, high + 1)))
+    places = []
+    for window in windows:
+        for at in range(0, len(window), GREP_PLACE_LINES):
+            places.append([(n, columns.get(n, -1)) for n in window[at : at + GREP_PLACE_LINES]])
+    return places
 
 
-def _block(doc: Document, window: list[int], columns: dict[int, int]) -> str:
+def _block(doc: Document, place: list[tuple[int, int]], width: int) -> str:
+    """A place as text: each line by its number, cut to ``width`` characters around its match."""
     shown = []
-    for number in window:
+    for number, at in place:
         line = doc.split[number - 1] if number - 1 < len(doc.split) else ""
-        at = columns.get(number)
-        start = max(0, (at or 0) - GREP_LINE_CHARS // 3)
-        piece = line[start : start + GREP_LINE_CHARS]
-        piece = ("…" if start else "") + piece + ("…" if start + GREP_LINE_CHARS < len(line) else "")
-        shown.append(f"{number}{':' if at is not None else '-'} {piece}")
+        start = max(0, at - width // 3) if at > 0 else 0
+        piece = line[start : start + width]
+        piece = ("…" if start else "") + piece + ("…" if start + width < len(line) else "")
+        shown.append(f"{number}{':' if at >= 0 else '-'} {piece}")
     return "\n".join(shown)
