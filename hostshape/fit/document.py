@@ -466,8 +466,8 @@ def _fit_grep(
         for width in (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10):
             shown: list[str] = []
             used = 0
-            for place in places[offset:]:
-                block = _block(doc, place, width)
+            for spot in places[offset:]:
+                block = _block(doc, spot, width)
                 cost = _cost(limit, block) + 1
                 if used + cost > avail and shown:
                     break
