@@ -34,6 +34,8 @@ def kind_of(text: str) -> str:
         first = _FIRST_ELEMENT.search(head)
         if head.startswith("<!doctype html") or "<html" in head or "<body" in head:
             return "html"
+        if head.startswith("<?xml"):
+            return "xml"
         return "html" if first is not None and _HTML_TAG.match(first.group(0)) else "xml"
     if _DIFF.search(sample):
         return "diff"

@@ -91,9 +91,10 @@ def fit_document(
 ) -> Fitted | None:
     """The outline of ``text``, its kind's highlights and its head, with the envelope line, within ``limit``;
     None when the limit is too small to hold an outline at all, or when the text has no parts of its own and
-    nothing to highlight (plain prose: its head says more than a map of its paragraphs)."""
+    nothing to highlight and is shown as it is (plain prose: its head says more than a map of its paragraphs; an
+    HTML page without headings still gets its readable text)."""
     doc = document(text)
-    if not doc.outline.structured and not doc.outline.highlights:
+    if not doc.outline.structured and not doc.outline.highlights and doc.outline.body is None:
         return None
     whole = f"lines:1-{doc.lines.count}"
     sizes, approx, total = _sizes(doc, limit)
