@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hostshape import telemetry
+from hostshape.documents import kind_of
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
@@ -34,6 +35,7 @@ from hostshape.wayback.spill import SpillError, store_for
 log = logging.getLogger("hostshape")
 
 _DEFAULT = Policy()
+_DOCUMENT_KINDS = ("markdown", "log", "diff", "aria")
 
 
 def shape(
@@ -97,13 +99,16 @@ def _shape(
     rule = policy.rule_for(tool, server)
     configured = rule is not None and (rule.jmespath is not None or rule.fields is not None)
 
+    # Text that only opens like JSON: a log whose lines start with a [branch] prefix, Markdown opening with a badge.
+    not_json = payload.looks_json and bool(payload.parse_error) and kind_of(payload.text) in _DOCUMENT_KINDS
+
     def done(
         text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None, way: WayBack | None = None
     ) -> Shaped:
         return Shaped(
             text=text,
             changed=changed,
-            is_json=payload.looks_json,
+            is_json=payload.looks_json and not not_json,
             bytes_before=len(payload.text.encode("utf-8")),
             budget=budget,
             # A placeholder standing for binary content (payload.opaque) is a cut too.
@@ -149,7 +154,7 @@ def _shape(
         projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
-    elif payload.looks_json and payload.parse_error:
+    elif payload.looks_json and payload.parse_error and not not_json:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
         fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)
     else:

@@ -18,6 +18,11 @@ _LOG_LINE = re.compile(
     r"|\[?\d{2}:\d{2}:\d{2}"
     r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE|CRITICAL)\]?[\s:]"
     r"|##\[|::(?:group|endgroup|error|warning|notice)\b|> Task :|Step \d+/\d+ :|#\d+ \[|\s*at [\w.$]+\("
+    r"|\[[^\]\n]{1,60}\] "  # a parallel branch's prefix (Jenkins), a logger's name
+    # build tools' own words: compilers, make, configure, automake's silent rules, package managers
+    r"|(?:Compiling|Precompiling|Linking|Building|Creating|Installing|Downloading|Running|Making|Generating|"
+    r"Scanning|Fetching|Copying|Packaging|Checking|checking (?:for|if|whether)) "
+    r"|g?make(?:\[\d+\])?: |={3,} |\s*(?:CC|CXX|LD|AR|CCLD|CXXLD)\s+\S"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
@@ -29,7 +34,7 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)|^ {0,3}(?:[-*+]|\d+\.)
 def kind_of(text: str) -> str:
     """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``markdown``, ``code``, ``prose``."""
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
-    if sample.startswith("<"):
+    if sample.startswith("<") and _mostly_markup(sample):
         head = sample[:4000].lower()
         first = _FIRST_ELEMENT.search(head)
         if head.startswith("<!doctype html") or "<html" in head or "<body" in head:
@@ -59,6 +64,16 @@ def kind_of(text: str) -> str:
     if language is not None:
         return "code"
     return "markdown" if atx else "prose"
+
+
+def _mostly_markup(sample: str) -> bool:
+    """A text that starts with a tag is markup unless most of its lines are not tags (Markdown that opens with an
+    anchor or a badge, say)."""
+    lines = [line.lstrip() for line in sample.splitlines()[:_SAMPLE_LINES] if line.strip()]
+    if len(lines) < 10:
+        return True
+    tagged = sum(1 for line in lines if line.startswith("<"))
+    return tagged / len(lines) >= 0.3 or not _ATX.search(sample)
 
 
 def _shares(lines: list[str]) -> dict[str, float]:

@@ -44,8 +44,9 @@ class _Frame:
 class _Summary:
     """An expat target that turns element events into outline entries, with their lines."""
 
-    def __init__(self) -> None:
+    def __init__(self, shift: int = 0) -> None:
         self.parser: Any = None
+        self.shift = shift  # lines before the parsed text (blank lines ahead of its XML declaration)
         self.stack: list[_Frame] = []
         self.entries: list[list[Any]] = []  # [title, level, start, end]
         self.failed: list[str] = []
@@ -56,7 +57,7 @@ class _Summary:
         self.cut = False
 
     def _line(self) -> int:
-        return int(getattr(self.parser, "CurrentLineNumber", 1) or 1)
+        return int(getattr(self.parser, "CurrentLineNumber", 1) or 1) + self.shift
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         name = tag.rsplit("}", 1)[-1]
@@ -112,7 +113,9 @@ class _Summary:
         if frame.name == "testcase":
             self.tests += 1
             if frame.status and not frame.status.startswith("SKIPPED") and len(self.failed) < MAX_HIGHLIGHTS:
-                self.failed.append(f"L{frame.line} {entry[0]}")
+                suite = parent.attrs.get("name", "") if parent is not None and parent.name == "testsuite" else ""
+                where = f"{suite} > " if suite and suite not in entry[0] else ""
+                self.failed.append(f"L{frame.line} {where}{entry[0]}")
         if frame.name in ("item", "entry"):
             self.items += 1
 
@@ -144,9 +147,12 @@ class _Summary:
 
 def outline(text: str) -> Outline | None:
     """The outline of an XML document; from its tag lines when it cannot be parsed."""
-    summary = _Summary()
+    # An XML declaration must open the text: blanks before it (common in fetched feeds) are skipped, and the
+    # lines they held are counted back into every line number.
+    start = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    summary = _Summary(text.count("\n", 0, start))
     try:
-        _parse(text, summary)
+        _parse(text[start:], summary)
     except _Refused:
         return _from_tag_lines(text, "entity declarations or external references refused: the XML is not expanded")
     except Exception as exc:  # noqa: BLE001 - expat and defusedxml raise several types for broken XML
