@@ -15,9 +15,10 @@ from typing import Any
 from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
 
 MAX_NODES = 200_000
-# The pure-Python composer runs at about 1 MB/s; larger streams are read line by line (libyaml is 10x faster).
-MAX_PARSED_CHARS = 2_000_000
-MAX_PARSED_CHARS_LIBYAML = 20_000_000
+# PyYAML composes about 0.25 MB a second with libyaml (its resolver runs in Python), a few times slower without;
+# longer streams are read line by line.
+MAX_PARSED_CHARS = 250_000
+MAX_PARSED_CHARS_LIBYAML = 600_000
 _DEPTH = 3
 _KEY = re.compile(r"([ \t]*)(?:- )?([\w./-][\w ./-]{0,80}?|\"[^\"\n]{1,80}\"|'[^'\n]{1,80}'):(?:[ \t]|$)")
 _SEPARATOR = re.compile(r"---(?:[ \t]|$)")
@@ -84,8 +85,9 @@ def _document_title(number: int, node: Any) -> str:
 def _walk(node: Any, level: int, entries: list[Entry], seen: set[int]) -> None:
     """Keys of mapping ``node`` and items of sequences down to ``_DEPTH`` levels, each node visited once (an
     iterative walk: no recursion however deep the nesting)."""
+    found: list[Entry] = []
     pending: list[tuple[Any, int]] = [(node, level)]
-    while pending and len(entries) <= MAX_ENTRIES and len(seen) <= MAX_NODES:
+    while pending and len(entries) + len(found) <= MAX_ENTRIES and len(seen) <= MAX_NODES:
         current, depth = pending.pop()
         if id(current) in seen or depth > _DEPTH + 1:
             continue
@@ -94,7 +96,7 @@ def _walk(node: Any, level: int, entries: list[Entry], seen: set[int]) -> None:
         if current.id == "mapping":
             for key, value in current.value:
                 title = _key_title(key, value)
-                entries.append(
+                found.append(
                     Entry(title, depth, key.start_mark.line + 1, max(key.start_mark.line + 1, value.end_mark.line))
                 )
                 children.append((value, depth + 1))
@@ -103,10 +105,10 @@ def _walk(node: Any, level: int, entries: list[Entry], seen: set[int]) -> None:
                 if item.id != "mapping":
                     continue
                 label = _scalar(item, "name") or _first_scalar(item) or f"item {index + 1}"
-                entries.append(Entry(title_of(f"- {label}"), depth, item.start_mark.line + 1, item.end_mark.line))
+                found.append(Entry(title_of(f"- {label}"), depth, item.start_mark.line + 1, item.end_mark.line))
                 children.append((item, depth + 1))
         pending.extend(reversed(children))
-    entries.sort(key=lambda e: e.start)
+    entries.extend(sorted(found, key=lambda e: e.start))
 
 
 def _key_title(key: Any, value: Any) -> str:
