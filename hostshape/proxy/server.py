@@ -3,6 +3,7 @@ and shape successful tool results, served over stdio or streamable HTTP."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -160,37 +161,67 @@ class Proxy:
         return forward
 
     async def _list_tools(self, request: Any) -> Any:
+        """The upstream's tools, with ``hostshape_read`` on the last page. An upstream tool of that name is left
+        out: the proxy's own answers for handles it saved and relays the others to the upstream's (shaped)."""
         from mcp import types
 
         client, ctx = self._client()
         result = await client.send(request, types.ListToolsResult, ctx, timeout=self.connect_timeout)
-        result = result.model_copy(update={"tools": [self._tool(t) for t in result.tools]})
-        if result.nextCursor is None:  # the last page: add the way back, unless the upstream has one of its own
-            client.upstream_has_read = any(t.name == RETRIEVAL_TOOL for t in result.tools)
-            if not client.upstream_has_read:
-                result = result.model_copy(update={"tools": [*result.tools, retrieval_tool_definition()]})
-        return types.ServerResult(result)
+        if any(t.name == RETRIEVAL_TOOL for t in result.tools):
+            client.upstream_has_read = True
+        tools = [self._tool(t) for t in result.tools if t.name != RETRIEVAL_TOOL]
+        if result.nextCursor is None:
+            tools.append(retrieval_tool_definition())
+        return types.ServerResult(result.model_copy(update={"tools": tools}))
 
     async def _call_tool(self, request: Any) -> Any:
         import anyio
         from mcp import types
+        from mcp.shared.exceptions import McpError
 
         client, ctx = self._client()
         name, args = request.params.name, request.params.arguments or {}
-        if name == RETRIEVAL_TOOL and not client.upstream_has_read:
-            text = await anyio.to_thread.run_sync(
-                lambda: read(
-                    str(args.get("handle", "")),
-                    query=args.get("query") or None,
-                    cursor=args.get("cursor") or None,
-                    policy=self.policy,
-                )
-            )
-            return types.ServerResult(types.CallToolResult(content=[types.TextContent(type="text", text=text)]))
-        result = await client.send(request, types.CallToolResult, ctx)
-        if name != RETRIEVAL_TOOL:
-            result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
+        if name == RETRIEVAL_TOOL:
+            page = await anyio.to_thread.run_sync(lambda: self._read(args))
+            if page is not None or not client.upstream_has_read:
+                text = page if page is not None else _unknown_handle(args)
+                failed = text.startswith("[hostshape] ")  # read() answers every failure so
+                block = types.TextContent(type="text", text=text)
+                return types.ServerResult(types.CallToolResult(content=[block], isError=failed))
+        try:
+            result = await client.send(request, types.CallToolResult, ctx)
+        except McpError as exc:
+            upstream_error = exc.error
+            error = await anyio.to_thread.run_sync(lambda: self._shape_error(upstream_error, name))
+            raise McpError(error) from None
+        result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
         return types.ServerResult(result)
+
+    def _read(self, args: Mapping[str, Any]) -> str | None:
+        """A page of a result this proxy saved; None when the handle is not one of its own."""
+        from hostshape.wayback.spill import store_for
+
+        handle = str(args.get("handle", ""))
+        if store_for(self.policy.spill_dir, self.policy.spill_max_bytes).load(handle) is None:
+            return None
+        return read(handle, query=args.get("query") or None, cursor=args.get("cursor") or None, policy=self.policy)
+
+    def _shape_error(self, error: Any, name: str) -> Any:
+        """The upstream's JSON-RPC error with its message (and data) within the budget: hosts show it to the
+        model. Larger ones become one shaped message (its full form saved behind a handle) and no data."""
+        from mcp import types
+
+        from hostshape.pipeline import shape
+        from hostshape.tokens import count_tokens
+
+        budget = self.policy.budget_for(name, self.server_name)
+        data = "" if error.data is None else json.dumps(error.data, ensure_ascii=False, default=str)
+        message = error.message if not data else f"{error.message}\n{data}"
+        if count_tokens(message, self.policy.encoding) * self.policy.safety_factor <= budget:
+            return error
+        room = max(1, budget - 40)  # the host's own words around it ("MCP error -32000: ...")
+        shaped = shape(message, policy=self.policy.replace(budget=room), tool=name, server=self.server_name)
+        return types.ErrorData(code=error.code, message=shaped.text)
 
     def _tool(self, tool: Any) -> Any:
         """The tool as the client sees it: unchanged, unless its output schema must go (see ``OutputSchemas``)."""
@@ -306,6 +337,14 @@ class Client:
             await self.session.send_notification(types.ServerNotification.model_validate(data))
         except Exception:
             log.debug("could not forward a notification", exc_info=True)
+
+
+def _unknown_handle(args: Mapping[str, Any]) -> str:
+    shown = repr(str(args.get("handle", ""))[:40])
+    return (
+        f"[hostshape] no saved result for handle {shown}: it is unknown or was evicted. Call the original tool "
+        "again to get a fresh result and handle."
+    )
 
 
 def _server_result(result: Any) -> Any:
