@@ -59,12 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
-    logging.basicConfig(
-        level=os.environ.get("HOSTSHAPE_LOG", "WARNING").upper(),
-        stream=sys.stderr,
-        format="%(name)s: %(message)s",
-        force=True,
-    )
+    level, problem = _log_level(os.environ.get("HOSTSHAPE_LOG", ""))
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(name)s: %(message)s", force=True)
+    if problem:
+        print(f"hostshape proxy: {problem}", file=sys.stderr)
     try:
         headers = dict(_header(h) for h in args.header)
         upstream = Upstream(command=tuple(command), url=args.url, headers=headers, transport=args.transport)
@@ -101,6 +99,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hostshape proxy: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def _log_level(value: str) -> tuple[int, str | None]:
+    """The logging level ``$HOSTSHAPE_LOG`` names (a name such as ``info``, or a number); WARNING, with a note,
+    for anything else: a typo must not take down every server behind the proxy."""
+    text = value.strip()
+    if not text:
+        return logging.WARNING, None
+    if text.isdigit():
+        return int(text), None
+    found = logging.getLevelName(text.upper())  # the level's number for a level's name
+    level = found if isinstance(found, int) else None
+    if level is None:
+        return (
+            logging.WARNING,
+            f"HOSTSHAPE_LOG={text[:40]!r} is not a logging level (debug, info, warning, error); using warning",
+        )
+    return level, None
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -61,13 +61,16 @@ class Upstream:
     async def connect(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
         """The (read, write) streams of a fresh connection."""
         if self.command:
-            from mcp.client.stdio import StdioServerParameters, stdio_client
+            from hostshape.proxy.stdio import stdio_process
 
             # The whole environment, as the host gave it to the proxy: a host's config sets the server's variables
             # (tokens, API keys) on the proxy's process, and the SDK default would keep only HOME, PATH and a few.
             env = {**os.environ, **dict(self.env or {})}
-            params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=env, cwd=self.cwd)
-            async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
+            command, args = self.command[0], list(self.command[1:])
+            async with stdio_process(command, args, env=env, cwd=self.cwd, errlog=errlog) as (
+                read_stream,
+                write_stream,
+            ):
                 yield read_stream, write_stream
             return
         assert self.url is not None
@@ -266,7 +269,7 @@ class Link:
             # a late answer to a request that was cancelled or timed out (mcp/shared/session.py:518, 1.30)
             log.debug("hostshape proxy: ignoring %s", describe(message))
             return
-        if isinstance(message, Exception):  # a line that is not JSON-RPC (mcp/client/stdio/__init__.py, 1.30)
+        if isinstance(message, Exception):  # a line that is not JSON-RPC (stdio.MalformedLine, or the SDK's)
             reason = f"it sent malformed JSON-RPC ({describe(message)})"
             log.warning("hostshape proxy: the upstream server %s", reason)
             if conn.inflight:
