@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from inspect import signature
@@ -398,14 +399,30 @@ async def serve_stdio(proxy: Proxy) -> None:
         tg.cancel_scope.cancel()
 
 
+class _ClientGone(logging.Filter):
+    """Drops the SDK's tracebacks for a client that went away (its stream closed under the server, e.g.
+    "Error in standalone SSE writer": mcp/server/streamable_http.py:765 in 1.30), kept at DEBUG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import anyio
+
+        error = record.exc_info[1] if record.exc_info else None
+        gone = isinstance(error, (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError))
+        return not gone or logging.getLogger("hostshape.proxy").isEnabledFor(logging.DEBUG)
+
+
 async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int], None] | None = None) -> None:
-    """Connect upstream, then serve streamable HTTP at ``http://host:port/mcp`` until cancelled."""
+    """Connect upstream, then serve streamable HTTP at ``http://host:port/mcp`` until cancelled; the address is
+    printed on stderr (port 0: a free port, the one printed) and given to ``ready``."""
     import anyio
     import uvicorn
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
+    quiet = _ClientGone()
+    for name in ("mcp.server.streamable_http", "mcp.server.streamable_http_manager"):
+        logging.getLogger(name).addFilter(quiet)
     async with anyio.create_task_group() as tg:
         await proxy.start(tg)
         security = None
@@ -431,14 +448,17 @@ async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
         server = uvicorn.Server(config)
         async with manager.run():
-            if ready is None:
-                await server.serve()
-            else:
-                tg.start_soon(server.serve)
-                while not server.started:
-                    await anyio.sleep(0.02)
-                ready(server.servers[0].sockets[0].getsockname()[1])
-                while not server.should_exit:
-                    await anyio.sleep(0.1)
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:  # it could not bind the address (uvicorn has said why)
+                    raise OSError(f"could not serve at {host}:{port}")
+                await anyio.sleep(0.02)
+            bound = server.servers[0].sockets[0].getsockname()[1]
+            shown = f"[{host}]" if ":" in host else host
+            print(f"hostshape proxy: serving MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+            if ready is not None:
+                ready(bound)
+            while not server.should_exit:
+                await anyio.sleep(0.1)
         await proxy.close()
         tg.cancel_scope.cancel()
