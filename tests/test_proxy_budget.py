@@ -12,11 +12,14 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
+if version("mcp").split(".")[0] != "1":
+    pytest.skip("hostshape proxy is built on the mcp SDK 1.x", allow_module_level=True)
 
 from helpers import is_shaped
 from mcp import ClientSession
