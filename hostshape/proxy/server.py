@@ -401,7 +401,7 @@ async def serve_stdio(proxy: Proxy) -> None:
 
 class _ClientGone(logging.Filter):
     """Drops the SDK's tracebacks for a client that went away (its stream closed under the server, e.g.
-    "Error in standalone SSE writer": mcp/server/streamable_http.py:765 in 1.30), kept at DEBUG."""
+    "Error in standalone SSE writer": mcp/server/streamable_http.py:775 in 1.30), kept at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         import anyio
