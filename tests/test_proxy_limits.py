@@ -107,3 +107,25 @@ async def test_a_log_level_typo_leaves_the_proxy_working_with_a_note(tmp_path: P
             result = await session.call_tool("counter", {})
     assert text_of(result).startswith("call 1 of")
     assert "HOSTSHAPE_LOG='verbse' is not a logging level" in log.read_text()
+
+
+def test_a_line_past_the_limit_is_dropped_as_it_arrives_and_the_next_line_is_read() -> None:
+    from hostshape.proxy import stdio
+
+    good = b'{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+    data = b"x" * 3_000_000 + b"\n" + good + b"\n"
+    found: list[Any] = []
+
+    async def run() -> None:
+        async for message in stdio.messages(_chunks(data), max_line=1_000_000):
+            found.append(message)
+
+    tracemalloc.start()
+    try:
+        anyio.run(run)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(found[0], MalformedLine) and "more than 1,000,000 bytes" in str(found[0])
+    assert found[1].message.root.method == "notifications/initialized" and len(found) == 2
+    assert peak < 1_000_000 + 4 * CHUNK  # never more than the limit held

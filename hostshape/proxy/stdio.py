@@ -4,8 +4,9 @@ memory streams of ``SessionMessage | Exception``) with a reader linear in the si
 The SDK's reader joins the pending text to every chunk it reads (``lines = (buffer + chunk).split("\\n")``,
 mcp/client/stdio/__init__.py:150 in 1.30), so one 64 MB line costs about 1,000 copies of up to 64 MB; and it turns
 every blank line into an exception, logged with its traceback. This one keeps a line's chunks in a list and joins
-them once, skips blank lines, and decodes broken UTF-8 with replacement characters (the JSON still parses; the
-shaped result says what it holds) instead of ending the connection.
+them once, skips blank lines, drops a line past ``MAX_LINE`` bytes as it arrives (a ``MalformedLine``), and decodes
+broken UTF-8 with replacement characters (the JSON still parses; the shaped result says what it holds) instead of
+ending the connection.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+MAX_LINE = 256 * 1024 * 1024  # bytes of one JSON-RPC line; shaping a line costs several times its size
 TERMINATION_TIMEOUT = 2.0  # seconds the upstream gets to exit after its stdin closes, then after SIGTERM
 
 
@@ -86,22 +88,35 @@ async def stdio_process(
                 await stream.aclose()
 
 
-async def messages(stdout: Any) -> AsyncIterator[Any]:
-    """The ``SessionMessage`` of each non-blank line of ``stdout`` (a byte stream), or a ``MalformedLine``."""
+async def messages(stdout: Any, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
+    """The ``SessionMessage`` of each non-blank line of ``stdout`` (a byte stream), or a ``MalformedLine`` (also for
+    a line longer than ``max_line`` bytes, whose bytes are dropped as they come rather than held)."""
     from mcp import types
     from mcp.shared.message import SessionMessage
 
     pending: list[bytes] = []
+    held = 0
+    overlong = False
     async for chunk in stdout:
         *complete, rest = chunk.split(b"\n")
         if complete:
-            if pending:
-                complete[0] = b"".join([*pending, complete[0]])
-                pending = []
+            first = complete[0]
+            if overlong or held + len(first) > max_line:
+                yield MalformedLine(f"a line of more than {max_line:,} bytes (dropped)")
+                complete = complete[1:]
+            elif pending:
+                complete[0] = b"".join([*pending, first])
+            pending, held, overlong = [], 0, False
             for line in filter(bytes.strip, complete):  # blank lines skipped at C speed
+                if len(line) > max_line:
+                    yield MalformedLine(f"a line of more than {max_line:,} bytes (dropped)")
+                    continue
                 yield _parsed(line, types.JSONRPCMessage, SessionMessage)
-        if rest:
+        if rest and not overlong:
             pending.append(rest)
+            held += len(rest)
+            if held > max_line:
+                pending, held, overlong = [], 0, True
 
 
 def _parsed(line: bytes, model: Any, wrap: Any) -> Any:
