@@ -199,13 +199,20 @@ class Proxy:
         return types.ServerResult(result)
 
     def _read(self, args: Mapping[str, Any]) -> str | None:
-        """A page of a result this proxy saved; None when the handle is not one of its own."""
-        from hostshape.wayback.spill import store_for
+        """A page of a result this proxy saved; None when the handle is not one of its own (in the store the
+        policy names, as ``read`` opens it)."""
+        from hostshape.wayback.spill import SpillError
+        from hostshape.wayback.stores import open_store
 
         handle = str(args.get("handle", ""))
-        if store_for(self.policy.spill_dir, self.policy.spill_max_bytes).load(handle) is None:
+        query, cursor = args.get("query") or None, args.get("cursor") or None
+        try:
+            known = open_store(self.policy).load(handle) is not None
+        except SpillError:  # unreachable: read() says so
+            known = True
+        if not known:
             return None
-        return read(handle, query=args.get("query") or None, cursor=args.get("cursor") or None, policy=self.policy)
+        return read(handle, query=query, cursor=cursor, policy=self.policy)
 
     def _shape_error(self, error: Any, name: str) -> Any:
         """The upstream's JSON-RPC error with its message (and data) within the budget: hosts show it to the
