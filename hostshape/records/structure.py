@@ -353,7 +353,7 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
     key_values = _values(sample, key)
     if not (stats(sample, key).opaque or all(_has_opaque_part(v) for v in key_values)):
         return None
-    from hostshape.render import dumps
+    from hostshape.output.render import dumps
     from hostshape.tokens import count_tokens
 
     cost = count_tokens(dumps(key_values))
