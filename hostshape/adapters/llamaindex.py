@@ -64,7 +64,7 @@ def shape_output(raw: Any, *, tool: str, policy: Policy, server: str | None = No
         from llama_index.core.tools import ToolOutput
 
         from hostshape import shape
-        from hostshape.retrieve import RETRIEVAL_TOOL
+        from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         if tool == RETRIEVAL_TOOL or raw is None:
             return None
@@ -132,7 +132,7 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
     _require()
     from llama_index.core.tools import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     chosen = default_policy(policy)
 
@@ -152,7 +152,7 @@ def install(target: Any = (), policy: Policy | None = None, *, server: str | Non
     _require()
     from llama_index.core.tools import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     if isinstance(target, Policy):
         target, policy = (), target

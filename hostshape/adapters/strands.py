@@ -87,7 +87,7 @@ def shape_tool_result(
     """
     try:
         from hostshape import shape
-        from hostshape.retrieve import RETRIEVAL_TOOL
+        from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         if tool == RETRIEVAL_TOOL or not isinstance(result, dict) or not isinstance(result.get("content"), list):
             return None
@@ -171,7 +171,7 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
     _require()
     from strands import tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     chosen = default_policy(policy)
 
@@ -190,7 +190,7 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
     _require()
     from strands import Agent
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     if isinstance(target, Policy):
         target, policy = None, target
