@@ -168,8 +168,14 @@ def fires_cells(module: str) -> list[Cell]:
     ]
 
 
-def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.received") -> list[Cell]:
-    """Run without, then with, hostshape; print what the model received each time and the envelope."""
+def before_after_cells(
+    module: str, with_call: str, unwrap: str = "shaped.received", without_text: str = "without.received"
+) -> list[Cell]:
+    """Run without, then with, hostshape; print what the model received each time and the envelope.
+    ``without_text`` is the expression for the text the model got without hostshape, as shown and counted."""
+    plain = without_text == "without.received"
+    seen = "without.received" if plain else "without_text"
+    shown = "" if plain else f"\n            without_text = {without_text}"
     return [
         md("""
             ## Without hostshape
@@ -179,10 +185,10 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
         code(f"""
             from hostshape.testing import {module} as harness
 
-            without = await harness.run(TOOL, policy=None)
-            print(f"model received: {{count_tokens(without.received):,}} tokens, "
-                  f"{{identifiers_kept(without.received, numbers):.0%}} of the pull request numbers")
-            print(without.received[:300], "…")
+            without = await harness.run(TOOL, policy=None){shown}
+            print(f"model received: {{count_tokens({seen}):,}} tokens, "
+                  f"{{identifiers_kept({seen}, numbers):.0%}} of the pull request numbers")
+            print({seen}[:300], "…")
         """),
         md("""
             ## With hostshape
@@ -205,7 +211,7 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
             text = {unwrap}
             show_envelope(json.loads(text)["_hostshape"])
         """),
-        *chart_cells(),
+        *chart_cells(f"count_tokens({seen})"),
     ]
 
 
@@ -702,7 +708,9 @@ FOLLOW_ONCE = textwrap.dedent('''
 ''').strip()
 
 
-def host_notebook(title: str, intro: str, module: str, setup: str, cut_source: str) -> list[Cell]:
+def host_notebook(
+    title: str, intro: str, module: str, setup: str, cut_source: str, without_text: str = "without.received"
+) -> list[Cell]:
     """A walkthrough for one of the hosts whose harness takes ``retrieval`` and ``next_call`` the same way:
     ``setup`` shows the install line running, ``cut_source`` runs the cut result (setting ``cut``)."""
     return [
@@ -711,7 +719,7 @@ def host_notebook(title: str, intro: str, module: str, setup: str, cut_source: s
         TOOL_CELL,
         md("## The one-line setup"),
         code(setup),
-        *before_after_cells(module, "harness.run(TOOL, policy=policy)"),
+        *before_after_cells(module, "harness.run(TOOL, policy=policy, retrieval=True)", without_text=without_text),
         *way_back_cells(
             FOLLOW_ONCE + "\n\n" + textwrap.dedent(cut_source).strip() + '\nfirst, page = cut.extra["received"][:2]'
         ),
@@ -827,6 +835,12 @@ CREWAI = host_notebook(
     print("hooks removed:", uninstall())
     """,
     "cut = await harness.run(CUT_TOOL, policy=policy, next_call=next_call)",
+    # CrewAI names the file it deferred to with a random id (utilities/tool_result_artifacts.py:71) and the tool
+    # after the server's command, a path: shown, and counted, as fixed stand-ins, so this page reads the same anywhere
+    without_text=(
+        're.sub(r"tool-result-[\\w-]{22}", "tool-result-" + "x" * 22, without.received)'
+        '.replace(harness.tool_name(TOOL), "corpus_list_pull_requests")'
+    ),
 )
 
 

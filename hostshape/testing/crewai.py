@@ -101,6 +101,15 @@ class ScriptedLLM(BaseLLM):
     def get_context_window_size(self) -> int:
         return self.context_window
 
+    def get_input_tokens_count(self, messages: Any, tools: Any = None, response_model: Any = None) -> int:
+        """CrewAI's own fallback estimate, one token per four characters (llms/base_llm.py:368-403), without the
+        warning it logs for a model with no native count."""
+        from crewai.utilities.message_utils import message_content_text
+
+        if isinstance(messages, str):
+            return (len(messages) + 3) // 4
+        return (sum(len(message_content_text(m)) for m in messages) + 3) // 4
+
 
 def tool_name(tool: str, command: list[str] | None = None) -> str:
     """The name CrewAI shows the model for the MCP tool ``tool`` of the stdio server started by ``command``."""
@@ -135,7 +144,10 @@ def run_sync(
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
     from crewai import Agent
+    from crewai.events.event_listener import event_listener
     from crewai.mcp import MCPServerStdio
+
+    event_listener.formatter.verbose = False  # its console panels default on outside a Crew (crew.py:647)
 
     command = mcp_server_command()
 
