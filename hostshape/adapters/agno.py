@@ -171,6 +171,9 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
     if not isinstance(target, Agent):
         raise TypeError(f"install() takes an agno Agent or a Policy, not {type(target).__name__}")
     target.tool_hooks = [*(target.tool_hooks or []), hook]
+    if target.tools is not None and not isinstance(target.tools, list):  # a factory of tools: the caller adds it
+        logger.warning("the agent's tools come from a function: add hostshape.adapters.agno.retrieval_tool() to it")
+        return target
     tools = list(target.tools or [])
     if not any(getattr(t, "name", None) == RETRIEVAL_TOOL for t in tools):
         target.tools = [*tools, read_tool]

@@ -154,7 +154,7 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
         register_after_tool_call_hook(every)
         return every, read_tool
     if isinstance(target, Agent):
-        members = [target]
+        members: list[Any] = [target]
     elif isinstance(target, Crew):
         members = list(target.agents)
     else:

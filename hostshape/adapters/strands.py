@@ -178,7 +178,7 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
         return read_page(handle, query, cursor, policy=chosen)
 
-    return tool(hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)
+    return tool(name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)(hostshape_read)
 
 
 def install(target: Any = None, policy: Policy | None = None, *, server: str | None = None) -> Any:

@@ -114,7 +114,7 @@ async def run(
             from hostshape.adapters import agno
 
             agno.install(agent, policy)
-            if not retrieval:
+            if not retrieval and isinstance(agent.tools, list):
                 agent.tools = agent.tools[:-1]
         if stream:
             parts = []

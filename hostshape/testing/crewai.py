@@ -68,7 +68,14 @@ class ScriptedLLM(BaseLLM):
         return self._requests
 
     def call(
-        self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None, **_: Any
+        self,
+        messages: Any,
+        tools: Any = None,
+        callbacks: Any = None,
+        available_functions: Any = None,
+        from_task: Any = None,
+        from_agent: Any = None,
+        response_model: Any = None,
     ) -> Any:
         history = [{"role": "user", "content": messages}] if isinstance(messages, str) else list(messages)
         self._requests.append(history)
@@ -91,9 +98,16 @@ class ScriptedLLM(BaseLLM):
         ]
 
     async def acall(
-        self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None, **kwargs: Any
+        self,
+        messages: Any,
+        tools: Any = None,
+        callbacks: Any = None,
+        available_functions: Any = None,
+        from_task: Any = None,
+        from_agent: Any = None,
+        response_model: Any = None,
     ) -> Any:
-        return self.call(messages, tools, callbacks, available_functions, **kwargs)
+        return self.call(messages, tools, callbacks, available_functions)
 
     def supports_function_calling(self) -> bool:
         return True
