@@ -195,9 +195,9 @@ def _row_elsewhere(host: Host, budget: int) -> Row | None:
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=env, check=False)
             (found,) = json.loads(done.stdout)
-        except (OSError, ValueError, subprocess.SubprocessError):
+            row = Row(**found)
+        except (OSError, ValueError, TypeError, subprocess.SubprocessError):  # not a row: try the next one
             continue
-        row = Row(**found)
         if row.skipped is None:
             return row
     return None
