@@ -19,6 +19,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hostshape.adapters.registry import Host, hosts
 from hostshape.examples import TOOLS, payload_text
 from hostshape.policy import Policy
 from hostshape.tokens import count_tokens
@@ -26,32 +27,7 @@ from hostshape.tokens import count_tokens
 TOOL = "list_pull_requests"
 
 
-@dataclass(frozen=True)
-class Host:
-    key: str
-    extra: str
-    framework: str
-    adapter: str = ""  # the module naming HOST, INTERCEPTION_POINT and FIRES; default hostshape.adapters.<key>
-
-    @property
-    def adapter_module(self) -> str:
-        return self.adapter or f"hostshape.adapters.{self.key}"
-
-
-HOSTS = (
-    Host("claude", "claude", "claude_agent_sdk"),
-    Host("openai_agents", "openai", "agents"),
-    Host("langchain", "langchain", "langchain_mcp_adapters"),
-    Host("pydantic_ai", "pydantic-ai", "pydantic_ai.mcp"),
-    Host("adk", "adk", "google.adk"),
-    # Claude Code with no hook, its server behind `hostshape proxy` (hostshape/testing/proxy.py)
-    Host("proxy", "claude", "claude_agent_sdk", adapter="hostshape.proxy"),
-    Host("strands", "strands", "strands"),
-    Host("llamaindex", "llamaindex", "llama_index.tools.mcp"),
-    Host("agent_framework", "agent-framework", "agent_framework"),
-    Host("agno", "agno", "agno.tools.mcp"),
-    Host("crewai", "crewai", "crewai"),
-)
+HOSTS = tuple(hosts(demo=True))  # the registry's hosts with an offline harness (hostshape.testing.<key>)
 
 # Interpreters of other environments (os.pathsep-separated) that `hostshape demo` asks for the rows of hosts whose
 # framework this one lacks: the frameworks' mcp pins cannot share one environment (pyproject.toml, [all]).

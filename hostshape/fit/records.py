@@ -14,6 +14,7 @@ from hostshape.output.render import dumps
 from hostshape.records.locate import find_records, with_path
 from hostshape.records.previews import cap_strings
 from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
@@ -169,7 +170,7 @@ class _RecordFit:
             if isinstance(rest[0], list)
             else []
             if not isinstance(rest[0], dict)
-            else (self.facts.index if self.facts.index is not None else index_columns(rest))
+            else (self.facts.index if self.facts.index is not None else index_columns(rest, self.limit.count))
         )
         for columns in layouts:  # widest first: columns go before rows do
             rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
@@ -194,7 +195,7 @@ class _RecordFit:
         the rows); empty when the listing is clearly over ``room``."""
         texts = [dumps(row) for row in rows]
         size = sum(map(len, texts)) + len(texts)
-        if size > room * 16:
+        if size > room * SURELY_OVER_CHARS_PER_TOKEN:
             return []
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
         if not 0.8 * room <= sum(estimates) <= 1.25 * room:  # clearly within or over: the estimate decides
@@ -238,7 +239,9 @@ class _RecordFit:
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
             return Fitted(text, self.facts, strategy)
-        self._last_tokens = self.limit.count(text) if len(text) <= self.limit.tokens * 16 else len(text)
+        self._last_tokens = (
+            self.limit.count(text) if len(text) <= self.limit.tokens * SURELY_OVER_CHARS_PER_TOKEN else len(text)
+        )
         self.ratio.learn(text, self._last_tokens)
         if self._last_tokens <= self.limit.tokens and (self.limit.chars is None or len(text) <= self.limit.chars):
             return Fitted(text, self.facts, strategy)

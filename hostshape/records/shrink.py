@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hostshape.output.render import dumps
 from hostshape.records import structure
 from hostshape.records.locate import Located, locate
 from hostshape.records.previews import decode_base64_content, preview, text_placeholder
+
+if TYPE_CHECKING:
+    from hostshape.tokens import Count
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
@@ -142,27 +145,29 @@ class _Schema:
     usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
 
 
-def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
+def shrink_located(located: Located, max_records: int | None, cuts: Cuts, count: Count) -> Any:
     """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
     document shrunk as a container."""
     cuts.notes.extend(located.notes)
     records = located.records
     head = records[:max_records] if max_records is not None else records
     objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
-    key, alt = structure.record_keys(objects, exclude=located.parent_refs)
+    key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
     shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
     shrunk = _state_once(shrunk, key, cuts)
-    cuts.index = structure.index_columns(shrunk, (key, alt))
+    cuts.index = structure.index_columns(shrunk, count, (key, alt))
     return _around(located.value, located.path, shrunk + records[len(shrunk) :], cuts)
 
 
-def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
+def shrink_document(
+    value: Any, max_records: int | None, cuts: Cuts, count: Count
+) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts), located.path
+    return shrink_located(located, max_records, cuts, count), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
