@@ -36,7 +36,7 @@ __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "after_tool_call", "install", 
 
 HOST = "CrewAI"
 INTERCEPTION_POINT = "@after_tool_call / register_after_tool_call_hook"
-FIRES = "before the host's deferral of results over 25% of the context window"
+FIRES = "before the host limit"  # CrewAI defers results over 25% of the context window; this fires first
 
 EXTRA = "crewai"
 DEFER_SHARE = 0.25  # TOOL_RESULT_CONTEXT_WINDOW_THRESHOLD, llms/base_llm.py:88

@@ -113,7 +113,7 @@ HOSTS: tuple[Host, ...] = (
         "crewai",
         "crewai",
         takes="`Agent` or `Crew`",
-        returns="the same, with a hook for its agents (global in CrewAI; `uninstall()` removes it) and `hostshape_read`",
+        returns="the same; its agents get the hook (global in CrewAI: `uninstall()`) and `hostshape_read`",
     ),
     Host("codex", "", "", seam="command hook", demo=False),
     Host("fastmcp", "fastmcp", "fastmcp", seam="server", demo=False),
