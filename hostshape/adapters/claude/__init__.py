@@ -105,7 +105,8 @@ def hostshape_hooks(
 
 
 def retrieval_server(policy: Policy) -> McpSdkServerConfig:
-    """An in-process MCP server named ``hostshape`` with one tool, ``hostshape_read(handle, query, cursor)``.
+    """An in-process MCP server named ``hostshape`` with one tool, ``hostshape_read(handle, query, cursor, section,
+    lines, grep)``.
 
     The tool returns ``hostshape.wayback.retrieve.read(...)``: a budgeted page of a saved full result and the next
     cursor.
@@ -113,15 +114,11 @@ def retrieval_server(policy: Policy) -> McpSdkServerConfig:
     require(EXTRA, "claude_agent_sdk")
     from claude_agent_sdk import create_sdk_mcp_server, tool
 
-    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     schema = {
         "type": "object",
-        "properties": {
-            "handle": {"type": "string", "description": "The handle from a [hostshape] envelope."},
-            "query": {"type": "string", "description": "Optional JMESPath expression to narrow the result."},
-            "cursor": {"type": "string", "description": "The cursor from the previous page, to continue."},
-        },
+        "properties": {name: {"type": "string", "description": text} for name, text in ARGUMENTS.items()},
         "required": ["handle"],
     }
 
@@ -130,7 +127,15 @@ def retrieval_server(policy: Policy) -> McpSdkServerConfig:
         import anyio
 
         text = await anyio.to_thread.run_sync(
-            lambda: read_page(args.get("handle"), args.get("query"), args.get("cursor"), policy=policy)
+            lambda: read_page(
+                args.get("handle"),
+                args.get("query"),
+                args.get("cursor"),
+                section=args.get("section"),
+                lines=args.get("lines"),
+                grep=args.get("grep"),
+                policy=policy,
+            )
         )
         return {"content": [{"type": "text", "text": text}]}
 
