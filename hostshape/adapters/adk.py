@@ -64,6 +64,7 @@ __all__ = [
     "ShapingPlugin",
     "after_tool_callback",
     "install",
+    "minimum_budget",
     "retrieval_tool",
     "shape_tool_response",
 ]
@@ -157,8 +158,8 @@ def shape_tool_response(
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         tool_name, server_name = _route(tool, server)
-        if name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL:
-            return None
+        if (name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL) and not _is_mcp_tool(tool):
+            return None  # hostshape's own pages (an MCP server's tool of that name is shaped like any)
         if not _is_mcp_tool(tool) and not _rule_names(policy, tool_name, server_name):
             return None
         if response is None or _is_host_failure(response):
@@ -193,6 +194,7 @@ def after_tool_callback(
     _require()
     policy = default_policy(policy)
     _check_store(store)
+    _check_budget(policy)
 
     async def hostshape_after_tool(
         tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
@@ -227,6 +229,7 @@ def _plugin_class() -> Any:  # a BasePlugin subclass built on first use; its __i
             super().__init__(name=name)
             _check_store(store)
             self.policy = default_policy(policy)
+            _check_budget(self.policy)
             self.server = server
             self.store = store
 
@@ -324,6 +327,7 @@ def install(
     if isinstance(target, Policy):
         target, policy = None, target
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    _check_budget(policy)
     if mode not in ("callback", "plugin"):
         raise ValueError(f"mode must be 'callback' or 'plugin', not {mode!r}")
     _check_store(store)
@@ -359,6 +363,36 @@ def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | No
 
 
 # --- the artifact service as the spill store ------------------------------------------------------------------------
+
+
+# The smallest answer that can name the way back, as ADK sends it: the envelope alone with a handle, in ADK's
+# {"result": ...} wrapper (33 to 36 o200k tokens, by the handle's digits), and a margin for other encodings.
+_SMALLEST_ANSWER = json_result(json.dumps({"_hostshape": {"truncated": True, "handle": "hs_" + "0" * 24}}))
+_MARGIN_TOKENS = 8
+
+
+def minimum_budget(policy: Policy) -> int:
+    """The smallest budget ADK can answer within while naming the handle that gets a result back."""
+    import math
+
+    from hostshape.tokens import count_tokens
+
+    return math.ceil(count_tokens(_SMALLEST_ANSWER, policy.encoding) * policy.safety_factor) + _MARGIN_TOKENS
+
+
+def _check_budget(policy: Policy) -> None:
+    """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``: below it every answer
+    would break the budget or lose the way back."""
+    smallest = minimum_budget(policy)
+    budgets = [("budget", policy.budget)] + [
+        (f"rule {r.tool!r} budget", r.budget) for r in policy.rules if getattr(r, "budget", None) is not None
+    ]
+    for what, value in budgets:
+        if value is not None and value < smallest:
+            raise ValueError(
+                f"hostshape for Google ADK needs a {what} of at least {smallest} tokens (got {value}): the smallest "
+                'answer, {"result": <an envelope naming the handle>}, takes that many'
+            )
 
 
 def _check_store(store: Any) -> None:
