@@ -398,3 +398,31 @@ async def test_an_mcp_servers_own_hostshape_read_is_shaped(policy: Policy, tmp_p
     pytest.importorskip("fastmcp")
     run_ = await run("hostshape_read", policy=policy, server_command=[sys.executable, str(script)])
     assert count_tokens(run_.received) <= policy.budget
+
+
+async def test_structured_content_beside_a_short_text_is_shaped_not_dropped(policy: Policy, tmp_path: Any) -> None:
+    """A result saying "Found 55 pull requests." with the records as structured content: ADK shows the model both,
+    so the records are shaped (named, retrievable) under the text, not dropped."""
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import json\n"
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.tools.base import ToolResult\n"
+        "from hostshape.examples import payload_text\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def list_pull_requests() -> ToolResult:\n"
+        "    pulls = json.loads(payload_text('gh_pulls_list.json'))\n"
+        "    return ToolResult(content='Found 55 pull requests.', structured_content={'pulls': pulls})\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    pytest.importorskip("fastmcp")
+    run_ = await run("list_pull_requests", policy=policy, server_command=[sys.executable, str(script)])
+    text = _result_text(run_.received)
+    assert count_tokens(run_.received) <= policy.budget
+    assert text.startswith("Found 55 pull requests.")
+    assert '"truncated":true' in text.replace(" ", "") and "hs_" in text
+    for number in PR_NUMBERS:
+        assert str(number) in text

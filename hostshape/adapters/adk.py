@@ -40,6 +40,7 @@ core answers it (``policy.on_fault``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -132,6 +133,30 @@ def _is_host_failure(response: Any) -> bool:
 # --- shaping -------------------------------------------------------------------------------------------------------
 
 
+def _text_beside_structured(response: Any, policy: Policy, tool: str, server: str | None) -> tuple[str, Any] | None:
+    """(text, structuredContent) of a dumped ``CallToolResult`` whose structured content is not a copy of its text
+    and whose text takes under half the budget, else None. ADK sends the model both (the dumped result as it is), so
+    shaping only the text would drop the data without a word; shaped instead is the data, headed by the text."""
+    if not isinstance(response, dict) or response.get("structuredContent") is None:
+        return None
+    blocks = response.get("content") or []
+    if not all(isinstance(b, dict) and b.get("type") == "text" for b in blocks):
+        return None
+    text = "\n".join(str(b.get("text", "")) for b in blocks)
+    structured = response["structuredContent"]
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if structured in ({"result": text}, parsed, {"result": parsed}):
+        return None  # a copy: shaping the result shapes both
+    from hostshape.tokens import count_tokens
+
+    if count_tokens(text, policy.encoding) * policy.safety_factor * 2 > policy.budget_for(tool, server):
+        return None
+    return text, structured
+
+
 def _host_form(response: Any) -> HostForm:
     """What ADK shows the model: the response dict JSON-encoded when left alone, ``{"result": text}`` JSON-encoded
     when replaced (the module docstring says why that is the form every connector's text is bounded by)."""
@@ -164,13 +189,17 @@ def shape_tool_response(
             return None
         if response is None or _is_host_failure(response):
             return None
+        payload, form = response, _host_form(response)
+        beside = _text_beside_structured(response, policy, tool_name, server_name)
+        if beside is not None:  # ADK shows both: the data is shaped, the short text heads it
+            payload, form = beside[1], dataclasses.replace(form, notes=(beside[0],))
         res = shape(
-            response,
+            payload,
             policy=policy,
             tool=tool_name,
             server=server_name,
             args=dict(args or {}),
-            host=_host_form(response),
+            host=form,
         )
         return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
