@@ -18,6 +18,7 @@ from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
 from hostshape.fit import clean, fit_data, fit_text, last_resort
 from hostshape.fit.budget import Limit
+from hostshape.input.lossless import losses
 from hostshape.input.parse import parse_json
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import safe_text
@@ -163,6 +164,10 @@ def _read_from(
             clean(text), facts, limit, dataclasses.replace(way, reads="text"), next_cursor, offset=offset
         ).text
     value = parse_json(text).value
+    lost = losses(text)  # the saved text keeps them; a page re-renders parsed values, and says what that changes
+    if lost:
+        facts.notes.extend(lost)
+        facts.replaced = True
     if query:
         try:
             value = bounded_search(query, value, len(text))
