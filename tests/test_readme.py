@@ -24,6 +24,8 @@ from hostshape.adapters.registry import HOSTS, hosts
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+HOST_SETUP = (ROOT / "docs" / "host-setup.md").read_text(encoding="utf-8")  # the README's one line per host, in code
+POLICY_DOC = (ROOT / "docs" / "policy.md").read_text(encoding="utf-8")
 HOOK_DOC = (ROOT / "docs" / "claude-code-hook.md").read_text(encoding="utf-8")
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "AWS_ACCESS_KEY_ID")
 
@@ -32,7 +34,7 @@ def fenced(text: str, language: str) -> list[str]:
     return re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.DOTALL | re.MULTILINE)
 
 
-PYTHON = fenced(README, "python")
+PYTHON = fenced(README, "python") + fenced(HOST_SETUP, "python")
 
 
 def _read_tool_names(g: dict[str, Any]) -> set[str]:
@@ -151,7 +153,20 @@ def test_the_newcomers_shell_steps_name_things_that_exist() -> None:
     # what scripts/test installs, as the README says
     assert '_venv.sh" all test bench' in (ROOT / "scripts" / "test").read_text()
     assert "`scripts/test` installs `.[all]` plus the\n`test` and `bench` dependency groups" in README
-    assert "git+https://github.com/OWNER/hostshape" in README and "`OWNER` is a placeholder" in README
+    assert "OWNER" not in README  # no placeholder address: the setup says "in a clone"
+    # Jupyter is named only with the extra that installs it; what the setup installs runs the notebooks too
+    assert "nbconvert" not in README
+    assert "pip install -e '.[all,notebooks]'` then `.venv/bin/jupyter lab notebooks/`" in README
+    assert "`.venv/bin/python notebooks/build.py`" in README and (ROOT / "notebooks" / "build.py").is_file()
+    for extra in ("[proxy]", "[fastmcp]", "[documents]", "[all-mcp2]", "[crewai]", "[strands]", "[notebooks]"):
+        assert extra in README, extra
+
+
+def test_the_readme_stays_a_guide() -> None:
+    assert len(README.splitlines()) <= 300
+    assert not re.search(r"\bissues? \d", README)  # no issue numbers in prose
+    for link in re.findall(r"\]\((docs/[\w-]+\.md)\)", README):
+        assert (ROOT / link).is_file(), link
 
 
 def _block_using(adapter: str) -> str:
@@ -289,4 +304,5 @@ def test_scripts_readme_regenerates_marked_blocks(tmp_path: Path) -> None:
     assert script.main(["--readme", str(readme), "--check"]) == 0
     # the README's own measure sample is one of these blocks
     names = [name for name, *_ in script.blocks(README.splitlines())]
-    assert {"corpus-table", "demo-table", "measure-sample"} <= set(names)
+    assert {"corpus-table", "demo-table", "envelope-sample", "install-table"} <= set(names)
+    assert "measure-sample" in [name for name, *_ in script.blocks(POLICY_DOC.splitlines())]
