@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 HOST_SETUP = (ROOT / "docs" / "host-setup.md").read_text(encoding="utf-8")  # the README's one line per host, in code
 POLICY_DOC = (ROOT / "docs" / "policy.md").read_text(encoding="utf-8")
+TESTING_DOC = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
 HOOK_DOC = (ROOT / "docs" / "claude-code-hook.md").read_text(encoding="utf-8")
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "AWS_ACCESS_KEY_ID")
 
@@ -162,6 +163,20 @@ def test_the_newcomers_shell_steps_name_things_that_exist() -> None:
         assert extra in README, extra
 
 
+@pytest.mark.host
+def test_the_testing_docs_example_runs_offline_with_the_public_scripted_model(tmp_path: Path) -> None:
+    pytest.importorskip("agents")
+    (block,) = fenced(TESTING_DOC, "python")
+    path = tmp_path / "testing_example.py"
+    path.write_text(block, encoding="utf-8")
+    env = {k: v for k, v in __import__("os").environ.items() if k not in KEYS}
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("tokens reached the model")
+
+
 def test_the_readme_stays_a_guide() -> None:
     assert len(README.splitlines()) <= 300
     assert not re.search(r"\bissues? \d", README)  # no issue numbers in prose
@@ -222,7 +237,7 @@ def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, mo
 
     from agents import Runner
 
-    from hostshape.testing.openai_agents import _new_scripted_model
+    from hostshape.testing.openai_agents import scripted_model
 
     for key in KEYS:
         monkeypatch.delenv(key, raising=False)
@@ -243,7 +258,7 @@ def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, mo
 
     async def main() -> str:
         async with g["server"]:
-            agent = g["agent"].clone(model=_new_scripted_model([step] * 3, "done"))
+            agent = g["agent"].clone(model=scripted_model([step] * 3, "done"))
             result = await Runner.run(agent, "List the open issues", **g["shaper"].runner_kwargs())
             return str(result.final_output)
 
