@@ -237,12 +237,24 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
         return None  # two objects are a map of groups only when each holds the same kind of list
     key_sets = [set(v) for v in obj.values()]
-    common = set.intersection(*key_sets)
-    if len(common) * 2 < max(len(k) for k in key_sets):
+    if not _share_keys(key_sets):
         return None
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+
+
+def _share_keys(key_sets: list[set[Any]]) -> bool:
+    """Objects of one kind: the member names nine in ten of them carry (all of them, when fewer than ten) make
+    up at least half of a typical one; a few outliers (a lockfile's root package) do not change the kind."""
+    counts: dict[Any, int] = {}
+    for keys in key_sets:
+        for k in keys:
+            counts[k] = counts.get(k, 0) + 1
+    need = len(key_sets) if len(key_sets) < 10 else len(key_sets) * 9 / 10
+    core = sum(1 for n in counts.values() if n >= need)
+    typical = sorted(len(k) for k in key_sets)[len(key_sets) // 2]
+    return core > 0 and core * 2 >= typical
 
 
 def _same_kind(lists: list[list[Any]]) -> bool:

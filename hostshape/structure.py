@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 SAMPLE = 100  # records looked at for column statistics
-MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
+MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
+MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _API_LINK = re.compile(
@@ -53,6 +54,16 @@ def is_opaque(value: Any) -> bool:
     if _TOKEN.match(value) and _DIGIT.search(value):
         return bool(_UPPER.search(value) and _LOWER.search(value)) or not _LETTER.search(value)
     return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
+
+
+def is_long_id(value: Any) -> bool:
+    """A long identifier without blanks that is not a URL (an ARN, a resource path): quotable, if costly."""
+    return (
+        isinstance(value, str)
+        and MAX_KEY_CHARS < len(value) <= MAX_ID_CHARS
+        and not any(c.isspace() for c in value)
+        and not is_url(value)
+    )
 
 
 def is_key_like(value: Any) -> bool:
@@ -203,9 +214,30 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
             continue
         col = stats(sample, path, order)
         if col.present == len(sample) and col.distinct == len(sample) and col.key_like:
-            found.append(col)
+            if not (col.numeric and _moments(_values(sample, path))):
+                found.append(col)
     ranked = [c.path for c in sorted(found, key=Column.rank)]
+    if not ranked:  # the API's own id, however long, when it is the only unique key
+        ranked = [p for p in columns(sample) if p not in skip and _long_unique(sample, p)]
     return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
+
+
+def _moments(values: Sequence[Any]) -> bool:
+    """Numbers close together for their size (epoch times, in any unit): when things happened, not which."""
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(nums) < 2 or len(nums) * 10 < len(values) * 9:
+        return False
+    low, high = min(nums), max(nums)
+    return low >= 10**8 and high - low <= high / 1000
+
+
+def _long_unique(sample: Sequence[Any], path: str) -> bool:
+    values = _values(sample, path)
+    return (
+        all(is_key_like(v) or is_long_id(v) for v in values)
+        and any(is_long_id(v) for v in values)
+        and len(set(values)) == len(sample)
+    )
 
 
 def _extends(records: Sequence[Any], longer: str, shorter: str) -> bool:
@@ -237,9 +269,9 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         col = stats(sample, path, order)
         if (
             col.mostly_key_like
-            and not col.opaque
             and col.present * 10 >= len(sample) * 9
             and col.distinct * 2 >= len(sample)
+            and not (col.numeric and _moments(_values(sample, path)))
         ):
             candidate = (-col.distinct, col.rank(), path)
             best = candidate if best is None or candidate < best else best
@@ -332,7 +364,7 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
         if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
             continue
         values = _values(records, path)
-        if values == key_values:
+        if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
             continue
         if unique:
             if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
@@ -340,6 +372,8 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
             candidate: tuple[Any, ...] = (0, col.rank(), path)
         else:
             pairs = len({(repr(a), repr(b)) for a, b in zip(key_values, values, strict=True)})
+            if pairs <= len({repr(v) for v in key_values}):
+                continue  # tells no two records with the same identifier apart
             candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
