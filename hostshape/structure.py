@@ -213,9 +213,9 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
-        if col.present == len(sample) and col.distinct == len(sample) and col.key_like:
-            if not (col.numeric and _moments(_values(sample, path))):
-                found.append(col)
+        unique = col.present == len(sample) and col.distinct == len(sample) and col.key_like
+        if unique and not (col.numeric and _moments(_values(sample, path))):
+            found.append(col)
     ranked = [c.path for c in sorted(found, key=Column.rank)]
     if not ranked:  # the API's own id, however long, when it is the only unique key
         ranked = [p for p in columns(sample) if p not in skip and _long_unique(sample, p)]
