@@ -93,12 +93,12 @@ def locate(value: Any) -> Located | None:
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
-    for _ in range(2):
+    for _ in range(3):
         flat = _flattened(path, records, notes)
         if flat is None:
             break
         path, records, ref = flat
-        refs += [ref]
+        refs += [ref] if ref else []
         path, records = _unwrapped(path, records, notes)
     return Located(_rebuilt(value, path, records), path, records, notes, refs)
 
@@ -300,7 +300,7 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     return _stepped(path, inner), out
 
 
-def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str] | None:
+def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str | None] | None:
     """Thin parent records whose bulk is one list of child objects, as the children, each naming its parent's
     identifier: ``Reservations[].Instances[]``, ``groups[].rules[]``."""
     dicts = [r for r in records if isinstance(r, dict)]
@@ -314,9 +314,19 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     kids = [k for r in dicts for k in r[child]]
     if not kids or not all(isinstance(k, dict) for k in kids) or len(kids) < len(dicts):
         return None
+    if not all(len(k) > 1 for k in kids[:50]):
+        return None  # one-value cells are not records
+    if len(dicts) == 1:  # one wrapper (an export's resource and scope): its children are the records
+        only = dicts[0]
+        rest = sorted(k for k in only if k != child and not _empty(only[k]))
+        note = f"{'.'.join(path) or '[]'}[].{child}[] flattened (one parent)"
+        if rest:
+            note += f"; parent fields {', '.join(rest[:8])}{' …' if len(rest) > 8 else ''} not shown"
+        notes.append(note)
+        return _stepped(path, child), list(only[child]), None
     parent_id = structure.identifier(dicts)
-    if parent_id is None or not all(len(k) > 1 for k in kids[:50]):
-        return None  # children of parents nobody can name, or one-value cells, are not records
+    if parent_id is None:
+        return None  # children of parents nobody can name are not records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
     ref = f"{label}:{parent_id}"
@@ -334,6 +344,10 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out, ref
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (not value and isinstance(value, (str, list, dict)))
 
 
 def _stepped(path: Path, inner: str) -> Path:

@@ -286,7 +286,7 @@ def _noise(
             common = prefixes.most_common(1)
             if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
                 usual[dotted] = common[0][0]
-        elif all(structure.is_opaque(v) for v in values):
+        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values):
             noise.add(name)
     return noise
 
@@ -385,20 +385,9 @@ _SIBLING_MAX = 2000  # longer lists beside the main one keep head and tail only
 
 
 def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
-    """A list of two-member objects whose one member is a unique name and the other its value, as pairs."""
-    if len(items) < 1 or not all(isinstance(i, dict) and len(i) == 2 for i in items):
-        return None
-    keys = list(items[0])
-    if any(list(i) != keys for i in items):
-        return None
-    for name, val in (keys, keys[::-1]):
-        names = [i[name] for i in items]
-        unique_keys = all(isinstance(n, str) and structure.is_key_like(n) for n in names) and len(set(names)) == len(
-            names
-        )
-        if unique_keys and (not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1):
-            return [(i[name], i[val]) for i in items]
-    return None
+    """A list of key/value pairs (see ``structure.pairs_of``) as (name, value) pairs."""
+    pairs = structure.pairs_of(items)
+    return list(pairs.items()) if pairs is not None else None
 
 
 def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:

@@ -78,24 +78,72 @@ def is_key_like(value: Any) -> bool:
 
 
 def dotted(record: Any, path: str) -> Any:
-    """``record``'s value at a dotted ``path`` (``metadata.name``); None when absent."""
-    for part in path.split("."):
+    """``record``'s value at a dotted ``path`` (``metadata.name``); None when absent. A member name may hold dots
+    itself (``attributes.service.name``: the longest name that matches wins); a list of key/value pairs is read as
+    the object it stands for, and a one-member wrapper of a scalar (``{"stringValue": "x"}``) as that scalar."""
+    if isinstance(record, dict) and "." not in path:
+        return _typed(record.get(path))
+    parts = path.split(".")
+    at = 0
+    while at < len(parts):
+        if isinstance(record, list):
+            record = pairs_of(record)
         if not isinstance(record, dict):
             return None
-        record = record.get(part)
-    return record
+        for end in range(len(parts), at, -1):
+            name = ".".join(parts[at:end])
+            if name in record:
+                record, at = record[name], end
+                break
+        else:
+            return None
+    return _typed(record)
+
+
+def _typed(value: Any) -> Any:
+    """A one-member object holding a scalar (a typed value: ``{"stringValue": "x"}``) as the scalar."""
+    if isinstance(value, dict) and len(value) == 1:
+        (inner,) = value.values()
+        if not isinstance(inner, (dict, list)):
+            return inner
+    return value
+
+
+def pairs_of(items: list[Any]) -> dict[str, Any] | None:
+    """A list of two-member objects, one member a unique key-like name and the other its value
+    (``[{"key": "env", "value": "prod"}]``), as the object it stands for; None when it is not one."""
+    if not items or not all(isinstance(i, dict) and len(i) == 2 for i in items):
+        return None
+    keys = list(items[0])
+    if any(list(i) != keys for i in items):
+        return None
+    for name, val in (keys, keys[::-1]):
+        names = [i[name] for i in items]
+        if not all(isinstance(n, str) and is_key_like(n) for n in names) or len(set(names)) != len(names):
+            continue
+        if len(items) == 1 or not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items):
+            return {i[name]: i[val] for i in items}
+    return None
 
 
 def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
     """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
     table = _table(records)
-    return [p for p in table if p.count(".") < depth]
+    return [p for p in table if table.levels.get(p, 0) < depth]
 
 
-_last: tuple[list[Any], dict[str, list[Any]]] | None = None
+class _Table(dict[str, list[Any]]):
+    """Column values by dotted path, with each column's nesting level (member names may hold dots)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.levels: dict[str, int] = {}
 
 
-def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
+_last: tuple[list[Any], _Table] | None = None
+
+
+def _table(records: Sequence[Any]) -> _Table:
     """Column values (None where absent) of the first SAMPLE records, two levels deep. The last table is kept
     (with the records it was made from, compared by identity), since one decision asks for several statistics of
     the same records."""
@@ -105,7 +153,7 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     if last is not None and len(last[0]) == n and (n == 0 or all(last[0][i] is records[i] for i in {0, n // 2, n - 1})):
         return last[1]  # the same records: kept alive by _last, so identity cannot be reused
     sample = list(records[:SAMPLE])
-    table: dict[str, list[Any]] = {}
+    table = _Table()
     for i, record in enumerate(sample):
         if isinstance(record, dict):
             _collect(record, "", 2, table, i, len(sample))
@@ -113,10 +161,13 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     return table
 
 
-def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list[Any]], row: int, rows: int) -> None:
+def _collect(obj: dict[str, Any], prefix: str, depth: int, table: _Table, row: int, rows: int) -> None:
     for key, value in obj.items():
-        if not isinstance(key, str) or "." in key:
+        if not isinstance(key, str):
             continue
+        if isinstance(value, list) and depth > 1:
+            pairs = pairs_of(value)  # key/value pairs: the object they stand for, typed values as scalars
+            value = {k: _typed(v) for k, v in pairs.items()} if pairs is not None else value
         if isinstance(value, dict):
             if depth > 1:
                 _collect(value, f"{prefix}{key}.", depth - 1, table, row, rows)
@@ -124,6 +175,7 @@ def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list
             column = table.get(prefix + key)
             if column is None:
                 column = table[prefix + key] = [None] * rows
+                table.levels[prefix + key] = 2 - depth
             column[row] = value
 
 
@@ -166,7 +218,7 @@ def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
     return len({v for v in values if isinstance(v, (str, int, float)) and v != ""}) >= wanted
 
 
-_memo: tuple[dict[str, list[Any]], dict[str, Column]] | None = None
+_memo: tuple[_Table, dict[str, Column]] | None = None
 
 
 def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
@@ -214,7 +266,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
             continue
         col = stats(sample, path, order)
         unique = col.present == len(sample) and col.distinct == len(sample) and col.key_like
-        if unique and not (col.numeric and _moments(_values(sample, path))):
+        if unique and not (col.numeric and moments(_values(sample, path))):
             found.append(col)
     ranked = [c.path for c in sorted(found, key=Column.rank)]
     if not ranked:  # the API's own id, however long, when it is the only unique key
@@ -222,9 +274,13 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
     return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
 
 
-def _moments(values: Sequence[Any]) -> bool:
+def moments(values: Sequence[Any]) -> bool:
     """Numbers close together for their size (epoch times, in any unit): when things happened, not which."""
-    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    nums = [
+        int(v) if isinstance(v, str) else v
+        for v in values
+        if (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit())
+    ]
     if len(nums) < 2 or len(nums) * 10 < len(values) * 9:
         return False
     low, high = min(nums), max(nums)
@@ -271,7 +327,7 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
             col.mostly_key_like
             and col.present * 10 >= len(sample) * 9
             and col.distinct * 2 >= len(sample)
-            and not (col.numeric and _moments(_values(sample, path)))
+            and not (col.numeric and moments(_values(sample, path)))
         ):
             candidate = (-col.distinct, col.rank(), path)
             best = candidate if best is None or candidate < best else best
@@ -387,6 +443,8 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
     key_values = _values(sample, key)
     if not (stats(sample, key).opaque or all(_has_opaque_part(v) for v in key_values)):
         return None
+    if any(is_long_id(v) for v in key_values):
+        return None  # the API's own long id (an ARN) is what a follow-up call needs: it stays first
     from hostshape.render import dumps
     from hostshape.tokens import count_tokens
 
