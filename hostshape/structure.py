@@ -201,15 +201,24 @@ class Column:
     numeric: bool
     mean_len: float
     order: int
+    linked: bool = False  # the record's own links are built from it (``.../commits/{sha}``)
 
     @property
     def nested(self) -> int:
         return self.path.count(".")
 
     def rank(self) -> tuple[Any, ...]:
-        """Lower is better: readable before opaque, own fields before nested ones, words before numbers, then
-        identifier-like names, then shorter values."""
-        return (self.opaque, self.nested, self.numeric, ID_WORD.search(self.path) is None, self.mean_len, self.order)
+        """Lower is better: readable before opaque, what the record's links name it by, own fields before nested
+        ones, words before numbers, then identifier-like names, then shorter values."""
+        return (
+            self.opaque,
+            not self.linked,
+            self.nested,
+            self.numeric,
+            ID_WORD.search(self.path) is None,
+            self.mean_len,
+            self.order,
+        )
 
 
 def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
@@ -250,7 +259,34 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
         mean_len=sum(map(len, texts)) / max(1, len(texts)),
         order=order,
+        linked=_linked(records, path),
     )
+
+
+def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
+    """Most of the sampled records carry a link (a URL member, at most one level down) with this column's value
+    as a whole path segment: the API's own name for the record."""
+    hits = seen = 0
+    for record in records[:sample]:
+        value = dotted(record, path) if isinstance(record, dict) else None
+        if value is None or isinstance(value, bool) or isinstance(value, (dict, list)):
+            continue
+        seen += 1
+        text = str(value)
+        if len(text) < 2:
+            continue
+        segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
+        if any(segment.search(url) for url in _urls(record)):
+            hits += 1
+    return seen > 0 and hits * 2 > seen
+
+
+def _urls(record: dict[str, Any]) -> list[str]:
+    out = []
+    for member in record.values():
+        inner = member.values() if isinstance(member, dict) else (member,)
+        out += [v for v in inner if is_url(v)]
+    return out
 
 
 def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 from hostshape.budget import Limit, TokenEstimate
 from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
+from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.objects import cut_to_bytes, fit_object
 from hostshape.locate import find_records, with_path
 from hostshape.previews import cap_strings
@@ -44,6 +45,10 @@ def fit_data(
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
     facts = _own(facts)
+    value, beside = outlined(value, path, int(limit.tokens * REST_SHARE), lambda t: _tokens(t, limit, ratio))
+    if beside:  # the members beside the list would crowd its records out
+        facts.notes.append("beside the records, shown in outline: " + "; ".join(beside))
+        facts.truncated = True
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
@@ -60,6 +65,11 @@ def fit_data(
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _tokens(text: str, limit: Limit, ratio: TokenEstimate) -> int:
+    """Exact tokens of a text of budget size, else estimated."""
+    return limit.count(text) if len(text) <= limit.tokens * 8 else ratio.estimate(text)
 
 
 def _own(facts: Facts, **changes: Any) -> Facts:
