@@ -269,7 +269,7 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
     hits = seen = 0
     for record in records[:sample]:
         value = dotted(record, path) if isinstance(record, dict) else None
-        if value is None or isinstance(value, bool) or isinstance(value, (dict, list)):
+        if value is None or isinstance(value, (bool, dict, list)):
             continue
         seen += 1
         text = str(value)
