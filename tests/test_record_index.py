@@ -64,3 +64,48 @@ def test_a_big_object_and_another_list_beside_the_records_leave_every_record_lis
     assert env["list"] == "files" and env["returned"] + env["listed"] == 300
     assert all(json.dumps(f["filename"]) in text for f in doc["files"])
     assert any("beside the records, shown in outline" in n for n in env["notes"])  # the cut is named
+
+
+def _contacts() -> dict[str, Any]:
+    records = [
+        {
+            "attributes": {"type": "Contact", "url": f"/services/data/v58.0/sobjects/Contact/003{i:012d}AAA"},
+            "Id": f"003{i:012d}AAA",
+            "Name": f"Person {i}",
+            "Account": {"attributes": {"type": "Account"}, "Name": f"Acme {i % 5}"},
+            "Description": "lorem ipsum " * 30,
+        }
+        for i in range(200)
+    ]
+    return {"totalSize": 200, "done": True, "records": records}
+
+
+def _records_and_index(text: str) -> tuple[Any, Any]:
+    shaped = json.loads(text)
+    return shaped["records"], shaped["_index"]
+
+
+def test_every_wrapper_gives_the_same_records_and_index(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    value = _contacts()
+    text = json.dumps(value)
+    forms = {
+        "dict": value,
+        "FastMCP result dict": {"result": value},
+        "FastMCP result as a JSON string": json.dumps({"result": value}),
+        "FastMCP result holding the text": {"result": text},
+        "text blocks and a structured copy": {
+            "content": [{"type": "text", "text": json.dumps(value, indent=2)}],
+            "structuredContent": {"result": value},
+            "isError": False,
+        },
+        "a text block and the structured copy of a string": {
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": {"result": text},
+            "isError": False,
+        },
+        "OpenAI input_text parts": [{"type": "input_text", "text": text}],
+    }
+    policy = Policy(budget=4000, spill_dir=tmp_path)
+    expected = _records_and_index(shape(text, policy=policy, tool="t").text)
+    for name, raw in forms.items():
+        assert _records_and_index(shape(raw, policy=policy, tool="t").text) == expected, name
