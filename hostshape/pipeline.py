@@ -142,11 +142,11 @@ def _shape(
         )
         projection.report(facts)
         fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
-    elif table is not None:  # JSON lines or CSV: records, shaped as a record list (paged through the saved file)
+    elif table is not None:  # JSON lines or CSV: records, shaped as a record list, paged and queried as its rows
         facts.notes.append(table[1])
         projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
         projection.report(facts)
-        fitted = fit_data(projection.value, facts, limit, way, no_cursor, records_at=projection.path)
+        fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
     elif payload.looks_json and payload.parse_error:
         facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
         fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)

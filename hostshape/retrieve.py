@@ -4,7 +4,8 @@ Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor=""
 ``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, a query's
 time and the size of what it builds are bounded (hostshape/query.py), and every answer (including errors) is a
 short, budgeted text that says what to do next. Pages of a record list hold whole
-records; following ``next`` from the first page to the last returns every record exactly once.
+records; following ``next`` from the first page to the last returns every record exactly once. A saved CSV or
+JSON-lines text is read as its rows, so it pages and answers queries like a JSON list.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hostshape.budget import Limit
 from hostshape.cursor import CursorError, Position, decode, encode
 from hostshape.envelope import Facts, WayBack
 from hostshape.fit import clean, fit_data, fit_text, last_resort
+from hostshape.locate import records_from_text
 from hostshape.parse import parse_json
 from hostshape.policy import Policy
 from hostshape.project import shrink
@@ -98,11 +100,16 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
 
     facts = Facts()
     records_at: tuple[str, ...] | None = None
-    if not is_json:
+    table = None if is_json else records_from_text(text)
+    if not is_json and table is None:
         if query:
             return "[hostshape] this saved result is text, not JSON: call again without query to page through it."
         return fit_text(clean(text), facts, limit, way, next_cursor, offset=offset).text
-    value = parse_json(text).value
+    if table is not None:  # CSV or JSON lines: its rows are the records, paged and queried like a JSON list
+        value: object = table[0]
+        facts.notes.append(table[1])
+    else:
+        value = parse_json(text).value
     if query:
         try:
             value = bounded_search(query, value, len(text))
