@@ -83,6 +83,8 @@ def locate(value: Any) -> Located | None:
                     candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
                 elif _mostly_objects(member):
                     candidates.append((_weight(member), path, member, None))
+                elif _names(member):  # versions, tags, ids: each item names one thing
+                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None))
             elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
@@ -136,6 +138,20 @@ def _lists(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, list[Any]
     for member_path, member in _members(value, path, depth):
         if isinstance(member, list) and member:
             yield member_path, member
+
+
+_NAMES_WEIGHT = 0.5  # a list of names counts for less than a list of objects holding as much
+_MIN_NAMES = 10
+
+
+def _names(items: list[Any]) -> bool:
+    """A list of distinct short scalars that each name something (a package's versions, a registry's tags)."""
+    if len(items) < _MIN_NAMES:
+        return False
+    head = items[:200]
+    if not all(structure.is_key_like(i) and not isinstance(i, bool) for i in head):
+        return False
+    return len(set(head)) == len(head)
 
 
 def _mostly_objects(items: list[Any]) -> bool:

@@ -109,3 +109,20 @@ def test_every_wrapper_gives_the_same_records_and_index(tmp_path) -> None:  # ty
     expected = _records_and_index(shape(text, policy=policy, tool="t").text)
     for name, raw in forms.items():
         assert _records_and_index(shape(raw, policy=policy, tool="t").text) == expected, name
+
+
+def test_a_list_of_names_is_the_record_list_beside_a_big_readme(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    versions = [f"{a}.{b}.{c}" for a in range(6) for b in range(10) for c in range(5)][:262]
+    doc = {
+        "name": "widget",
+        "dist-tags": {"latest": versions[-1]},
+        "versions": versions,
+        "time": {v: f"2020-01-{i % 28 + 1:02d}T00:00:00Z" for i, v in enumerate(versions)},
+        "readme": "# Widget\n" + "Lorem ipsum dolor sit amet. " * 2000,
+    }
+    for budget in (2000, 4000):
+        text = shape(json.dumps(doc), policy=Policy(budget=budget, spill_dir=tmp_path), tool="pkg").text
+        assert count_tokens(text) <= budget
+        env = json.loads(text)["_hostshape"]
+        assert env["list"] == "versions" and env["truncated"] is True
+        assert all(json.dumps(v) in text for v in versions), budget

@@ -61,13 +61,15 @@ def _smaller(member: Any) -> tuple[Any, str | None]:
     """One step smaller: a record list by its identifiers, an object as its member names with sizes, a list or an
     object already outlined as a count, long text as a preview; None as the note when nothing is left to cut."""
     if isinstance(member, list):
+        if all(not isinstance(i, (dict, list)) for i in member):
+            return f"[{len(member)} items]", f"{len(member)} items not shown"
         ids = _identifiers(member)
         if ids is not None:
             return ids, f"{len(member)} records shown by their identifier only"
         return f"[{len(member)} items]", f"{len(member)} items not shown"
     if isinstance(member, dict):
         if all(not isinstance(v, (dict, list)) and len(dumps(v)) <= _SHORT for v in member.values()):
-            return f"{{{len(member)} members}}", f"an object of {len(member)} members not shown"
+            return list(member), f"an object of {len(member)} short members shown by their names only"
         return {k: _size(v) for k, v in member.items()}, "shown as its member names with their sizes"
     if isinstance(member, str) and len(member) > 200:
         return preview(member, 200), f"text cut at 200 of {len(member):,} chars"

@@ -48,7 +48,7 @@ def fit_data(
     value, beside = outlined(value, path, int(limit.tokens * REST_SHARE), lambda t: _tokens(t, limit, ratio))
     if beside:  # the members beside the list would crowd its records out
         facts.notes.append("beside the records, shown in outline: " + "; ".join(beside))
-        facts.truncated = True
+        facts.shrunk = True  # a cut, whatever the records' own fit says
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
