@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import contextlib
 
 from hostshape import Policy, Rule, shape
-from hostshape.retrieve import read
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 _HANDLE_FILE = re.compile(r"^hs_[0-9a-f]{24}\.(json|txt)$")
 # Failure signatures already pinned by xfail(strict=True) tests: (text in the failure detail, the test).

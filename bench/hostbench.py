@@ -110,7 +110,7 @@ _HS_HANDLE = re.compile(r"hs_[0-9a-f]{24}")
 def hostshape_retrieve(prepared: Any, shrunk: Any, original: str) -> bool:
     """hostshape: the handle in the envelope loads the full original from the spill store."""
     from hostshape.policy import Policy
-    from hostshape.spill import store_for
+    from hostshape.wayback.spill import store_for
 
     text = shrunk
     if text == original:

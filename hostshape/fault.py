@@ -16,11 +16,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from hostshape.budget import Limit
+from hostshape.fit.budget import Limit
+from hostshape.output.render import safe_text
 from hostshape.policy import Policy
-from hostshape.render import safe_text
 from hostshape.result import Shaped
-from hostshape.spill import store_for
+from hostshape.wayback.spill import store_for
 
 log = logging.getLogger("hostshape")
 
@@ -124,7 +124,7 @@ def best_effort_text(raw: Any) -> tuple[str, bool]:
 
 
 def _unwrapped(raw: Any) -> tuple[str, bool | None]:
-    from hostshape.unwrap import unwrap
+    from hostshape.input.unwrap import unwrap
 
     payload = unwrap(raw)
     return payload.text, payload.looks_json

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.budget import Limit
+from hostshape.fit.budget import Limit
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -249,8 +249,9 @@ def _with_budget(
 def read_for_host(
     handle: str, query: str | None, cursor: str | None, policy: Policy, host: HostForm | None = None
 ) -> str:
-    """``hostshape.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never raises."""
-    from hostshape.retrieve import read
+    """``hostshape.wayback.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never
+    raises."""
+    from hostshape.wayback.retrieve import read
 
     text = read(handle, query=query, cursor=cursor, policy=policy)
     if host is None or host == HostForm():

@@ -15,19 +15,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from hostshape import telemetry
-from hostshape.budget import Limit
-from hostshape.cursor import Position, encode
-from hostshape.envelope import Facts, WayBack
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.fit.budget import Limit
 from hostshape.host import HostForm, shape_for_host
-from hostshape.locate import records_from_text
+from hostshape.input.unwrap import Payload, unwrap
+from hostshape.output.envelope import Facts, WayBack
+from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy
-from hostshape.project import project, surrogate_note
-from hostshape.render import NotExact, dumps
+from hostshape.records.locate import records_from_text
+from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
-from hostshape.spill import SpillError, store_for
-from hostshape.unwrap import Payload, unwrap
+from hostshape.wayback.cursor import Position, encode
+from hostshape.wayback.spill import SpillError, store_for
 
 log = logging.getLogger("hostshape")
 

@@ -72,7 +72,7 @@ SETUP = code('''
 ''')
 
 TOOL_CELL = code("""
-    from hostshape.demo import identifiers_kept
+    from hostshape.cli.demo import identifiers_kept
 
     TOOL = "list_pull_requests"
     raw = payload_text(TOOLS[TOOL])
@@ -230,7 +230,7 @@ CORE: list[Cell] = [
     code("""
         from hostshape import shape
         from hostshape.examples import payload_names
-        from hostshape.retrieve import RETRIEVAL_TOOL
+        from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
         tool_of = {payload: tool for tool, payload in TOOLS.items()}
@@ -302,14 +302,14 @@ CORE: list[Cell] = [
             print(pull)
     """),
     md("""
-        ## The way back: `hostshape.retrieve.read`
+        ## The way back: `hostshape.wayback.retrieve.read`
 
         Fifty issues do not fit in 4,000 tokens: the first answer holds some whole records and lists the others in
         a compact `_index`. The full original was saved in the spill store; `read(handle, query, cursor)` is what the
         `hostshape_read` tool calls in every host. Following `next` from the first page returns every record once.
     """),
     code("""
-        from hostshape.retrieve import read
+        from hostshape.wayback.retrieve import read
 
         issues = shape(payload_text("gh_issues_list.json"), policy=policy, tool="list_issues", server="github")
         first = json.loads(issues.text)

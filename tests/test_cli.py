@@ -14,7 +14,7 @@ import pytest
 
 from hostshape import __version__, policy_file
 from hostshape.cli import main
-from hostshape.demo import HOSTS, host_names, resolve_hosts
+from hostshape.cli.demo import HOSTS, host_names, resolve_hosts
 from hostshape.examples import payload_path
 
 # imported now, not under capsys: mcp binds sys.stderr as stdio_client's default errlog at import time
@@ -96,7 +96,7 @@ def test_demo_accepts_every_documented_host_name_and_rejects_others(capsys: pyte
 
 
 def test_a_name_two_demo_rows_share_means_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hostshape import demo
+    from hostshape.cli import demo
 
     claude = next(h for h in HOSTS if h.key == "claude")
     again = demo.Host("claude_again", "claude", "claude_agent_sdk")  # a row that reuses another host's extra
@@ -151,7 +151,7 @@ def test_one_policy_discovery_rule(
     # every command applies it: shape's output fits the discovered budget, read pages by it, the hook finds it
     code, _, err = run(capsys, "shape", str(ISSUES), "--stats")
     assert code == 0 and json.loads(err)["budget"] == 900
-    from hostshape import hook
+    from hostshape.cli import hook
 
     assert hook.find_policy_file(dict(os.environ)) == named
     monkeypatch.setenv(policy_file.ENV_VAR, str(tmp_path / "missing.toml"))
@@ -161,7 +161,7 @@ def test_one_policy_discovery_rule(
 
 def test_measure_runs_the_example_server_with_this_python(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("mcp")
-    from hostshape import measure
+    from hostshape.cli import measure
 
     code, out, err = run(capsys, "measure", "--example", "--json", "--call", "list_pull_requests", "--call", "fail")
     assert code == 0, err

@@ -8,7 +8,7 @@ import pytest
 
 from hostshape import Policy, Rule, shape
 from hostshape.examples import payload_names, payload_text
-from hostshape.locate import find_records, primary_key
+from hostshape.records.locate import find_records, primary_key
 from hostshape.tokens import count_tokens
 
 BUDGETS = (2000, 4000, 8000)

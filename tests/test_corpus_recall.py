@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import recall  # noqa: E402 - needs the repository root on sys.path
-from hostshape.envelope import KEY, TEXT_PREFIX  # noqa: E402
+from hostshape.output.envelope import KEY, TEXT_PREFIX  # noqa: E402
 from hostshape.tokens import count_tokens  # noqa: E402
 
 PAYLOADS = recall.load()

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from hostshape import Policy
-from hostshape.demo import Host, main, render_table, run_host
+from hostshape.cli.demo import Host, main, render_table, run_host
 
 
 def test_a_host_whose_extra_is_missing_is_skipped_with_its_install_command() -> None:

@@ -2,7 +2,7 @@
 
 Host tests configure the hook as a COMMAND in a settings file (not an SDK callback), run the bundled CLI through
 ``claude_agent_sdk.query`` against the scripted loopback Messages API, and assert on the tool_result the loopback
-model actually received, counted with o200k. Unit tests run ``python -m hostshape.hook`` as a subprocess, as Claude
+model actually received, counted with o200k. Unit tests run ``python -m hostshape.cli.hook`` as a subprocess, as Claude
 Code does, for the promises about stdin, stdout and the exit status.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from helpers import PR_NUMBERS, is_shaped
 
-import hostshape.hook as hook
+import hostshape.cli.hook as hook
 from hostshape.examples import payload_text
 from hostshape.testing import mcp_server_command
 from hostshape.tokens import count_tokens
@@ -36,7 +36,7 @@ def hook_env(**extra: str) -> dict[str, str]:
 
 
 def hook_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "hostshape.hook", "claude-code", *args]
+    return [sys.executable, "-m", "hostshape.cli.hook", "claude-code", *args]
 
 
 def run_hook(stdin: bytes | str, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
@@ -90,7 +90,7 @@ def test_malformed_or_foreign_input_gets_no_output_and_exit_0(stdin: bytes, tmp_
 def test_result_within_budget_exits_without_loading_the_tokenizer(tmp_path: Path) -> None:
     probe = (
         "import io, sys\n"
-        "from hostshape.hook import main\n"
+        "from hostshape.cli.hook import main\n"
         f"code = main(['claude-code'], stdin=io.BytesIO({post_tool_use('small result ' * 50)!r}.encode()),"
         " stdout=sys.stdout)\n"
         "import hostshape.tokens as t\n"
@@ -181,7 +181,7 @@ def test_hostshape_cli_dispatches_hook(tmp_path: Path) -> None:
 
 def test_usage_errors_never_exit_2(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "vscode"],
+        [sys.executable, "-m", "hostshape.cli.hook", "vscode"],
         capture_output=True,
         cwd=tmp_path,
         env={**os.environ, **hook_env()},
@@ -358,7 +358,7 @@ def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path
     big = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
     policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill")
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)],
+        [sys.executable, "-m", "hostshape.cli.hook", "codex", "--policy", str(policy)],
         input=codex_input(big).encode(),
         capture_output=True,
         cwd=tmp_path,
@@ -372,7 +372,7 @@ def test_codex_mode_shapes_a_call_tool_result_into_a_block_reason(tmp_path: Path
     assert len(out["reason"].encode()) <= hook.CODEX_MAX_FEEDBACK_BYTES  # Codex cuts longer hook feedback
     small = {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"result": "ok"}, "isError": False}
     proc = subprocess.run(
-        [sys.executable, "-m", "hostshape.hook", "codex", "--policy", str(policy)],
+        [sys.executable, "-m", "hostshape.cli.hook", "codex", "--policy", str(policy)],
         input=codex_input(small).encode(),
         capture_output=True,
         cwd=tmp_path,
@@ -520,7 +520,7 @@ def run_codex(tool: str, root: Path, hook_args: tuple[str, ...] | None) -> str:
             "startup_timeout_sec = 60",
         ]
         if hook_args is not None:
-            command = shlex.join([sys.executable, "-m", "hostshape.hook", "codex", *hook_args])
+            command = shlex.join([sys.executable, "-m", "hostshape.cli.hook", "codex", *hook_args])
             config += [
                 "",
                 "[[hooks.PostToolUse]]",

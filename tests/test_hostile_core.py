@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hostshape import Policy, Rule, shape
-from hostshape.retrieve import read
-from hostshape.spill import store_for
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
+from hostshape.wayback.spill import store_for
 
 _SETTINGS: dict[str, Any] = {
     "deadline": None,
@@ -99,7 +99,7 @@ def test_nested_projections_over_large_data_answer_within_the_budget(saved: tupl
 
 
 def test_a_query_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatch, saved: tuple[Policy, str]) -> None:
-    monkeypatch.setattr("hostshape.query.TIME_LIMIT_S", 0.0)
+    monkeypatch.setattr("hostshape.records.query.TIME_LIMIT_S", 0.0)
     policy, handle = saved
     answer = read(handle, query="[*].{t: title, l: labels[*].name}", policy=policy)
     assert fits(answer, policy.budget) and "ran longer than" in answer
@@ -121,7 +121,7 @@ def test_ordinary_queries_still_answer(saved: tuple[Policy, str]) -> None:
 
 
 def test_a_deep_query_result_is_bounded_by_the_data_it_reads() -> None:
-    from hostshape.query import QueryTooCostly, max_result_chars, search
+    from hostshape.records.query import QueryTooCostly, max_result_chars, search
 
     value = {"x": "y" * 1_000}
     assert search("{a:@,b:@}", value, 1_010) == {"a": value, "b": value}  # shared, not copied
@@ -242,12 +242,12 @@ _STAGES = [
     "hostshape.fit.objects.envelope",
     "hostshape.fit.records.envelope",
     "hostshape.fit.text.text_line",
-    "hostshape.unwrap.parse_json",
-    "hostshape.unwrap.dumps",
-    "hostshape.budget.Limit.fits",
-    "hostshape.budget.Limit.count",
+    "hostshape.input.unwrap.parse_json",
+    "hostshape.input.unwrap.dumps",
+    "hostshape.fit.budget.Limit.fits",
+    "hostshape.fit.budget.Limit.count",
 ]
-_COUNTING = {"hostshape.budget.Limit.fits", "hostshape.budget.Limit.count"}
+_COUNTING = {"hostshape.fit.budget.Limit.fits", "hostshape.fit.budget.Limit.count"}
 
 _json_values = st.recursive(
     st.none()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hostshape.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main, unwrap_config, wrap_config
+from hostshape.cli.mcp_config import UNWRAP_BACKUP, WRAP_BACKUP, main, unwrap_config, wrap_config
 
 CONFIGS = Path(__file__).with_name("mcp_configs")
 FILES = [

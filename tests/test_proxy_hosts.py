@@ -61,7 +61,7 @@ async def test_openai_agents_mcp_server_stdio_without_an_adapter(tmp_path: Path)
 
 
 def test_the_demo_has_a_proxy_row_run_through_claude_code_without_a_hook() -> None:
-    from hostshape.demo import HOSTS
+    from hostshape.cli.demo import HOSTS
 
     (host,) = [h for h in HOSTS if h.key == "proxy"]
     assert host.framework == "claude_agent_sdk" and host.adapter_module == "hostshape.proxy"

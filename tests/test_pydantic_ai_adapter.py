@@ -17,9 +17,9 @@ from helpers import PR_NUMBERS
 
 from hostshape import Policy, Rule
 from hostshape.examples import payload_text
-from hostshape.retrieve import RETRIEVAL_TOOL
 from hostshape.testing.pydantic_ai import run
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
 pytestmark = pytest.mark.host
 

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from hostshape import Policy, shape
-from hostshape.structure import dotted, index_columns, record_keys
+from hostshape.records.structure import dotted, index_columns, record_keys
 from hostshape.tokens import count_tokens
 
 

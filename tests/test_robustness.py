@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hostshape import Policy, Rule, Shaped, shape
-from hostshape.retrieve import read
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 try:  # the MCP SDK's own result objects, when installed (imported here: importing it inside a strategy would
     import mcp.types as mcp_types  # touch the global random state, which hypothesis forbids)

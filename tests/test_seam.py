@@ -24,13 +24,13 @@ def adapter_sources() -> dict[str, str]:
 
 def test_no_adapter_counts_tokens_or_fits() -> None:
     pattern = re.compile(r"hostshape\.tokens|count_tokens|safety_factor|hostshape\.budget|\bLimit\b|hostshape\.fit")
-    sources = {**adapter_sources(), "hook.py": (ADAPTERS.parent / "hook.py").read_text(encoding="utf-8")}
+    sources = {**adapter_sources(), "hook.py": (ADAPTERS.parent / "cli" / "hook.py").read_text(encoding="utf-8")}
     offenders = {name: sorted(set(pattern.findall(src))) for name, src in sources.items() if pattern.search(src)}
     assert offenders == {}
 
 
 def test_one_refusal_text() -> None:
-    hook = (ADAPTERS.parent / "hook.py").read_text(encoding="utf-8")
+    hook = (ADAPTERS.parent / "cli" / "hook.py").read_text(encoding="utf-8")
     for name, src in {**adapter_sources(), "hook.py": hook}.items():
         assert "withheld" not in src, name
 

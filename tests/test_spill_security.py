@@ -34,9 +34,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hostshape import Policy, shape
-from hostshape.retrieve import read
-from hostshape.spill import HANDLE, SpillStore, store_for
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
+from hostshape.wayback.spill import HANDLE, SpillStore, store_for
 
 FILE_NAME = re.compile(r"^hs_[0-9a-f]{24}\.(json|txt)$")
 
@@ -505,7 +505,7 @@ def test_processes_opening_a_new_folder_at_once_agree_on_one_secret(
 ) -> None:
     # Two SpillStore objects on one folder behave like two processes (each has its own lock and cache). The
     # first is slowed down between creating the secret file and writing it, as a busy machine would.
-    from hostshape import spill
+    from hostshape.wayback import spill
 
     real = spill.secrets.token_bytes
 
@@ -553,7 +553,7 @@ def test_a_secret_planted_by_another_user_in_a_once_open_folder_is_not_used(tmp_
     assert res.handle != forged_store.handle_for("t", {}, content.encode())
     secret = spill_dir / ".secret"
     assert secret.stat().st_uid == os.geteuid() and secret.read_bytes() != b"k" * 32
-    from hostshape.cursor import Position, encode
+    from hostshape.wayback.cursor import Position, encode
 
     forged = encode(b"k" * 32, Position(res.handle, None, 10))  # a cursor forged under the planted key
     assert "cursor" in read(res.handle, cursor=forged, policy=policy).lower()
@@ -627,7 +627,7 @@ def saved_except_temp(spill_dir: Path) -> set[str]:
 
 @pytest.mark.parametrize("value", ["relative/cache", "./cache", "cache", "~/cache"])
 def test_a_relative_xdg_cache_home_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str) -> None:
-    from hostshape.spill import default_dir
+    from hostshape.wayback.spill import default_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", value)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -637,7 +637,7 @@ def test_a_relative_xdg_cache_home_is_ignored(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_an_absolute_xdg_cache_home_is_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from hostshape.spill import default_dir
+    from hostshape.wayback.spill import default_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert default_dir() == tmp_path / "xdg" / "hostshape" / "spill"

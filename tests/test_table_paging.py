@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from hostshape import policy_file
-from hostshape.cli import main
+from hostshape.cli import main, policy_file
 from hostshape.tokens import count_tokens
 
 

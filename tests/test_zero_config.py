@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.locate import locate
-from hostshape.structure import identifier, record_keys
+from hostshape.records.locate import locate
+from hostshape.records.structure import identifier, record_keys
 from hostshape.tokens import count_tokens
 
 LONG = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt. " * 12
@@ -72,7 +72,7 @@ def test_key_value_pair_lists_become_small_objects() -> None:
         {"InstanceId": f"i-{i:017x}", "Tags": [{"Key": "env", "Value": "prod"}, {"Key": "team", "Value": f"t{i}"}]}
         for i in range(5)
     ]
-    from hostshape.project import shrink
+    from hostshape.records.project import shrink
 
     out = shrink({"Instances": records}).value
     assert out["Instances"][0]["Tags"] == {"env": "prod", "team": "t0"}
@@ -225,7 +225,7 @@ def test_a_release_map_of_file_lists_lists_every_version(tmp_path) -> None:
 
 
 def test_every_record_of_a_rewritten_list_can_be_paged_back(tmp_path) -> None:
-    from hostshape.retrieve import read
+    from hostshape.wayback.retrieve import read
 
     reservations = [
         {
@@ -268,7 +268,7 @@ def test_search_results_with_only_urls_and_titles_are_indexed_by_url(tmp_path) -
 
 
 def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
-    from hostshape.project import shrink
+    from hostshape.records.project import shrink
 
     people = [
         {

@@ -152,7 +152,7 @@ def shape_tool_response(
     name = str(getattr(tool, "name", "tool"))
     try:
         from hostshape import shape
-        from hostshape.retrieve import RETRIEVAL_TOOL
+        from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         tool_name, server_name = _route(tool, server)
         if name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL:
@@ -241,7 +241,7 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
     _require()
     from google.adk.tools.function_tool import FunctionTool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     policy = default_policy(policy)
 
@@ -274,7 +274,7 @@ def install(
     from google.adk.agents import LlmAgent
     from google.adk.apps import App
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     if isinstance(target, Policy):
         target, policy = None, target
@@ -299,7 +299,7 @@ def install(
 
 def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None) -> Any:
     """A clone of ``agent`` with ``callback`` appended to its after-tool callbacks and the retrieval tool added."""
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     update: dict[str, Any] = {
         "tools": [*(t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL), retrieval_tool(policy)]

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from hostshape.adapters._shared import require
 from hostshape.policy import Policy
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "HostshapeMiddleware", "retrieval_tool"]
 

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware

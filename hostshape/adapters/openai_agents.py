@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from hostshape.adapters._shared import default_policy, read_page, require
 from hostshape.policy import Policy
-from hostshape.retrieve import RETRIEVAL_TOOL
+from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from agents import Agent, FunctionTool, RunConfig, RunHooks
@@ -436,12 +436,12 @@ def shaping(
 def retrieval_tool(policy: Policy) -> FunctionTool:
     """The ``hostshape_read`` function tool: a budgeted page of a saved full result, by handle.
 
-    Its body calls ``hostshape.retrieve.read``, which never raises; glue failures come back as a message.
+    Its body calls ``hostshape.wayback.retrieve.read``, which never raises; glue failures come back as a message.
     """
     _require_sdk()
     from agents import function_tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION
 
     def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
         """Read a saved full result.

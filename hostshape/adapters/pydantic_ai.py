@@ -159,7 +159,7 @@ def capability(policy: Policy | None = None) -> Any:
     ``process_tool_call`` cannot.
     """
     require(EXTRA, "pydantic_ai", "pydantic_ai.capabilities")
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     return _capability_class()(default_policy(policy, retrieval_tool=RETRIEVAL_TOOL))
 
@@ -170,7 +170,7 @@ def _capability_class() -> Any:
     from pydantic_ai.exceptions import ToolRetryError
     from pydantic_ai.messages import ToolReturn, ToolReturnPart
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     class Shaping(AbstractCapability[Any]):
         """Shapes every tool result to ``policy`` (see ``capability``)."""
@@ -263,7 +263,7 @@ def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
     from pydantic_ai import Tool
     from pydantic_ai.toolsets import FunctionToolset
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     chosen = default_policy(policy)
 
@@ -285,7 +285,7 @@ def install(targets: Any = (), policy: Policy | None = None) -> list[AbstractToo
     require(EXTRA, *_MODULES)
     from pydantic_ai.toolsets import AbstractToolset
 
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     items = _as_list(targets)

@@ -6,8 +6,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hostshape.budget import Limit
-from hostshape.envelope import Facts, WayBack, last_resort_texts
+from hostshape.fit.budget import Limit
+from hostshape.output.envelope import Facts, WayBack, last_resort_texts
 
 Cursor = Callable[[int], "str | None"]
 

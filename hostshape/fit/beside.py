@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hostshape.previews import preview
-from hostshape.render import dumps
-from hostshape.structure import dotted, identifier, is_key_like
+from hostshape.output.render import dumps
+from hostshape.records.previews import preview
+from hostshape.records.structure import dotted, identifier, is_key_like
 
 REST_SHARE = 0.25  # the members beside the record list may take this share of the budget before they are outlined
 _SHORT = 40  # scalar members of an outlined object up to this many characters are shown as they are

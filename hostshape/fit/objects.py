@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hostshape.budget import Limit, TokenEstimate
-from hostshape.envelope import KEY, Facts, WayBack, envelope
 from hostshape.fit._base import Fitted, last_resort
-from hostshape.locate import IDENTIFIERS
-from hostshape.render import dumps
+from hostshape.fit.budget import Limit, TokenEstimate
+from hostshape.output.envelope import KEY, Facts, WayBack, envelope
+from hostshape.output.render import dumps
+from hostshape.records.locate import IDENTIFIERS
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:

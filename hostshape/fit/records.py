@@ -6,15 +6,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from hostshape.budget import Limit, TokenEstimate
-from hostshape.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.fit._base import Cursor, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
+from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
-from hostshape.locate import find_records, with_path
-from hostshape.previews import cap_strings
-from hostshape.render import dumps
-from hostshape.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
+from hostshape.output.render import dumps
+from hostshape.records.locate import find_records, with_path
+from hostshape.records.previews import cap_strings
+from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from hostshape.budget import Limit
-from hostshape.envelope import LINE_STYLES, Facts, WayBack, text_line
 from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
+from hostshape.fit.budget import Limit
+from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
 # One run of URL characters: no nested or competing quantifiers, so a search is linear in the text's length (the

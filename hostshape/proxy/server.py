@@ -19,7 +19,7 @@ from hostshape.proxy.upstream import (
     describe,
     require_mcp,
 )
-from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
 log = logging.getLogger("hostshape.proxy")
 

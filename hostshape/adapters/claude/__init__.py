@@ -106,12 +106,13 @@ def hostshape_hooks(
 def retrieval_server(policy: Policy) -> McpSdkServerConfig:
     """An in-process MCP server named ``hostshape`` with one tool, ``hostshape_read(handle, query, cursor)``.
 
-    The tool returns ``hostshape.retrieve.read(...)``: a budgeted page of a saved full result and the next cursor.
+    The tool returns ``hostshape.wayback.retrieve.read(...)``: a budgeted page of a saved full result and the next
+    cursor.
     """
     require(EXTRA, "claude_agent_sdk")
     from claude_agent_sdk import create_sdk_mcp_server, tool
 
-    from hostshape.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     schema = {
         "type": "object",
@@ -136,7 +137,7 @@ def retrieval_server(policy: Policy) -> McpSdkServerConfig:
 
 
 def _retrieval_tool_name() -> str:
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     return f"mcp__{RETRIEVAL_SERVER}__{RETRIEVAL_TOOL}"
 

@@ -90,7 +90,7 @@ def _tool_names(input_data: Mapping[str, Any]) -> tuple[str, str] | None:
         if maybe_server is None:
             return None
         server = maybe_server
-    from hostshape.retrieve import RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     if server == RETRIEVAL_SERVER and tool == RETRIEVAL_TOOL:
         return None  # its pages are budgeted already; reshaping them would not be idempotent

@@ -26,11 +26,11 @@ POLICY_HELP = (
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:
-        from hostshape.hook import main as hook_main
+        from hostshape.cli.hook import main as hook_main
 
         return hook_main(argv[1:])
     if argv[:1] == ["measure"]:
-        from hostshape.measure import main as measure_main
+        from hostshape.cli.measure import main as measure_main
 
         return measure_main(argv[1:])
     if argv[:1] == ["proxy"]:
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return proxy_main(argv[1:])
     if argv[:1] == ["proxy-config"]:
-        from hostshape.mcp_config import main as config_main
+        from hostshape.cli.mcp_config import main as config_main
 
         return config_main(argv[1:])
     parser = _parser()
@@ -65,7 +65,7 @@ def _glue(argv: list[str]) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     from hostshape import __version__
-    from hostshape.demo import accepted_names
+    from hostshape.cli.demo import accepted_names
 
     parser = argparse.ArgumentParser(prog="hostshape", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"hostshape {__version__}")
@@ -127,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _host_name(name: str) -> str:
-    from hostshape.demo import resolve_hosts
+    from hostshape.cli.demo import resolve_hosts
 
     try:
         resolve_hosts([name])
@@ -137,8 +137,8 @@ def _host_name(name: str) -> str:
 
 
 def _policy(args: argparse.Namespace) -> Policy:
-    """The policy by the one discovery rule (hostshape.policy_file), with --budget applied."""
-    from hostshape import policy_file
+    """The policy by the one discovery rule (hostshape.cli.policy_file), with --budget applied."""
+    from hostshape.cli import policy_file
     from hostshape.policy import Policy
 
     path = policy_file.find(getattr(args, "policy", None))
@@ -184,9 +184,9 @@ def _read(args: argparse.Namespace) -> int:
     import jmespath
     from jmespath.exceptions import JMESPathError
 
-    from hostshape.cursor import CursorError, decode
-    from hostshape.retrieve import read
-    from hostshape.spill import store_for
+    from hostshape.wayback.cursor import CursorError, decode
+    from hostshape.wayback.retrieve import read
+    from hostshape.wayback.spill import store_for
 
     policy = _load_policy(args)
     if policy is None:
@@ -225,10 +225,6 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from hostshape.demo import main as demo_main
+    from hostshape.cli.demo import main as demo_main
 
     return demo_main(budget=args.budget, as_json=args.json, hosts=args.host)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -481,7 +481,7 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
         return None
     if any(is_long_id(v) for v in key_values):
         return None  # the API's own long id (an ARN) is what a follow-up call needs: it stays first
-    from hostshape.render import dumps
+    from hostshape.output.render import dumps
     from hostshape.tokens import count_tokens
 
     cost = count_tokens(dumps(key_values))

@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from hostshape import structure
-from hostshape.locate import Located, locate
-from hostshape.previews import decode_base64_content, preview, text_placeholder
-from hostshape.render import dumps
+from hostshape.output.render import dumps
+from hostshape.records import structure
+from hostshape.records.locate import Located, locate
+from hostshape.records.previews import decode_base64_content, preview, text_placeholder
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20

@@ -14,18 +14,18 @@ import logging
 
 from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
-from hostshape.budget import Limit
-from hostshape.cursor import CursorError, Position, decode, encode
-from hostshape.envelope import Facts, WayBack
 from hostshape.fit import clean, fit_data, fit_text, last_resort
-from hostshape.locate import records_from_text
-from hostshape.parse import parse_json
+from hostshape.fit.budget import Limit
+from hostshape.input.parse import parse_json
+from hostshape.output.envelope import Facts, WayBack
+from hostshape.output.render import safe_text
 from hostshape.policy import Policy
-from hostshape.project import shrink
-from hostshape.query import QueryTooCostly
-from hostshape.query import search as bounded_search
-from hostshape.render import safe_text
-from hostshape.spill import store_for
+from hostshape.records.locate import records_from_text
+from hostshape.records.project import shrink
+from hostshape.records.query import QueryTooCostly
+from hostshape.records.query import search as bounded_search
+from hostshape.wayback.cursor import CursorError, Position, decode, encode
+from hostshape.wayback.spill import store_for
 
 log = logging.getLogger("hostshape")
 

@@ -9,12 +9,12 @@ from typing import Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
-from hostshape.envelope import KEY, Facts
-from hostshape.locate import longest_record_list, with_path
+from hostshape.output.envelope import KEY, Facts
+from hostshape.output.render import dumps
 from hostshape.policy import Rule
-from hostshape.previews import cap_strings, decode_base64_content, preview
-from hostshape.render import dumps
-from hostshape.shrink import Cuts, shrink_document
+from hostshape.records.locate import longest_record_list, with_path
+from hostshape.records.previews import cap_strings, decode_base64_content, preview
+from hostshape.records.shrink import Cuts, shrink_document
 from hostshape.tokens import count_tokens
 
 __all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
@@ -145,7 +145,7 @@ def _dotted(record: Any, dotted: str) -> Any:
 
 
 def shrink(value: Any, max_records: int | None = None, budget: int | None = None) -> Projection:
-    """Zero-configuration shrink (hostshape.shrink): the record list found wherever it is and made plain, noise
+    """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
     decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut

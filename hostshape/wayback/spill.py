@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hostshape.render import dumps
+from hostshape.output.render import dumps
 
 try:
     import fcntl

@@ -18,7 +18,7 @@ Contract:
   non-blocking hook error (the tool result goes through unchanged and the user sees the message). Never exit 2:
   for PostToolUse both hosts would send stderr to the model.
 - stdout carries nothing but one hook-output JSON object; diagnostics go to stderr (logger ``hostshape``).
-- Policy: the rule every command uses (``hostshape.policy_file``): ``--policy FILE``, else ``$HOSTSHAPE_POLICY``,
+- Policy: the rule every command uses (``hostshape.cli.policy_file``): ``--policy FILE``, else ``$HOSTSHAPE_POLICY``,
   else ``$CLAUDE_PROJECT_DIR/.hostshape.toml`` (the current directory when that variable is unset), else
   ``$XDG_CONFIG_HOME/hostshape/policy.toml`` (``~/.config/...`` when unset); else the default ``Policy()``.
 - Start-up is the cost of a per-call hook, so imports are lazy and a result whose UTF-8 size is within the budget
@@ -130,9 +130,9 @@ def _parse_args(argv: Sequence[str]) -> tuple[str, str | None]:
 def policy_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
     """The policy files looked for when ``--policy`` is not given, first found wins: ``$HOSTSHAPE_POLICY``, then
     ``.hostshape.toml`` in ``$CLAUDE_PROJECT_DIR`` (Claude Code sets it for hooks; else the current directory), then
-    the user's ``$XDG_CONFIG_HOME/hostshape/policy.toml``. The rule is ``hostshape.policy_file``'s, shared by every
+    the user's ``$XDG_CONFIG_HOME/hostshape/policy.toml``. The rule is ``hostshape.cli.policy_file``'s, shared by every
     command."""
-    from hostshape import policy_file
+    from hostshape.cli import policy_file
 
     env = os.environ if environ is None else environ
     return policy_file.candidates(env, env.get("CLAUDE_PROJECT_DIR"))
@@ -140,7 +140,7 @@ def policy_candidates(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 def find_policy_file(environ: Mapping[str, str] | None = None) -> Path | None:
     """The policy file to use without ``--policy``, or None (use the defaults)."""
-    from hostshape import policy_file
+    from hostshape.cli import policy_file
 
     env = os.environ if environ is None else environ
     return policy_file.find(None, env, env.get("CLAUDE_PROJECT_DIR"))

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hostshape import structure
-from hostshape.render import dumps
+from hostshape.output.render import dumps
+from hostshape.records import structure
 
 Path = tuple[str, ...]
 

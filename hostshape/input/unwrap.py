@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from hostshape.parse import first_char, looks_like_json, may_be_json, parse_json
-from hostshape.render import MAX_DEPTH, NotExact, dumps, safe_text
+from hostshape.input.parse import first_char, looks_like_json, may_be_json, parse_json
+from hostshape.output.render import MAX_DEPTH, NotExact, dumps, safe_text
 
 _BLOCK_TYPES = frozenset(
     {"text", "image", "audio", "resource", "resource_link", "input_text", "input_image", "input_file", "output_text"}

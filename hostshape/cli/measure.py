@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not command:
         parser.error("give the server command after --, e.g. hostshape measure -- python -m my_server (or --example)")
     calls = [(tool, arguments) for tool, arguments in args.calls]
-    from hostshape import policy_file
+    from hostshape.cli import policy_file
     from hostshape.policy import Policy
 
     try:
@@ -167,7 +167,7 @@ async def measure(
         # The server runs under a small watcher (this Python) that records its exit status; its standard error
         # goes to a file, shown only when something fails.
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "hostshape.measure", "--watch", status_file, "--", *command]
+            command=sys.executable, args=["-m", "hostshape.cli.measure", "--watch", status_file, "--", *command]
         )
         stderr_file = os.path.join(folder, "stderr")
         with open(stderr_file, "w+", encoding="utf-8", errors="replace") as errlog:
@@ -217,8 +217,8 @@ def _watch(status_file: str, command: list[str]) -> int:
 async def _measure(
     session: Any, calls: list[tuple[str, dict[str, Any]]], policy: Any, timeout: float, report: Report
 ) -> None:
+    from hostshape.output.render import dumps
     from hostshape.pipeline import shape
-    from hostshape.render import dumps
     from hostshape.tokens import count_tokens
 
     await asyncio.wait_for(session.initialize(), timeout)
