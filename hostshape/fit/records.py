@@ -14,6 +14,7 @@ from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.output.render import dumps
 from hostshape.records.locate import find_records, with_path
 from hostshape.records.previews import cap_strings
+from hostshape.records.project import CHARS_PER_TOKEN
 from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
@@ -52,7 +53,9 @@ def fit_data(
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
-    seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
+    # no budget shows or indexes more records than it has tokens, nor shows whole what is past CHARS_PER_TOKEN
+    # characters a token: text is previewed in those only, so the time grows with the budget, not the input
+    seen = _within(records[offset : offset + limit.tokens + 1], limit.tokens * CHARS_PER_TOKEN)
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
@@ -65,6 +68,16 @@ def fit_data(
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _within(records: list[Any], chars: int) -> int:
+    """How many of the first records fit in ``chars`` characters of compact JSON (at least one)."""
+    total = 0
+    for i, record in enumerate(records):
+        total += len(dumps(record)) + 1
+        if total > chars:
+            return max(1, i)
+    return len(records)
 
 
 def _tokens(text: str, limit: Limit, ratio: TokenEstimate) -> int:
@@ -181,8 +194,9 @@ class _RecordFit:
             if not isinstance(rest[0], dict)
             else (self.facts.index if self.facts.index is not None else index_columns(rest))
         )
+        wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens + 1]] if layouts else []
         for columns in layouts:  # widest first: columns go before rows do
-            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+            rows = _narrower(wide, layouts[0], columns)
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
             row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
@@ -190,7 +204,7 @@ class _RecordFit:
                 yield k, (columns, rows[k:]), True
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]
-            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+            rows = _narrower(wide, layouts[0], columns)
             k = _most_records(full, [0] * len(full), room // 2)
             used = sum(full[:k])
             listed = _prefix_within(
@@ -313,6 +327,14 @@ def _prefix_within(costs: list[int], budget: int) -> int:
 
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
+
+
+def _narrower(rows: list[list[Any]], wide: list[str], columns: list[str]) -> list[list[Any]]:
+    """Index rows of the ``wide`` layout cut to ``columns`` (a subset of it, in its order)."""
+    if columns == wide:
+        return rows
+    at = [wide.index(c) for c in columns]
+    return [[row[i] for i in at] for row in rows]
 
 
 def rows_of(record: Any, columns: list[str]) -> list[Any]:

@@ -144,22 +144,25 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, max_records: int | None = None, budget: int | None = None) -> Projection:
+def shrink(value: Any, max_records: int | None = None, budget: int | None = None, *, first: int = 0) -> Projection:
     """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
     decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
-    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget."""
+    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget. Records are shrunk
+    from ``first`` (a later page) for ``CHARS_PER_TOKEN`` characters per token of the budget only, so the time
+    grows with the budget, not with the input."""
     cuts = Cuts()
-    shrunk, path = shrink_document(value, max_records, cuts)
+    chars = budget * CHARS_PER_TOKEN if budget else None
+    shrunk, path = shrink_document(value, max_records, cuts, first=first, max_chars=chars)
     used = _tokens(shrunk, budget) if budget and cuts.capped else None
     for _ in range(4):
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
         factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
         bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
-        grown, grown_path = shrink_document(value, max_records, bigger)
+        grown, grown_path = shrink_document(value, max_records, bigger, first=first, max_chars=chars)
         grown_used = _tokens(grown, budget)
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
@@ -167,6 +170,8 @@ def shrink(value: Any, max_records: int | None = None, budget: int | None = None
     return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
 
 
+CHARS_PER_TOKEN = 32  # records shrunk per token of budget: compact JSON runs 3-4 characters a token, and shrinking
+# rarely takes away more than seven in eight of a record, so records past this many characters never show whole
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget
 _GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take the rest)
 

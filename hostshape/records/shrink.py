@@ -142,27 +142,40 @@ class _Schema:
     usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
 
 
-def shrink_located(located: Located, max_records: int | None, cuts: Cuts) -> Any:
-    """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
-    document shrunk as a container."""
+def shrink_located(
+    located: Located, max_records: int | None, cuts: Cuts, *, first: int = 0, max_chars: int | None = None
+) -> Any:
+    """The document with records ``first`` up to ``max_records`` shrunk, and the rest of the document shrunk as a
+    container. Records before ``first`` (a page already read) and after ``max_records`` are kept as they are, and
+    so are those after the shrunk ones reach ``max_chars`` characters of compact JSON: no budget shows them whole,
+    so the time spent grows with the budget, not with the input. The schema is learnt from a sample."""
     cuts.notes.extend(located.notes)
     records = located.records
-    head = records[:max_records] if max_records is not None else records
-    objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
+    end = len(records) if max_records is None else min(len(records), max_records)
+    objects = [r for r in records[first : first + structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
-    shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
+    shrunk, size = [], 0
+    for record in records[first:end]:
+        shrunk.append(_value(record, "", 0, schema, cuts, root=True))
+        if max_chars is not None:
+            size += len(dumps(shrunk[-1])) + 1
+            if size > max_chars:
+                break
+    end = first + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, (key, alt))
-    return _around(located.value, located.path, shrunk + records[len(shrunk) :], cuts)
+    return _around(located.value, located.path, records[:first] + shrunk + records[end:], cuts)
 
 
-def shrink_document(value: Any, max_records: int | None, cuts: Cuts) -> tuple[Any, tuple[str, ...] | None]:
+def shrink_document(
+    value: Any, max_records: int | None, cuts: Cuts, *, first: int = 0, max_chars: int | None = None
+) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts), located.path
+    return shrink_located(located, max_records, cuts, first=first, max_chars=max_chars), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:

@@ -126,7 +126,7 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
             )
         facts.matched = value not in (None, [], {})
     else:
-        projection = shrink(value, max_records=offset + limit.tokens + 1)
+        projection = shrink(value, max_records=offset + limit.tokens + 1, budget=limit.tokens, first=offset)
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
