@@ -14,7 +14,6 @@ from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.output.render import dumps
 from hostshape.records.locate import find_records, with_path
 from hostshape.records.previews import cap_strings
-from hostshape.records.project import CHARS_PER_TOKEN
 from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
@@ -53,9 +52,9 @@ def fit_data(
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
-    # no budget shows or indexes more records than it has tokens, nor shows whole what is past CHARS_PER_TOKEN
+    # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
     # characters a token: text is previewed in those only, so the time grows with the budget, not the input
-    seen = _within(records[offset : offset + limit.tokens + 1], limit.tokens * CHARS_PER_TOKEN)
+    seen = _within(records[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
@@ -68,6 +67,9 @@ def fit_data(
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+_SEEN_CHARS = 32  # twice fit/budget.py's SURELY_OVER_CHARS_PER_TOKEN: previews may halve a record
 
 
 def _within(records: list[Any], chars: int) -> int:

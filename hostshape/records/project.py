@@ -170,8 +170,8 @@ def shrink(value: Any, max_records: int | None = None, budget: int | None = None
     return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
 
 
-CHARS_PER_TOKEN = 32  # records shrunk per token of budget: compact JSON runs 3-4 characters a token, and shrinking
-# rarely takes away more than seven in eight of a record, so records past this many characters never show whole
+CHARS_PER_TOKEN = 16  # records shrunk per token of budget: past this much shrunk JSON no answer shows them whole
+# (compact JSON runs 2-4 characters a token; fit/budget.py SURELY_OVER_CHARS_PER_TOKEN is the same bound)
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget
 _GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take the rest)
 
