@@ -163,6 +163,8 @@ class _RecordFit:
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
                         return self._with_a_shrunk_first(rest, index, text) or fitted
+                    if index is not None and not complete:
+                        return self._more_rows(rest, k, index, fitted)
                     return fitted
                 over = self._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -178,14 +180,36 @@ class _RecordFit:
                     break
         return self._shrunk_first(rest)
 
+    def _more_rows(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
+        """A partial listing that fits, grown by as many following rows as the budget it left unused holds
+        (measured on the rows already listed)."""
+        columns, rows = index
+        for _ in range(3):
+            used = self.limit.count(fitted.text)
+            room = self.limit.tokens - used
+            end = k + len(rows)
+            if room < self.limit.tokens // 50 or end >= len(rest):
+                break
+            per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
+            extra = int(room / per_row * 0.9)
+            if extra < 1:
+                break
+            grown = rows + [rows_of(r, columns) for r in rest[end : end + extra]]
+            candidate = self._verified(self._text(rest, k, (columns, grown)), "index")
+            if candidate is None:
+                break
+            rows, fitted = grown, candidate
+        self._text(rest, k, (columns, rows))  # the facts of the answer returned
+        return fitted
+
     def _begin(self) -> None:
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
-        only when reached. When no index can list every record, half the budget goes to whole records and the
-        rest to index rows for as many of the following records as fit."""
+        only when reached. When no index can list every record, a quarter of the budget goes to whole records
+        and the rest to index rows for as many of the following records as fit."""
         room = budget - _INDEX_HEADER
         layouts = (
             []
@@ -207,7 +231,7 @@ class _RecordFit:
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]
             rows = _narrower(wide, layouts[0], columns)
-            k = _most_records(full, [0] * len(full), room // 2)
+            k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
             listed = _prefix_within(
                 _costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used), room - used
@@ -327,6 +351,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 

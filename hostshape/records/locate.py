@@ -343,6 +343,8 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     parent_id = structure.identifier(dicts)
     if parent_id is None:
         return None  # children of parents nobody can name are not records
+    if len(kids) * 2 < len(dicts) * 3 and not structure.identifiers(kids[: structure.SAMPLE]):
+        return None  # about one child each, named only within its parent: the parents are the records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
     ref = f"{label}:{parent_id}"

@@ -579,6 +579,9 @@ def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | 
     # Columns go before rows, one at a time: the status, then an opaque second identifier (before the title a
     # reader can use), then the title, then the second identifier.
     drop = [c for c in (status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if alt and len({repr(dotted(r, key)) for r in sample}) < len(sample):
+        drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
     for column in dict.fromkeys(drop):
         layouts.append([c for c in layouts[-1] if c != column])
