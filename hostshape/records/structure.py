@@ -208,11 +208,12 @@ class Column:
         return self.path.count(".")
 
     def rank(self) -> tuple[Any, ...]:
-        """Lower is better: readable before opaque, what the record's links name it by, own fields before nested
-        ones, words before numbers, then identifier-like names, then shorter values."""
+        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), readable
+        before opaque, own fields before nested ones, words before numbers, then identifier-like names, then
+        shorter values."""
         return (
-            self.opaque,
             not self.linked,
+            self.opaque,
             self.nested,
             self.numeric,
             ID_WORD.search(self.path) is None,
