@@ -227,6 +227,8 @@ class _RecordFit:
             row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
+                if k == 0 and len(columns) > len(layouts[-1]) + 2:
+                    continue  # short columns beside the key crowd out every whole record: narrower first
                 yield k, (columns, rows[k:]), True
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]

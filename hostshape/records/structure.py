@@ -561,6 +561,31 @@ def _has_opaque_part(value: Any) -> bool:
     return isinstance(value, str) and any(is_opaque(part) for part in re.split(r"[/:|@#]", value))
 
 
+SHORT_COLUMNS = 4  # short varying columns an index carries beside identifier, title and status, room allowing
+_SHORT_CHARS = 32
+
+
+def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
+    """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
+    that vary between them, are no link and no opaque token; in the records' own order, own members first."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if len(sample) < 2:
+        return []
+    skipped = set(skip)
+    found: list[tuple[int, int, str]] = []
+    for order, path in enumerate(columns(sample, depth=2)):
+        if path in skipped:
+            continue
+        values = [v for v in _values(sample, path) if v is not None and v != ""]
+        if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
+            continue
+        texts = [str(v) for v in values]
+        if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
+            continue
+        found.append((_table(sample).levels.get(path, 0), order, path))
+    return [path for _, _, path in sorted(found)[:most]]
+
+
 def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | None = None) -> list[list[str]]:
     """Index layouts to try, widest first, each a prefix of the widest: identifier, a second identifier (see
     ``record_keys``; pass ``keys`` when they were found before the records were shrunk), a title, a status.
@@ -577,9 +602,11 @@ def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | 
     status = status_field(records, skip=wide)
     if status:
         wide.append(status)
-    # Columns go before rows, one at a time: the status, then an opaque second identifier (before the title a
-    # reader can use), then the title, then the second identifier.
-    drop = [c for c in (status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    extra = short_columns(records, skip=wide)
+    wide += extra
+    # Columns go before rows, one at a time: the short ones last found first, the status, then an opaque second
+    # identifier (before the title a reader can use), then the title, then the second identifier.
+    drop = [c for c in (*extra[::-1], status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if alt and len({repr(dotted(r, key)) for r in sample}) < len(sample):
         drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
