@@ -172,18 +172,15 @@ class Reading:
     text: str
 
 
-def _json_records(doc: Any, id_field: str, kind: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
-    """Records in a JSON text: lists of objects that carry the identifier (and, when ``kind`` names the true
-    records' members, share at least a third of them: another list that happens to have an ``id`` is not the
-    record list), and columnar tables naming the identifier's column."""
+def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Records in a JSON text: lists of objects that carry the identifier (and, when ``known`` holds the true
+    records' identifiers, at least one of them: another list that happens to have an ``id``, or a list inside
+    the records, is not the record list), and columnar tables naming the identifier's column."""
     out: list[dict[str, Any]] = []
     leaf = id_field.split(".")[-1]
 
     def like(items: list[dict[str, Any]]) -> bool:
-        if not kind:
-            return True
-        names = {k for x in items[:20] for k in x}
-        return len(names & kind) * 3 >= min(len(kind), 12)
+        return not known or any(str(_get(x, id_field)) in known for x in items)
 
     def walk(node: Any, depth: int) -> None:
         if depth > 12:
@@ -261,8 +258,8 @@ def read(text: str, t: Truth) -> Reading:
         doc = json.loads(text)
     except ValueError:
         return Reading(_regex_records(text, t), False, text)
-    kind = frozenset(k for r in t.records[:20] if isinstance(r, dict) for k in r)
-    return Reading(_json_records(doc, t.id_field, kind), True, text)
+    known = frozenset(str(_get(r, t.id_field)) for r in t.records)
+    return Reading(_json_records(doc, t.id_field, known), True, text)
 
 
 def _same_id(a: Any, b: Any) -> bool:
