@@ -1,32 +1,29 @@
 """The answer after hostshape itself failed: by default a plain cut of the result's text that still fits the budget.
 
 ``after_fault`` is what ``shape`` (and an adapter whose own glue failed) answers, per ``policy.on_fault``. It
-depends on as little of the pipeline as it can (the
-standard library's JSON, the tokenizer, the spill store), because any other step may be the one that failed:
-the best-effort text of the raw result is saved for retrieval when the store works, and the model reads its
-start with a note saying shaping failed, as JSON (``{"_hostshape": {...}, "preview": "..."}``) when the result
-looked like JSON, else as text ending with a ``[hostshape]`` line.
+depends on as little of the pipeline as it can (the tokenizer, the spill store, the envelope's wording), because
+any other step may be the one that failed: the best-effort text of the raw result is saved for retrieval when the
+store works, and the model reads its start with the envelope saying shaping failed, as JSON (``{"_hostshape":
+{...}, "preview": "..."}``) when the result looked like JSON, else as text ending with a ``[hostshape]`` line.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hostshape.fit.budget import Limit
+from hostshape.output.envelope import WayBack, fault_answer, last_resort_texts, refusal
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
 from hostshape.result import Shaped
-from hostshape.wayback.spill import store_for
+from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
 
 _WINDOW_CHARS_PER_TOKEN = 8  # the cut is searched within this many characters per budget token
-_LAST_RESORT_JSON = ('{"_hostshape":"shaping failed; truncated"}', '{"_hostshape":"truncated"}', '"truncated"', "0")
-_LAST_RESORT_TEXT = ("[hostshape] shaping failed; truncated", "[hostshape] truncated", "…")
 
 
 def after_fault(
@@ -38,67 +35,74 @@ def after_fault(
     server: str | None = None,
     args: Mapping[str, Any] | None = None,
     started: float | None = None,
+    budget: int | None = None,
+    fits: Callable[[str], bool] | None = None,
 ) -> Shaped:
     """The answer after shaping ``raw`` failed with ``exc``, per ``policy.on_fault``: a budgeted cut (``"cut"``,
     the default), a budgeted refusal (``"refuse"``), or the host's result untouched (``"pass"``: ``changed`` is
-    False). Logs the fault. Adapters call this too when their own glue fails."""
+    False). ``budget`` replaces the tool's budget when given; ``fits`` says whether a text fits (default: within the
+    budget; a host's form and caps for an adapter's glue). Logs the fault."""
     log.error(
         "hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault, exc_info=exc
     )
-    fault = safe_text(f"{type(exc).__name__}: {_message(exc)}")[:200]
-    try:
-        budget = policy.budget_for(tool, server)
-    except Exception:  # noqa: BLE001 - the policy's own budget is always valid
-        budget = policy.budget
+    if budget is None:
+        try:
+            budget = policy.budget_for(tool, server)
+        except Exception:  # noqa: BLE001 - the policy's own budget is always valid
+            budget = policy.budget
+    limit = Limit.of(policy, budget)
+    fits = fits or limit.fits
     elapsed = (time.perf_counter() - started) * 1000 if started is not None else 0.0
-    common: dict[str, Any] = dict(
-        budget=budget, tool=tool, server=server, fault=fault, encoding=policy.encoding, elapsed_ms=elapsed
-    )
-    if policy.on_fault == "pass":  # the documented opt-in: fail open, the budget is not kept
-        text = raw if isinstance(raw, str) else best_effort_text(raw)[0]
+    fault = type(exc).__name__
+
+    def answer(text: str, **fields: Any) -> Shaped:
+        fields.setdefault("input_text", text)
+        fields.setdefault("bytes_before", len(text.encode("utf-8", "replace")))
         return Shaped(
             text=text,
-            changed=False,
-            is_json=False,
-            bytes_before=len(text.encode("utf-8", "replace")),
-            truncated=False,
-            strategy="fault",
-            input_text=text,
-            **common,
+            budget=budget,
+            tool=tool,
+            server=server,
+            fault=safe_text(f"{fault}: {_message(exc)}")[:200],
+            encoding=policy.encoding,
+            elapsed_ms=elapsed,
+            **fields,
         )
-    limit = Limit.of(policy, budget)
-    if policy.on_fault == "refuse":
-        from hostshape.host import refusal  # the one refusal wording every host shares
 
-        text = refusal(type(exc).__name__, limit.fits, tool)
-        if not limit.fits(text):
-            text = next((t for t in _LAST_RESORT_TEXT if limit.fits(t)), _LAST_RESORT_TEXT[-1])
-        return Shaped(
-            text=text, changed=True, is_json=False, bytes_before=0, truncated=True, strategy="refused", **common
+    if policy.on_fault == "pass":  # the documented opt-in: fail open, the budget is not kept
+        text = raw if isinstance(raw, str) else best_effort_text(raw)[0]
+        return answer(text, changed=False, is_json=False, truncated=False, strategy="fault")
+    if policy.on_fault == "refuse":
+        text = _first_fitting([refusal(fault, fits, tool), *last_resort_texts(False, None)], fits)
+        return answer(
+            text, changed=True, is_json=False, bytes_before=0, input_text="", truncated=True, strategy="refused"
         )
     text, is_json = best_effort_text(raw)
-    handle = path = None
-    if policy.spill:
-        try:
-            saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(
-                tool, dict(args or {}), text, is_json=is_json
-            )
-            handle, path = saved.handle, str(saved.path)
-        except Exception:  # noqa: BLE001 - the answer says the result was not saved
-            log.warning("hostshape could not save the result after a fault", exc_info=True)
-    answer = cut_answer(text, is_json, limit, type(exc).__name__, handle, policy.retrieval_tool, path)
-    return Shaped(
-        text=answer,
+    way = _saved(text, is_json, policy, tool, args)
+    cut = cut_answer(text, is_json, fits, limit.tokens, fault, way)
+    return answer(
+        cut,
         changed=True,
         is_json=is_json,
         bytes_before=len(text.encode("utf-8", "replace")),
+        input_text=text,
         truncated=True,
         strategy="fault",
-        handle=handle,
-        path=path,
-        input_text=text,
-        **common,
+        handle=way.handle,
+        path=way.path,
     )
+
+
+def _saved(text: str, is_json: bool, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
+    """Where the best-effort text was saved, if it could be."""
+    if not policy.spill:
+        return WayBack(reason="spill is off")
+    try:
+        saved = open_store(policy).save(tool, dict(args or {}), text, is_json=is_json)
+    except Exception:  # noqa: BLE001 - the answer says the result was not saved
+        log.warning("hostshape could not save the result after a fault", exc_info=True)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _message(exc: BaseException) -> str:
@@ -130,41 +134,24 @@ def _unwrapped(raw: Any) -> tuple[str, bool | None]:
     return payload.text, payload.looks_json
 
 
-def cut_answer(
-    text: str, is_json: bool, limit: Limit, fault: str, handle: str | None, tool: str | None, path: str | None = None
-) -> str:
-    """The longest start of ``text`` that fits ``limit`` beside a note naming the fault and the way back."""
-    if handle and tool:
-        way = f'full result: call {tool} with handle "{handle}"'
-    elif handle:
-        way = f"full result saved at {path}" if path else f"full result saved as {handle}"
-    else:
-        way = "full result not saved; call the tool with narrower arguments"
-    note = f"shaping failed ({fault}); this is the start of the result, cut to the budget"
-
-    def render(prefix: str) -> str:
-        cut = len(prefix) < len(text)
-        if is_json:
-            envelope = {"truncated": cut, "note": note, "handle": handle, "hint": way}
-            if handle is None:
-                del envelope["handle"]
-            body = prefix + "…" if cut else prefix
-            return json.dumps({"_hostshape": envelope, "preview": body}, ensure_ascii=False, separators=(",", ":"))
-        return f"{prefix}{'…' if cut else ''}\n[hostshape] {note}; {way}"
-
-    source = text[: limit.tokens * _WINDOW_CHARS_PER_TOKEN + 1]
+def cut_answer(text: str, is_json: bool, fits: Callable[[str], bool], tokens: int, fault: str, way: WayBack) -> str:
+    """The longest start of ``text`` that ``fits`` beside the envelope naming the fault and the way back;
+    ``tokens`` (the budget) bounds the search."""
+    source = text[: tokens * _WINDOW_CHARS_PER_TOKEN + 1]
     best = None
     low, high = 0, len(source)
     while low <= high:  # the longest prefix that fits, by bisection (about 16 exact counts)
         middle = (low + high) // 2
-        candidate = render(source[:middle])
-        if limit.fits(candidate):
+        candidate = fault_answer(source[:middle], middle < len(text), is_json, fault, way)
+        if fits(candidate):
             best, low = candidate, middle + 1
         else:
             high = middle - 1
     if best is not None and (low > 1 or not text):
         return best
-    for option in _LAST_RESORT_JSON if is_json else _LAST_RESORT_TEXT:
-        if limit.fits(option):
-            return option
-    return _LAST_RESORT_JSON[-1] if is_json else _LAST_RESORT_TEXT[-1]
+    return _first_fitting(last_resort_texts(is_json, way.handle), fits)
+
+
+def _first_fitting(options: list[str], fits: Callable[[str], bool]) -> str:
+    """The first of ``options`` that fits; the last (the shortest) when none does."""
+    return next((option for option in options if fits(option)), options[-1])

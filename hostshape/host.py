@@ -1,5 +1,5 @@
-"""The seam between the core and every host: what the model reads when hostshape leaves a result alone, how a host
-sends hostshape's replacement text, the host's own caps, and notes the host's own cuts call for.
+"""The seam's API for adapters: the host's form (``HostForm``, ``json_result``), whether a text fits as a host sends
+it, the one refusal, the answer to a fault in an adapter's own glue, and the way back fitted to a host.
 
 An adapter describes its host with a ``HostForm`` and calls ``shape(raw, ..., host=form)`` once; the core decides
 whether the host's result is left alone, fits the replacement *in the form the host sends it* (for example
@@ -10,77 +10,16 @@ heads it with a host note when there is room, and answers a fault. Adapters neve
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from hostshape.fit.budget import Limit
+from hostshape.fit.host_limit import MAX_ROUNDS, HostLimit, smaller_budget
+from hostshape.input.host_form import HostForm, json_result
+from hostshape.output.envelope import refusal
 from hostshape.policy import Policy
 
-if TYPE_CHECKING:
-    from hostshape.result import Shaped
-
-# Re-shaping rounds when the host's form of the text overshoots a cap. Each round divides the budget by the growth
-# the host's form caused (escaping grows text by a roughly constant ratio); one round sufficed on every corpus file.
-MAX_ROUNDS = 4
-
-# The one refusal, longest wording first: the core and every adapter answer a fault they cannot shape with the
-# longest of these that fits. ``{fault}`` is the exception's type name, ``{tool}`` the tool's name ("the tool").
-REFUSALS = (
-    "[hostshape] this result could not be shaped ({fault}) and was withheld. Remedy: call {tool} again with "
-    "narrower arguments, or set on_fault='pass' to receive results unshaped.",
-    "[hostshape] result withheld (hostshape failed); retry with narrower arguments, or set on_fault='pass'.",
-    "[hostshape] withheld",
-)
-
-
-@dataclass(frozen=True)
-class HostForm:
-    """What one host shows the model, and the limits it puts on hostshape's replacement.
-
-    - ``as_is``: the exact text the model reads when the result is left alone (Claude Code's ``{"result": ...}``
-      string, ADK's dumped ``CallToolResult``); None when that is the unwrapped text the core measures anyway.
-    - ``wrap``: how the host sends a replacement ``text`` (ADK and LiteLLM: ``json.dumps({"result": text})``); the
-      budget and the caps hold for ``wrap(text)``. None: the text is sent as it is.
-    - ``max_chars`` / ``max_bytes``: the host's own cap on the replacement, in characters / UTF-8 bytes.
-    - ``notes``: one host note in decreasing lengths (e.g. "Claude Code truncated this result ..."); the first that
-      leaves half the budget heads the text on its own line, none when even the last does not.
-    - ``replace``: the host's result is only a notice (an overflow the adapter read back), so even a result that fits
-      replaces it.
-    """
-
-    as_is: str | None = None
-    wrap: Callable[[str], str] | None = None
-    max_chars: int | None = None
-    max_bytes: int | None = None
-    notes: tuple[str, ...] = ()
-    replace: bool = False
-
-
-def json_result(text: str) -> str:
-    """``{"result": text}`` as ADK's LiteLLM connector and Claude's FastMCP wrapper send it (non-ASCII kept)."""
-    return json.dumps({"result": text}, ensure_ascii=False)
-
-
-@dataclass(frozen=True)
-class HostLimit:
-    """Does this text fit the tool's budget and the host's caps, in the form the host sends it?"""
-
-    limit: Limit
-    host: HostForm
-
-    def sent(self, text: str) -> str:
-        return self.host.wrap(text) if self.host.wrap is not None else text
-
-    def fits(self, text: str) -> bool:
-        wire = self.sent(text)
-        if self.host.max_chars is not None and len(wire) > self.host.max_chars:
-            return False
-        if self.host.max_bytes is not None and len(wire.encode("utf-8", "surrogatepass")) > self.host.max_bytes:
-            return False
-        return self.limit.fits(wire)
+__all__ = ["HostForm", "fits_budget", "fits_by_size", "glue_fault", "json_result", "read_for_host", "refusal_for"]
 
 
 def fits_budget(
@@ -113,15 +52,6 @@ def fits_by_size(
     return sum(len(t.encode("utf-8", "surrogatepass")) for t in texts) <= min(c for c in caps if c is not None)
 
 
-def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
-    """The longest wording of the one refusal that ``fits``; the shortest when none does."""
-    for wording in REFUSALS:
-        text = wording.format(fault=fault, tool=tool or "the tool")
-        if fits(text):
-            return text
-    return REFUSALS[-1]
-
-
 def refusal_for(
     policy: Policy | None,
     exc: BaseException | str,
@@ -147,86 +77,18 @@ def glue_fault(
     host: HostForm | None = None,
 ) -> str | None:
     """What an adapter hands its host after its OWN glue failed on ``raw`` (the core's faults are answered inside
-    ``shape``): None to leave the host's result (``on_fault="pass"``), else the core's answer, fitted to ``host``.
+    ``shape``), per ``policy.on_fault``: None to leave the host's result (``"pass"``), else the core's answer to a
+    fault (``"cut"``: the start of ``raw``'s text, saved for retrieval; ``"refuse"``: the one refusal), fitted to
+    ``host``.
 
     The one place every adapter asks, so the fault answer changes for all hosts at once.
     """
     if policy.on_fault == "pass":
         return None
-    return refusal_for(policy, exc, tool=tool, server=server, host=host)
+    from hostshape.fault import after_fault
 
-
-def shape_for_host(
-    raw: Any,
-    host: HostForm,
-    shape_once: Callable[..., Shaped],
-    *,
-    policy: Policy,
-    tool: str | None,
-    server: str | None,
-    args: Mapping[str, Any] | None,
-) -> Shaped:
-    """Shape ``raw`` so that what ``host`` shows the model fits; see ``HostForm``. Never raises.
-
-    ``shape_once(raw, policy, tool, server, args)`` is the core pipeline under one policy. The answer's ``changed``
-    is False only when the host's own result is left alone: it fits as the host shows it, or the policy says
-    ``on_fault="pass"`` after a fault.
-    """
-    budget = policy.budget_for(tool, server)
-    caps = HostLimit(Limit.of(policy, budget), host)
-    note, reserve = _note(host.notes, policy, budget)
-    first = shape_once(raw, _with_budget(policy, tool, server, budget - reserve, host, len(note)), tool, server, args)
-    if first.fault is not None and not first.changed:
-        return first  # fail open, as the policy asked
-    if not first.changed and not host.replace and not note and (host.as_is is None or caps.fits(host.as_is)):
-        return first  # fits as the host shows it: leave it alone
-    if not first.text:
-        return first
-
-    shaped = first
-    inner = budget - reserve
-    for round_ in range(MAX_ROUNDS + 1):
-        text = f"{note}\n{shaped.text}" if note else shaped.text
-        if caps.fits(text):
-            return dataclasses.replace(shaped, text=text, changed=True, truncated=shaped.truncated or bool(note))
-        if note and caps.fits(shaped.text) and round_ == MAX_ROUNDS:
-            return dataclasses.replace(shaped, changed=True, truncated=True)
-        if round_ == MAX_ROUNDS:
-            break
-        inner = _smaller_budget(inner, text, caps, policy, round_)
-        shaped = shape_once(raw, _with_budget(policy, tool, server, inner, host, len(note)), tool, server, args)
-    fault = "the host's form of the text does not fit"
-    return dataclasses.replace(
-        first, text=refusal(fault, caps.fits, tool), changed=True, truncated=True, strategy="refused", fault=fault
-    )
-
-
-def _note(notes: tuple[str, ...], policy: Policy, budget: int) -> tuple[str, int]:
-    """The first note whose tokens (safety factor applied, +1 for the joining newline) leave half the budget."""
-    if not notes:
-        return "", 0
-    limit = Limit.of(policy, budget)
-    for note in notes:
-        reserve = math.ceil(limit.count(note + "\n") * policy.safety_factor) + 1
-        if reserve <= budget // 2:
-            return note, reserve
-    return "", 0
-
-
-def _smaller_budget(current: int, text: str, caps: HostLimit, policy: Policy, round_: int) -> int:
-    """The next budget to try: the current one divided by how much the host's form outgrew the caps."""
-    wire = caps.sent(text)
-    limit = caps.limit
-    growth = max(limit.count(wire) / max(1, limit.tokens), 1.0)
-    for cap, size in (
-        (caps.host.max_chars, len(wire)),
-        (caps.host.max_bytes, len(wire.encode("utf-8", "surrogatepass"))),
-        (policy.max_chars, len(wire)),
-    ):
-        if cap is not None:
-            growth = max(growth, size / cap)
-    smaller = max(1, min(current - 1, int(current / growth) - 16 * (round_ + 1)))
-    return max(1, smaller // 2) if round_ == MAX_ROUNDS - 2 else smaller  # the last rounds leave no doubt
+    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
+    return after_fault(raw, policy, exc, tool=tool, server=server, fits=limit.fits).text
 
 
 def _with_budget(
@@ -261,6 +123,6 @@ def read_for_host(
     for round_ in range(MAX_ROUNDS):
         if caps.fits(text):
             return text
-        budget = _smaller_budget(budget, text, caps, policy, round_)
+        budget = smaller_budget(budget, text, caps, policy, round_)
         text = read(handle, query=query, cursor=cursor, policy=_with_budget(policy, None, None, budget, host, 0))
     return text if caps.fits(text) else refusal("the page does not fit", caps.fits)

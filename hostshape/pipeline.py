@@ -1,33 +1,52 @@
-"""The pipeline: unwrap -> parse -> project -> fit -> render, for one tool result under one policy.
+"""The pipeline: one tool result under one policy, as the list of steps in ``STEPS``.
 
-``shape`` never raises. A result that already fits (and has no configured projection) is left as the host made
-it; anything else comes back as text that fits the budget exactly, with an envelope saying what was cut, and the
-full original saved to the spill store so it can be retrieved. A fault inside any step is logged and answered per
-``policy.on_fault``: by default a plain cut within the budget (hostshape/fault.py), never the raw result unless
-the policy opts in with ``"pass"``.
+Each step is a plain function from one ``Shaping`` (immutable) to the next; a step that has the answer sets
+``answer`` and the steps after it are skipped. In order:
+
+- ``read``: unwrap what the host handed over into one ``Payload`` (``hostshape.input``);
+- ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it;
+- ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
+  lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
+  then names;
+- ``save``: the full original is saved for the way back (``hostshape.wayback``), and the cursor factory made;
+- ``fit``: the first payload kind in ``KINDS`` that reads the payload projects it (``hostshape.records``) and fits
+  it to the limit (``hostshape.fit``), its envelope saying what was cut (``hostshape.output``);
+- ``cap``: the cap is absolute: a text over the limit, whatever went wrong above, becomes the last resort.
+
+``shape`` never raises. A fault inside any step is logged and answered per ``policy.on_fault``: by default a plain
+cut within the budget (hostshape/fault.py), never the raw result unless the policy opts in with ``"pass"``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from hostshape import telemetry
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
-from hostshape.host import HostForm, shape_for_host
+from hostshape.fit.host_limit import fit_to_host
+from hostshape.input.host_form import HostForm
+from hostshape.input.lossless import losses, minify
+from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.unwrap import Payload, unwrap
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import NotExact, dumps
-from hostshape.policy import Policy
+from hostshape.policy import Policy, Rule
 from hostshape.records.locate import records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
 from hostshape.wayback.cursor import Position, encode
-from hostshape.wayback.spill import SpillError, store_for
+from hostshape.wayback.spill import SpillError
+from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
 
@@ -45,118 +64,266 @@ def shape(
 ) -> Shaped:
     """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
 
-    ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
-    the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
+    ``raw`` is what the host handed over: a str or bytes (text, or JSON as text), a JSON value, an MCP
+    ``CallToolResult`` (an object with ``model_dump`` or its dump: ``content`` blocks of every MCP kind — text,
+    image, audio, embedded resource, resource link — ``structuredContent`` and ``isError``), or a list of content
+    blocks; ``hostshape.input.unwrap`` reads it, and a block it cannot read is named in the envelope. ``host``
+    says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``): the budget
+    then holds for the text in that form, within the host's caps, headed by a host note when given.
     """
     policy = policy or _DEFAULT
     if host is None:
         result = _shape_once(raw, policy, tool, server, args)
     else:
         try:
-            result = shape_for_host(raw, host, _shape_once, policy=policy, tool=tool, server=server, args=args)
+            result = fit_to_host(
+                host,
+                lambda budget, chars: _shape_once(raw, policy, tool, server, args, budget, chars),
+                policy=policy,
+                budget=policy.budget_for(tool, server),
+            )
         except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
             result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
     telemetry.record(result)
     return result
 
 
+@dataclass(frozen=True)
+class Shaping:
+    """One shaping call as it passes the steps: what was asked, and what each step found."""
+
+    raw: Any
+    policy: Policy
+    tool: str | None
+    server: str | None
+    args: Mapping[str, Any] | None
+    budget: int
+    limit: Limit
+    rule: Rule | None
+    started: float
+    payload: Payload = field(default_factory=lambda: Payload(""))
+    way: WayBack = field(default_factory=WayBack)
+    cursor: Cursor = no_cursor
+    fitted: Fitted | None = None
+    answer: Shaped | None = None
+    lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
+
+    @property
+    def configured(self) -> bool:
+        """A rule projects this tool's results (a JMESPath or a fields rule)."""
+        return self.rule is not None and (self.rule.jmespath is not None or self.rule.fields is not None)
+
+    def done(self, text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None) -> Shaping:
+        """This shaping with its answer."""
+        payload, way = self.payload, self.way
+        return dataclasses.replace(
+            self,
+            answer=Shaped(
+                text=text,
+                changed=changed,
+                is_json=payload.looks_json,
+                bytes_before=len(payload.text.encode("utf-8")),
+                budget=self.budget,
+                # A placeholder standing for binary content (payload.opaque) is a cut too.
+                truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
+                strategy=strategy,
+                tool=self.tool,
+                server=self.server,
+                handle=way.handle,
+                path=way.path,
+                is_error=payload.is_error,
+                elapsed_ms=(time.perf_counter() - self.started) * 1000,
+                encoding=self.policy.encoding,
+                input_text=payload.text,
+            ),
+        )
+
+
+def read(s: Shaping) -> Shaping:
+    return dataclasses.replace(s, payload=unwrap(s.raw, keep_binary=s.policy.keep_binary))
+
+
+def leave_alone(s: Shaping) -> Shaping:
+    payload = s.payload
+    as_is = not s.configured or payload.is_error or not payload.is_data
+    if as_is and not payload.opaque and s.limit.fits(payload.text):
+        return s.done(payload.text, changed=False, strategy="passthrough")
+    return s
+
+
+def compact(s: Shaping) -> Shaping:
+    lost = tuple(losses(s.payload.text)) if s.payload.is_data else ()
+    s = dataclasses.replace(s, lost=lost)
+    if s.payload.is_data and not s.configured:
+        text = minify(s.payload.text) if lost else _exact_json(s.payload.value)
+        if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
+            return s.done(text, changed=True, strategy="compact")
+    return s
+
+
+def save(s: Shaping) -> Shaping:
+    way = _way_back(s.payload, s.policy, s.tool, s.args)
+    query = s.rule.jmespath if s.configured and s.rule is not None else None
+    return dataclasses.replace(s, way=way, cursor=_cursor_factory(s.policy, way, query))
+
+
+def fit(s: Shaping) -> Shaping:
+    facts = Facts(notes=list(s.payload.notes))
+    note = surrogate_note(s.payload.text) if s.payload.is_data else None
+    if note:  # the JSON text escaped lone surrogates, which the answer shows as U+FFFD
+        facts.notes.append(note)
+        facts.replaced = True
+    if s.lost:  # numbers rounded, a repeated key's first value: never rendered without saying so
+        facts.notes.extend(s.lost)
+        facts.replaced = True
+    kind = next(k for k in KINDS if k.read(s.payload) is not None)  # prose reads every payload
+    return dataclasses.replace(s, fitted=kind.fit(s, kind.read(s.payload), facts))
+
+
+def cap(s: Shaping) -> Shaping:
+    fitted = s.fitted
+    if fitted is None or not s.limit.fits(fitted.text):
+        fitted = last_resort(s.payload.looks_json, s.way, s.limit, Facts())
+    return s.done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted)
+
+
+STEPS: tuple[Callable[[Shaping], Shaping], ...] = (read, leave_alone, compact, save, fit, cap)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of payload: ``read`` says what this kind makes of a payload (None: not this kind), ``fit`` projects
+    and fits that reading, adding to the envelope's ``facts``."""
+
+    name: str
+    read: Callable[[Payload], Any]
+    fit: Callable[[Shaping, Any, Facts], Fitted]
+
+
+def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
+    if hidden:
+        facts.truncated = True
+        facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
+    shrink = s.rule.shrink if s.rule is not None else True
+    projection = project(value, s.rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
+    projection.report(facts)
+    return fit_data(projection.value, facts, s.limit, s.way, s.cursor, records_at=projection.path)
+
+
+def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
+    """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
+    records, note = table
+    facts.notes.append(note)
+    projection = project(records, None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
+    projection.report(facts)
+    return fit_data(projection.value, facts, s.limit, s.way, s.cursor, records_at=projection.path)
+
+
+def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
+    return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
+
+
+def _error_json(payload: Payload) -> tuple[Any] | None:
+    """(value,) when an error's text is a JSON object or array, else None."""
+    if not payload.is_error or not looks_like_json(payload.text):
+        return None
+    parsed = parse_json(payload.text)
+    return (parsed.value,) if parsed.ok else None
+
+
+def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
+    """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
+    facts.notes.append("the tool reported an error")
+    projection = project(error[0], None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
+    projection.report(facts)
+    return fit_data(projection.value, facts, s.limit, s.way, no_cursor, records_at=projection.path)
+
+
+def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    facts.notes.append("the tool reported an error")
+    return _fit_prose(s, payload, facts)
+
+
+def _fit_prose(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    return fit_text(clean(payload.text), facts, s.limit, s.way, s.cursor)
+
+
+def _accepts(test: Callable[[Payload], bool]) -> Callable[[Payload], Payload | None]:
+    return lambda payload: payload if test(payload) else None
+
+
+def _table(payload: Payload) -> tuple[list[dict[str, Any]], str] | None:
+    return records_from_text(payload.text) if not payload.is_data and not payload.is_error else None
+
+
+# The payload kinds, in the order they are tried: the first whose ``read`` accepts the payload fits it.
+KINDS: tuple[Kind, ...] = (
+    Kind("data", _accepts(lambda p: p.is_data and not p.is_error), _fit_data),  # a record list, or one object
+    Kind("table", _table, _fit_table),
+    Kind("invalid json", _accepts(lambda p: p.looks_json and p.parse_error is not None), _fit_invalid_json),
+    Kind("error json", _error_json, _fit_error_json),
+    Kind("error", _accepts(lambda p: p.is_error), _fit_error),
+    # Document kinds (hostshape/documents/: outline(text) -> Outline | None) are offered the text here.
+    Kind("prose", _accepts(lambda p: True), _fit_prose),
+)
+
+
 def _shape_once(
-    raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None
+    raw: Any,
+    policy: Policy,
+    tool: str | None,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+    budget: int | None = None,
+    chars: int | None = None,
 ) -> Shaped:
-    """``shape`` under one policy, without a host form or telemetry. Never raises."""
+    """``shape`` under one policy, without a host form or telemetry; ``budget`` and ``chars`` (the host's caps)
+    replace the tool's budget and the policy's character cap when given. Never raises."""
     started = time.perf_counter()
+    fits = None
     try:
-        result = _shape(raw, policy, tool, server, args, started)
+        budget = policy.budget_for(tool, server) if budget is None else max(1, budget)
+        limit = Limit(max(1, math.floor(budget / policy.safety_factor)), chars or policy.max_chars, policy.encoding)
+        fits = limit.fits
+        s = Shaping(raw, policy, tool, server, args, budget, limit, policy.rule_for(tool, server), started)
+        for step in STEPS:
+            s = step(s)
+            if s.answer is not None:
+                return s.answer
+        raise AssertionError("unreachable: the cap always answers")
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
-            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args, started=started)
-        except Exception:  # noqa: BLE001 - not even the fault could be described
-            log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
-            passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
-            result = Shaped(
-                text="" if passing else "…",
-                changed=not passing,
-                is_json=False,
-                bytes_before=0,
-                budget=policy.budget,
-                truncated=not passing,
-                strategy="fault",
-                fault="unreportable fault",
+            return after_fault(
+                raw, policy, exc, tool=tool, server=server, args=args, started=started, budget=budget, fits=fits
             )
-    return result
+        except Exception:  # noqa: BLE001 - not even the fault could be described
+            return _unreportable(policy, tool)
 
 
-def _shape(
-    raw: Any, policy: Policy, tool: str | None, server: str | None, args: Mapping[str, Any] | None, started: float
-) -> Shaped:
-    budget = policy.budget_for(tool, server)
-    limit = Limit.of(policy, budget)
-    payload = unwrap(raw, keep_binary=policy.keep_binary)
-    rule = policy.rule_for(tool, server)
-    configured = rule is not None and (rule.jmespath is not None or rule.fields is not None)
+def _unreportable(policy: Policy, tool: str | None) -> Shaped:
+    log.critical("hostshape could not report a fault for %s", tool, exc_info=True)
+    passing = policy.on_fault == "pass"  # else the shortest answer, which fits any budget
+    return Shaped(
+        text="" if passing else "…",
+        changed=not passing,
+        is_json=False,
+        bytes_before=0,
+        budget=policy.budget,
+        truncated=not passing,
+        strategy="fault",
+        fault="unreportable fault",
+    )
 
-    def done(
-        text: str, *, changed: bool, strategy: str, fitted: Fitted | None = None, way: WayBack | None = None
-    ) -> Shaped:
-        return Shaped(
-            text=text,
-            changed=changed,
-            is_json=payload.looks_json,
-            bytes_before=len(payload.text.encode("utf-8")),
-            budget=budget,
-            # A placeholder standing for binary content (payload.opaque) is a cut too.
-            truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
-            strategy=strategy,
-            tool=tool,
-            server=server,
-            handle=way.handle if way else None,
-            path=way.path if way else None,
-            is_error=payload.is_error,
-            elapsed_ms=(time.perf_counter() - started) * 1000,
-            encoding=policy.encoding,
-            input_text=payload.text,
-        )
 
-    if (not configured or payload.is_error or not payload.is_data) and not payload.opaque and limit.fits(payload.text):
-        return done(payload.text, changed=False, strategy="passthrough")
-    if payload.is_data and not configured:
-        compact = _exact_json(payload.value)
-        if compact is not None and len(compact) < len(payload.text) * 0.9 and limit.fits(compact):
-            return done(compact, changed=True, strategy="compact")
-
-    way = _way_back(payload, policy, tool, args)
-    cursor = _cursor_factory(policy, way, rule.jmespath if configured and rule is not None else None)
-    facts = Facts(notes=list(payload.notes))
-    replaced = surrogate_note(payload.text) if payload.is_data else None
-    if replaced:
-        facts.notes.append(replaced)
-        facts.replaced = True
-    table = records_from_text(payload.text) if not payload.is_data and not payload.is_error else None
-    if payload.is_data and not payload.is_error:
-        value, hidden = narrow_wide(payload.value, len(payload.text), limit)
-        if hidden:
-            facts.truncated = True
-            facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
-        projection = project(
-            value, rule, allow_shrink=rule.shrink if rule is not None else True, max_records=limit.tokens + 1
-        )
-        projection.report(facts)
-        fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
-    elif table is not None:  # JSON lines or CSV: records, shaped as a record list, paged and queried as its rows
-        facts.notes.append(table[1])
-        projection = project(table[0], None, allow_shrink=True, max_records=limit.tokens + 1)
-        projection.report(facts)
-        fitted = fit_data(projection.value, facts, limit, way, cursor, records_at=projection.path)
-    elif payload.looks_json and payload.parse_error:
-        facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
-        fitted = fit_object({"text": payload.text[: limit.tokens * 8]}, facts, limit, way)
-    else:
-        if payload.is_error:
-            facts.notes.append("the tool reported an error")
-        fitted = fit_text(clean(payload.text), facts, limit, way, cursor)
-    if not limit.fits(fitted.text):  # the cap is absolute, whatever went wrong above
-        fitted = last_resort(payload.looks_json, way, limit, facts)
-    return done(fitted.text, changed=True, strategy=fitted.strategy, fitted=fitted, way=way)
+def _strict(text: str) -> bool:
+    """True when ``text`` is strict JSON (the minified original of a text with ``NaN`` in it is not)."""
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _exact_json(value: Any) -> str | None:
@@ -171,17 +338,17 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
     if not policy.spill:
         return WayBack(reason="spill is off")
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
-        return WayBack(reason="the spill folder is not usable")
-    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     if not (way.handle and way.tool):
         return no_cursor
-    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    secret = open_store(policy).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))

@@ -6,8 +6,10 @@ same facts are set on it: ``gen_ai.tool.name`` and ``gen_ai.operation.name`` fro
 conventions, the rest as ``hostshape.*``. ``collect()`` starts an in-memory summary (count, p50, p95 and max of
 tokens before and after, per tool), read with ``summary()``.
 
-Counting tokens before means tokenizing the whole input, which shaping itself avoids: it happens only while
-someone listens (the logger is enabled for INFO, a span is recording, or the summary is collecting).
+Counting tokens before means tokenizing the input, which shaping itself avoids: it happens only while someone
+listens (the logger is enabled for INFO, a span is recording, or the summary is collecting), and only for the first
+``EXACT_CHARS`` characters: beyond them ``tokens_before`` is extrapolated from that sample by length, and
+``tokens_before_estimated`` says so (a 10 MB input costs a 256 KB count, not a 10 MB one).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _lock = threading.Lock()
 _collecting = False
 _samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
 _MAX_SAMPLES = 100_000
+EXACT_CHARS = 262_144
 
 
 def collect(enabled: bool = True) -> None:
@@ -44,7 +47,7 @@ def record(result: Shaped) -> None:
         if not (_collecting or span is not None or log.isEnabledFor(logging.INFO)):
             return
         stats = result.stats()
-        stats["tokens_before"] = result.tokens_before
+        stats["tokens_before"], stats["tokens_before_estimated"] = _tokens_before(result)
         stats["tokens_after"] = result.tokens
         log.info("shaped %s", stats)
         if span is not None:
@@ -58,6 +61,17 @@ def record(result: Shaped) -> None:
                         series[name].append(float(stats[name]))  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001
         log.debug("telemetry failed", exc_info=True)
+
+
+def _tokens_before(result: Shaped) -> tuple[int, bool]:
+    """The input's tokens: exact up to EXACT_CHARS characters, else extrapolated from its first EXACT_CHARS."""
+    text = result.input_text
+    if len(text) <= EXACT_CHARS:
+        return result.tokens_before, False
+    from hostshape.tokens import count_tokens
+
+    sample = count_tokens(text[:EXACT_CHARS], result.encoding)
+    return round(sample * len(text) / EXACT_CHARS), True
 
 
 def _recording_span() -> Any:

@@ -29,6 +29,7 @@ import re
 import stat
 import struct
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -366,6 +367,16 @@ def counter(name: str = "o200k_base") -> Counter:
         with _lock:
             found = _counters.setdefault(name, Counter(name))
     return found
+
+
+# A text longer than this many characters per budget token is taken to be over without counting. Real tool output
+# runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
+# such a text is then shaped although it might have fitted: the answer still fits, it is only not the original.
+SURELY_OVER_CHARS_PER_TOKEN = 16
+
+Count = Callable[[str], int]
+"""Exact tokens of a text in one encoding (``Limit.count``): what records and fitting steps receive instead of
+counting with a default encoding themselves."""
 
 
 def count_tokens(text: str, name: str = "o200k_base") -> int:

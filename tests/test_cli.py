@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hostshape import __version__, policy_file
-from hostshape.cli import main
+from hostshape import __version__
+from hostshape.cli import main, policy_file
 from hostshape.cli.demo import HOSTS, host_names, resolve_hosts
 from hostshape.examples import payload_path
 

@@ -121,6 +121,21 @@ def test_a_field_rule_keeps_dotted_fields_with_renames(tmp_path) -> None:
     assert "body" in shown["_hostshape"]["omitted"]
 
 
+def test_a_field_rule_pages_and_names_the_list_it_projected(tmp_path) -> None:
+    # The longest list (the one a field rule projects) is not the heaviest (the one the zero-config fit would pick).
+    value = {
+        "tags": [{"id": i, "name": f"tag {i}", "colour": "red"} for i in range(400)],
+        "posts": [{"id": i, "body": "word " * 400} for i in range(30)],
+    }
+    rule = Rule(tool="*", fields=("id",))
+    result = shape(json.dumps(value), policy=_policy(tmp_path, 500, rules=(rule,)))
+    shown = json.loads(result.text)
+    env = shown["_hostshape"]
+    assert env["list"] == "tags" and env["total"] == 400
+    assert "colour" in env["omitted"] and "body" not in env["omitted"]
+    assert all(set(record) == {"id"} for record in shown["tags"])
+
+
 def test_prose_is_cut_at_a_line_and_says_where(tmp_path) -> None:
     result = shape(payload_text("awesome_python_README.md"), policy=_policy(tmp_path, 2000))
     body, _, last = result.text.rpartition("\n")

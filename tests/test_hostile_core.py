@@ -201,7 +201,7 @@ def test_a_fault_gives_a_budgeted_cut_by_default_and_the_original_stays_retrieva
     assert res.changed and res.fault and "RuntimeError" in res.fault
     assert fits(res.text, 500)
     doc = json.loads(res.text)  # the input was JSON: so is the answer
-    assert "shaping failed" in doc["_hostshape"]["note"] and doc["_hostshape"]["truncated"] is True
+    assert "shaping failed" in doc["_hostshape"]["notes"][0] and doc["_hostshape"]["truncated"] is True
     assert doc["preview"].startswith('[{"id":0')
     assert res.handle and doc["_hostshape"]["handle"] == res.handle
     saved_text, is_json = store_for(policy.spill_dir, policy.spill_max_bytes).load(res.handle) or ("", False)
@@ -212,7 +212,8 @@ def test_a_fault_on_text_ends_with_a_hostshape_line(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr("hostshape.pipeline.fit_text", _boom)
     res = shape("line of text\n" * 5_000, policy=Policy(budget=300, spill_dir=tmp_path / "spill"))
     assert fits(res.text, 300) and res.text.startswith("line of text\n")
-    assert res.text.splitlines()[-1].startswith("[hostshape] shaping failed (RuntimeError)")
+    last = res.text.splitlines()[-1]
+    assert last.startswith("[hostshape] truncated:") and "shaping failed (RuntimeError)" in last
 
 
 def test_passing_the_raw_result_on_a_fault_is_an_explicit_opt_in(
@@ -232,7 +233,7 @@ _STAGES = [
     "hostshape.pipeline.clean",
     "hostshape.pipeline.narrow_wide",
     "hostshape.pipeline._exact_json",
-    "hostshape.pipeline.store_for",
+    "hostshape.pipeline.open_store",
     "hostshape.pipeline._way_back",
     "hostshape.pipeline._cursor_factory",
     "hostshape.pipeline.last_resort",

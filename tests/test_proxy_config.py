@@ -73,8 +73,8 @@ def test_wrap_keeps_every_entry_and_key(name: str) -> None:
                 "proxy",
                 "--budget",
                 "3000",
-                "--server",
-                server.rpartition(":")[2],  # the entry's own name (Claude Code project entries are labelled path:name)
+                # the entry's own name (Claude Code project entries are labelled path:name)
+                "--server=" + server.rpartition(":")[2],
                 "--",
                 entry["command"],
                 *entry.get("args", []),

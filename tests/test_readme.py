@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from hostshape import Policy
+from hostshape.adapters.registry import HOSTS, hosts
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -61,7 +62,7 @@ def _read_tool_names(g: dict[str, Any]) -> set[str]:
 
 def test_the_readme_has_the_python_blocks_it_promises() -> None:
     adapters = {m for block in PYTHON for m in re.findall(r"from hostshape\.adapters\.(\w+) import", block)}
-    assert {"claude", "openai_agents", "langchain", "pydantic_ai", "adk"} <= adapters
+    assert {h.key for h in hosts(installs=True)} <= adapters
 
 
 @pytest.mark.parametrize("index", range(len(PYTHON)))
@@ -74,16 +75,7 @@ def test_each_python_block_runs_as_written(index: int, tmp_path: Path, monkeypat
     block = PYTHON[index]
     adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
     if adapter:
-        pytest.importorskip(
-            {
-                "claude": "claude_agent_sdk",
-                "openai_agents": "agents",
-                "langchain": "langchain_mcp_adapters",
-                "pydantic_ai": "pydantic_ai",
-                "adk": "google.adk",
-                "fastmcp": "fastmcp",
-            }[adapter.group(1)]
-        )
+        pytest.importorskip(next(h.framework for h in HOSTS if h.key == adapter.group(1)))
         if adapter.group(1) == "fastmcp":
             try:
                 from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server

@@ -40,7 +40,7 @@ def _findings(n: int = 20) -> list[dict[str, Any]]:
 
 def test_the_only_unique_key_is_kept_however_long(tmp_path) -> None:  # type: ignore[no-untyped-def]
     findings = _findings()
-    key, alt = record_keys(findings)
+    key, alt = record_keys(findings, count_tokens)
     assert key == "Id" and alt != "CompanyName"
     for budget in (2000, 4000):
         doc, text = _shaped(tmp_path, {"Findings": findings, "NextToken": "x"}, budget)
@@ -52,14 +52,14 @@ def test_the_only_unique_key_is_kept_however_long(tmp_path) -> None:  # type: ig
 
 def test_a_constant_is_never_a_second_identifier() -> None:
     records = [{"score": "8.8" if i % 2 else "4.0", "vendor": "Amazon", "n": i} for i in range(10)]
-    key, alt = record_keys(records)
+    key, alt = record_keys(records, count_tokens)
     assert key == "n" and alt != "vendor"
-    assert all("vendor" not in layout for layout in index_columns(records))
+    assert all("vendor" not in layout for layout in index_columns(records, count_tokens))
 
 
 def test_epoch_times_do_not_identify_records() -> None:
     records = [{"ts": 1543549826259342 + i * 7, "span": f"{i * 7919 % 4096:04x}{i % 3}"} for i in range(60)]
-    assert record_keys(records)[0] == "span"
+    assert record_keys(records, count_tokens)[0] == "span"
 
 
 def _log_export(n: int = 100) -> tuple[dict[str, Any], list[str]]:

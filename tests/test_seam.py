@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.host import REFUSALS, HostForm, json_result, refusal_for
+from hostshape.adapters.registry import HOSTS, hosts
+from hostshape.host import HostForm, json_result, refusal_for
+from hostshape.output.envelope import REFUSALS
 from hostshape.tokens import count_tokens
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "hostshape" / "adapters"
@@ -96,7 +98,7 @@ def test_a_lone_blob_replaced_by_a_placeholder_says_it_was_cut(tmp_path: Path) -
     assert "30 bytes" in res.text
 
 
-@pytest.mark.parametrize("module", ["adk", "claude", "codex", "langchain", "openai_agents", "pydantic_ai"])
+@pytest.mark.parametrize("module", [h.key for h in HOSTS if h.seam in ("agent", "command hook")])
 def test_every_adapter_says_where_it_fires(module: str) -> None:
     import importlib
 
@@ -105,7 +107,7 @@ def test_every_adapter_says_where_it_fires(module: str) -> None:
     assert adapter.FIRES in ("after the host limit", "before the model (the host has no limit)")
 
 
-@pytest.mark.parametrize("module", ["adk", "claude", "langchain", "openai_agents", "pydantic_ai"])
+@pytest.mark.parametrize("module", [h.key for h in hosts(installs=True)])
 def test_one_install_shape(module: str) -> None:
     # install(target, policy=None, **host_options) in every host.
     import importlib
@@ -116,3 +118,47 @@ def test_one_install_shape(module: str) -> None:
     assert params[1].name == "policy" and params[1].default is None
     assert params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+
+
+def test_a_glue_fault_follows_on_fault(tmp_path: Path) -> None:
+    from hostshape.host import glue_fault
+
+    raw = {"content": [{"type": "text", "text": "line of text\n" * 5_000}]}
+    policy = Policy(budget=300, spill_dir=tmp_path / "spill")
+    form = HostForm(wrap=json_result)
+    cut = glue_fault(raw, policy, RuntimeError("glue"), tool="t", host=form)
+    assert cut is not None and cut.startswith("line of text\n") and "shaping failed (RuntimeError)" in cut
+    assert count_tokens(json_result(cut)) <= 300
+    refused = glue_fault(raw, policy.replace(on_fault="refuse"), RuntimeError("glue"), tool="t", host=form)
+    assert refused is not None and refused.startswith("[hostshape]") and "withheld" in refused
+    assert glue_fault(raw, policy.replace(on_fault="pass"), RuntimeError("glue")) is None
+
+
+def test_a_fault_answer_uses_the_keys_of_a_normal_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = json.dumps([{"id": i, "body": "word " * 50} for i in range(400)])
+    policy = Policy(budget=500, spill_dir=tmp_path / "spill", retrieval_tool="hostshape_read")
+    normal = json.loads(shape(raw, policy=policy).text)["_hostshape"]
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr("hostshape.pipeline.project", boom)
+    fault = json.loads(shape(raw, policy=policy).text)["_hostshape"]
+    assert set(fault) <= set(normal) and {"truncated", "notes", "handle", "hint"} <= set(fault)
+
+
+def test_every_adapter_module_is_in_the_registry() -> None:
+    adapters = Path(__file__).resolve().parents[1] / "hostshape" / "adapters"
+    modules = {p.stem for p in adapters.glob("*.py") if not p.stem.startswith("_")} - {"registry", "claude_code"}
+    modules |= {p.name for p in adapters.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert modules == {h.key for h in HOSTS if h.adapter_module == f"hostshape.adapters.{h.key}"}
+
+
+def test_a_content_block_of_no_mcp_type_is_named_in_the_envelope(tmp_path: Path) -> None:
+    # A Strands-style block ({"text": ...} without "type") is not guessed at: it is shown as its JSON, and named.
+    pulls = [{"number": n, "title": f"pull {n}", "body": "word " * 80} for n in range(60)]
+    raw = {"content": [{"text": json.dumps(pulls)}], "isError": False}
+    res = shape(raw, policy=Policy(budget=500, spill_dir=tmp_path))
+    assert res.changed and res.tokens <= 500
+    notes = json.loads(res.text)["_hostshape"]["notes"]
+    assert any("1 content block(s) of no MCP type (keys text)" in note for note in notes)

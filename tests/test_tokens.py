@@ -262,3 +262,24 @@ def test_the_counter_uses_the_whole_vocabulary_once_it_is_built() -> None:
     full = encoding()
     c = tokens.Counter("o200k_base")
     assert c.count("plain ascii") == 2 and c._full is full and c._narrow is None
+
+
+def test_a_cl100k_policy_counts_every_token_in_cl100k(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hostshape import Policy, shape
+    from hostshape.fit import budget
+
+    asked: set[str] = set()
+    real = tokens.counter
+
+    def spy(name: str = "o200k_base") -> tokens.Counter:
+        asked.add(name)
+        return real(name)
+
+    monkeypatch.setattr(tokens, "counter", spy)
+    monkeypatch.setattr(budget, "counter", spy)
+    policy = Policy(encoding="cl100k_base", spill_dir=tmp_path / "spill")
+    for name in payload_names():
+        for size in (500, 2000, 8000):
+            result = shape(payload_text(name), policy=policy.replace(budget=size), tool=name)
+            assert result.tokens <= size
+    assert asked == {"cl100k_base"}

@@ -74,7 +74,7 @@ def test_key_value_pair_lists_become_small_objects() -> None:
     ]
     from hostshape.records.project import shrink
 
-    out = shrink({"Instances": records}).value
+    out = shrink({"Instances": records}, count_tokens).value
     assert out["Instances"][0]["Tags"] == {"env": "prod", "team": "t0"}
 
 
@@ -84,7 +84,7 @@ def test_a_human_key_beats_an_opaque_uuid_and_both_are_listed(tmp_path) -> None:
         for i in range(80)
     ]
     assert identifier(records) == "slug"
-    assert record_keys(records) == ("slug", "uuid")
+    assert record_keys(records, count_tokens) == ("slug", "uuid")
     shown, text = _shape(tmp_path, {"projects": records})
     assert shown["_index"]["fields"][0] == "slug"
     assert _all_present(text, [f"project-{i}" for i in range(80)])
@@ -288,7 +288,7 @@ def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
         }
         for n in range(12)
     ]
-    projection = shrink({"items": records})
+    projection = shrink({"items": records}, count_tokens)
     shown = projection.value["items"]
     assert shown[0]["author"] == "user0"  # the same person recurs: a reference, named by its login
     assert isinstance(shown[0]["spec"], dict)  # one per record, never repeated: a part, shown
@@ -395,7 +395,7 @@ def test_a_cheaper_human_key_one_level_down_beats_an_opaque_id(tmp_path) -> None
         }
         for i, n in enumerate(names)
     ]
-    assert record_keys(records)[0] == "properties.roleName"
+    assert record_keys(records, count_tokens)[0] == "properties.roleName"
     _, text = _shape(tmp_path, {"value": records}, budget=2000)
     assert _all_present(text, names)
 

@@ -9,6 +9,11 @@ result, not the already-completed tool execution": Codex sends ``reason`` to the
 function_call_output in place of the result, and the turn goes on. Hook feedback over 2,500 of Codex's approximate
 tokens (ceil(UTF-8 bytes / 4)) is cut in the middle and spilled to a file (codex-rs/hooks/src/output_spill.rs), so
 the reason is kept within ``MAX_FEEDBACK_BYTES`` as well as the budget.
+
+When a result has a ``structuredContent`` (not null), Codex sends the model that, serialised, instead of the text
+blocks (observed with the real Codex CLI 0.171.0: a 5-token text beside 300 structured records reaches the model as
+the records, cut in the middle by Codex; ``tests/test_hook_command.py``
+``test_codex_shapes_a_structured_content_that_is_not_a_copy_of_the_text``), so that is what the hook shapes.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def shape_hook_input(data: Mapping[str, Any], policy: Policy) -> dict[str, Any] 
     server, tool = split_tool_name(tool_name)
     args = data.get("tool_input")
     res = hostshape.shape(
-        data.get("tool_response"),
+        what_codex_shows(data.get("tool_response")),
         policy=policy,
         tool=tool,
         server=server,
@@ -50,6 +55,15 @@ def shape_hook_input(data: Mapping[str, Any], policy: Policy) -> dict[str, Any] 
     if not res.changed or not res.text.strip():  # Codex rejects a block without a non-empty reason
         return None
     return {"decision": "block", "reason": res.text}
+
+
+def what_codex_shows(response: Any) -> Any:
+    """The part of a CallToolResult that Codex sends the model: its ``structuredContent`` when it has one (an error
+    result keeps its text: the core answers errors as errors), else the result itself."""
+    if not isinstance(response, Mapping) or response.get("isError"):
+        return response
+    structured = response.get("structuredContent")
+    return response if structured is None else {"structuredContent": structured}
 
 
 def refusal_output(text: str) -> dict[str, Any]:

@@ -172,35 +172,32 @@ def _hooks_class() -> type:
                     "hostshape could not record a tool name; outputs of this call use the function_call name instead"
                 )
 
+        async def _forward(self, event: str, *args: Any) -> None:
+            if self.inner is not None:
+                await getattr(self.inner, event)(*args)
+
         async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
             self._record(context, tool)
-            if self.inner is not None:
-                await self.inner.on_tool_start(context, agent, tool)
+            await self._forward("on_tool_start", context, agent, tool)
 
         async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
             self._record(context, tool)
-            if self.inner is not None:
-                await self.inner.on_tool_end(context, agent, tool, result)
+            await self._forward("on_tool_end", context, agent, tool, result)
 
         async def on_llm_start(self, context: Any, agent: Any, system_prompt: Any, input_items: Any) -> None:
-            if self.inner is not None:
-                await self.inner.on_llm_start(context, agent, system_prompt, input_items)
+            await self._forward("on_llm_start", context, agent, system_prompt, input_items)
 
         async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
-            if self.inner is not None:
-                await self.inner.on_llm_end(context, agent, response)
+            await self._forward("on_llm_end", context, agent, response)
 
         async def on_agent_start(self, context: Any, agent: Any) -> None:
-            if self.inner is not None:
-                await self.inner.on_agent_start(context, agent)
+            await self._forward("on_agent_start", context, agent)
 
         async def on_agent_end(self, context: Any, agent: Any, output: Any) -> None:
-            if self.inner is not None:
-                await self.inner.on_agent_end(context, agent, output)
+            await self._forward("on_agent_end", context, agent, output)
 
         async def on_handoff(self, context: Any, from_agent: Any, to_agent: Any) -> None:
-            if self.inner is not None:
-                await self.inner.on_handoff(context, from_agent, to_agent)
+            await self._forward("on_handoff", context, from_agent, to_agent)
 
     return ToolNameHooks
 
@@ -472,6 +469,13 @@ def install(
         await Runner.run(agent, "...", **shaper.runner_kwargs())
     """
     _require_sdk()
+    from agents import Agent
+
+    if not isinstance(agent, Agent):
+        raise TypeError(
+            f"install() takes the Agent to extend (and a Policy second), not {type(agent).__name__}: "
+            "agent, shaper = install(Agent(...), Policy(...)); for the shaping alone, shaping(Policy(...))"
+        )
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     tools = [t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL]
     tools.append(retrieval_tool(policy))

@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hostshape.policy import Policy
@@ -63,6 +63,18 @@ def _glue(argv: list[str]) -> list[str]:
     return out
 
 
+def _command(sub: Any, name: str, run: Any, *, help: str, description: str) -> argparse.ArgumentParser:
+    """A subcommand whose arguments run ``run``."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _budget_and_policy(parser: argparse.ArgumentParser, budget: str) -> None:
+    parser.add_argument("--budget", type=_budget, help=f"{budget} (default: the policy's, 4000)")
+    parser.add_argument("--policy", help=POLICY_HELP)
+
+
 def _parser() -> argparse.ArgumentParser:
     from hostshape import __version__
     from hostshape.cli.demo import accepted_names
@@ -71,22 +83,24 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hostshape {__version__}")
     sub = parser.add_subparsers(title="commands")
 
-    shape = sub.add_parser(
+    shape = _command(
+        sub,
         "shape",
+        _shape,
         help="print exactly the text a model would read for one tool result",
         description="Print exactly the text a model would read for one tool result. When "
         "anything is cut, the envelope gives a handle and next: page on with `hostshape read`.",
     )
     shape.add_argument("path", help="a file holding the tool result, or - for standard input")
-    shape.add_argument("--budget", type=int, help="token budget (default: the policy's, 4000)")
+    _budget_and_policy(shape, "token budget")
     shape.add_argument("--tool", help="tool name, for per-tool rules and the spill handle")
     shape.add_argument("--server", help="MCP server name, for per-tool rules")
-    shape.add_argument("--policy", help=POLICY_HELP)
     shape.add_argument("--stats", action="store_true", help="one JSON line of statistics on standard error")
-    shape.set_defaults(run=_shape)
 
-    read = sub.add_parser(
+    read = _command(
+        sub,
         "read",
+        _read,
         help="read a page of a saved full result by its handle",
         description="Read a page of a full result that `hostshape shape` or an adapter saved. "
         "Exit status 1 for an unknown or evicted handle, 2 for a bad query or cursor.",
@@ -94,18 +108,18 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("handle", help="the envelope's handle value")
     read.add_argument("--query", help="JMESPath expression over the full result")
     read.add_argument("--cursor", help="the envelope's next value")
-    read.add_argument("--budget", type=int, help="token budget of the page (default: the policy's, 4000)")
-    read.add_argument("--policy", help=POLICY_HELP)
-    read.set_defaults(run=_read)
+    _budget_and_policy(read, "token budget of the page")
 
-    demo = sub.add_parser(
+    demo = _command(
+        sub,
         "demo",
+        _demo,
         help="run every installed host offline, without and with hostshape",
         description="Run every installed host offline, without and with hostshape. Host names "
         f"(any one per host): {accepted_names()}.",
     )
     demo.add_argument("--json", action="store_true", help="print the table as JSON")
-    demo.add_argument("--budget", type=int, default=4000, help="token budget of the shaped result (default 4000)")
+    demo.add_argument("--budget", type=_budget, default=4000, help="token budget of the shaped result (default 4000)")
     demo.add_argument(
         "--host",
         action="append",
@@ -113,7 +127,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"only this host (repeatable): {accepted_names()}",
     )
-    demo.set_defaults(run=_demo)
 
     sub.add_parser("measure", help="size of an MCP server's tool menu and results (hostshape measure --help)")
     sub.add_parser("hook", help="Claude Code command hook (hostshape hook --help)")
@@ -126,6 +139,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _budget(value: str) -> int:
+    """A --budget: a whole number of tokens, at least 1 (0 is not "no limit": it is a mistake)."""
+    try:
+        budget = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {value!r}") from None
+    if budget < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 token, not {budget}")
+    return budget
+
+
 def _host_name(name: str) -> str:
     from hostshape.cli.demo import resolve_hosts
 
@@ -136,23 +160,59 @@ def _host_name(name: str) -> str:
     return name
 
 
-def _policy(args: argparse.Namespace) -> Policy:
-    """The policy by the one discovery rule (hostshape.cli.policy_file), with --budget applied."""
+def _policy_path(args: argparse.Namespace) -> Path | None:
+    """The policy file by the one discovery rule (hostshape.cli.policy_file), or None for the defaults."""
     from hostshape.cli import policy_file
+
+    return policy_file.find(getattr(args, "policy", None))
+
+
+def _policy(args: argparse.Namespace, path: Path | None = None) -> Policy:
+    """The policy from ``path`` (or the defaults), with --budget applied."""
     from hostshape.policy import Policy
 
-    path = policy_file.find(getattr(args, "policy", None))
     policy = Policy.from_toml(path) if path else Policy()
     return policy.replace(budget=args.budget) if getattr(args, "budget", None) else policy
 
 
-def _load_policy(args: argparse.Namespace) -> Policy | None:
-    """``_policy``, or None after printing why it cannot be used."""
+def _load_policy(args: argparse.Namespace) -> tuple[Policy, Path | None] | None:
+    """The policy and the file it came from, or None after printing why it cannot be used (naming the file, and
+    how it was found when nobody named it)."""
+    path = _policy_path(args)
     try:
-        return _policy(args)
+        return _policy(args, path), path
     except (OSError, ValueError) as exc:
-        print(f"hostshape: bad policy: {exc}", file=sys.stderr)
+        how = "" if getattr(args, "policy", None) else f" (found by the policy search; {POLICY_HELP})"
+        print(f"hostshape: bad policy file {path}{how}: {exc}", file=sys.stderr)
         return None
+
+
+def _read_command(path: Path | None) -> str:
+    """The command the envelope's hint names: ``hostshape read``, with ``--policy FILE`` when a policy file was
+    used (its spill folder and secret are where the handle lives)."""
+    import shlex
+
+    return f"{READ_COMMAND} --policy {shlex.quote(str(path.resolve()))}" if path else READ_COMMAND
+
+
+def _rule_report(policy: Policy, tool: str | None, server: str | None) -> dict[str, object]:
+    """Which rule applied and why, and the rules for this tool that did not apply because of their server."""
+    applied = policy.rule_for(tool, server)
+
+    def named(rule: object) -> dict[str, object]:
+        return {k: v for k, v in vars(rule).items() if v not in (None, (), {})}
+
+    skipped = [
+        {**named(r), "why": f"server {r.server!r} does not match {server!r}"}
+        for r in policy.rules
+        if r is not applied and r.matches(tool or "", r.server) and not r.matches(tool or "", server)
+    ]
+    report: dict[str, object] = {"rule": named(applied) if applied else None}
+    if applied is not None:
+        report["rule_why"] = f"first rule matching tool {tool!r}" + (f" on server {server!r}" if server else "")
+    if skipped:
+        report["rules_skipped"] = skipped
+    return report
 
 
 def _shape(args: argparse.Namespace) -> int:
@@ -165,19 +225,44 @@ def _shape(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"hostshape: cannot read {args.path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    policy = _load_policy(args)
-    if policy is None:
+    if not data.strip():
+        where = "standard input" if args.path == "-" else args.path
+        print(f"hostshape: {where} is empty: there is no tool result to shape", file=sys.stderr)
+        return 1
+    loaded = _load_policy(args)
+    if loaded is None:
         return 2
+    policy, path = loaded
     if policy.retrieval_tool is None:
-        policy = policy.replace(retrieval_tool=READ_COMMAND)
+        policy = policy.replace(retrieval_tool=_read_command(path))
     result = shape(data, policy=policy, tool=args.tool, server=args.server)
+    if result.changed and result.handle and result.handle not in result.text:
+        smallest = _smallest_budget(result.handle, policy)
+        print(
+            f"hostshape: a budget of {result.budget} tokens cannot hold any of this result nor its handle; "
+            f"use --budget {smallest} or more",
+            file=sys.stderr,
+        )
+        return 2
     sys.stdout.write(result.text)
     sys.stdout.flush()
     if args.stats:
         stats = result.stats()
         stats["tokens_after"] = result.tokens
-        print(json.dumps(stats), file=sys.stderr)
+        stats.update(_rule_report(policy, args.tool, args.server))
+        print(json.dumps(stats, default=str), file=sys.stderr)
     return 0
+
+
+def _smallest_budget(handle: str, policy: Policy) -> int:
+    """The tokens of the smallest answer that names ``handle`` (the envelope alone)."""
+    import json
+    import math
+
+    from hostshape.tokens import count_tokens
+
+    text = json.dumps({"_hostshape": {"truncated": True, "handle": handle}}, separators=(",", ":"))
+    return math.ceil(count_tokens(text, policy.encoding) * policy.safety_factor)
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -186,12 +271,12 @@ def _read(args: argparse.Namespace) -> int:
 
     from hostshape.wayback.cursor import CursorError, decode
     from hostshape.wayback.retrieve import read
-    from hostshape.wayback.spill import store_for
+    from hostshape.wayback.stores import open_store
 
-    policy = _load_policy(args)
-    if policy is None:
+    loaded = _load_policy(args)
+    if loaded is None:
         return 2
-    policy = policy.replace(retrieval_tool=READ_COMMAND)
+    policy = loaded[0].replace(retrieval_tool=_read_command(loaded[1]))
     if args.query:
         try:
             jmespath.compile(args.query)
@@ -199,7 +284,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hostshape read: bad --query: {exc}", file=sys.stderr)
             return 2
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         if args.cursor:
             decode(store.secret, args.cursor, handle=args.handle, query=args.query)
         known = store.load(args.handle) is not None

@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hostshape.adapters.registry import Host, hosts
 from hostshape.examples import TOOLS, payload_text
 from hostshape.policy import Policy
 from hostshape.tokens import count_tokens
@@ -24,27 +25,7 @@ from hostshape.tokens import count_tokens
 TOOL = "list_pull_requests"
 
 
-@dataclass(frozen=True)
-class Host:
-    key: str
-    extra: str
-    framework: str
-    adapter: str = ""  # the module naming HOST, INTERCEPTION_POINT and FIRES; default hostshape.adapters.<key>
-
-    @property
-    def adapter_module(self) -> str:
-        return self.adapter or f"hostshape.adapters.{self.key}"
-
-
-HOSTS = (
-    Host("claude", "claude", "claude_agent_sdk"),
-    Host("openai_agents", "openai", "agents"),
-    Host("langchain", "langchain", "langchain_mcp_adapters"),
-    Host("pydantic_ai", "pydantic-ai", "pydantic_ai.mcp"),
-    Host("adk", "adk", "google.adk"),
-    # Claude Code with no hook, its server behind `hostshape proxy` (hostshape/testing/proxy.py)
-    Host("proxy", "claude", "claude_agent_sdk", adapter="hostshape.proxy"),
-)
+HOSTS = tuple(hosts(demo=True))  # the registry's hosts with an offline harness (hostshape.testing.<key>)
 
 
 def _aliases() -> dict[str, Host]:

@@ -40,8 +40,15 @@ if TYPE_CHECKING:
 HOSTS = ("claude-code", "codex")
 
 # Hook input larger than this is not read (Claude Code hands over at most ~MAX_MCP_OUTPUT_TOKENS x 4 characters
-# of result inline; anything bigger it saves to a file and passes the path).
+# of result inline; anything bigger it saves to a file and passes the path): an MCP result that large is
+# answered with the one refusal, fitted to the budget.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
+# Reading stdin stops at end of file; or, when the host leaves stdin open, once what arrived is a whole JSON object
+# and nothing more came for IDLE_S seconds; in any case after READ_TIMEOUT_S seconds (what arrived by then is used).
+READ_TIMEOUT_S = 15.0
+IDLE_S = 0.25
+# How much of the start of an input too large to parse is searched for its event and tool name.
+HEAD_BYTES = 1024 * 1024
 
 USAGE = """usage: hostshape hook {claude-code,codex} [--policy FILE]
 
@@ -161,18 +168,35 @@ def _load_policy(path: Path | None) -> Policy:
         raise _PolicyError(f"{type(exc).__name__}: {exc}") from exc
 
 
-def _read(stdin: IO[Any]) -> Any:
-    """The parsed hook input, or None when stdin holds no JSON object."""
+class _Unread:
+    """Hook input that could not be read whole (over MAX_INPUT_BYTES, or stdin still open and incomplete after
+    READ_TIMEOUT_S): its event and tool name, as found at its start, and why."""
+
+    def __init__(self, head: bytes, why: str) -> None:
+        import re
+
+        def field(name: str) -> str | None:
+            found = re.search(rb'"' + name.encode() + rb'"\s*:\s*"((?:[^"\\]|\\.){0,512})"', head)
+            return found.group(1).decode("utf-8", "replace") if found else None
+
+        self.event, self.tool_name, self.why = field("hook_event_name"), field("tool_name"), why
+
+
+def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
+    """The parsed hook input; an _Unread when it is too large or never ended; None when stdin holds no JSON object."""
     stream = getattr(stdin, "buffer", stdin)
-    raw = stream.read(MAX_INPUT_BYTES + 1)
+    raw, complete = _read_bounded(stream)
     if len(raw) > MAX_INPUT_BYTES:
-        _log().warning("hook input over %d bytes ignored", MAX_INPUT_BYTES)
-        return None
+        _log().warning("hook input over %d bytes: not parsed", MAX_INPUT_BYTES)
+        return _Unread(raw[:HEAD_BYTES], f"hook input over {MAX_INPUT_BYTES // (1024 * 1024)} MB")
     import json
 
     try:
         data = json.loads(raw)
     except ValueError as exc:  # includes UnicodeDecodeError
+        if not complete:
+            _log().warning("stdin still open after %g s with an incomplete input", READ_TIMEOUT_S)
+            return _Unread(raw[:HEAD_BYTES], f"hook input incomplete after {READ_TIMEOUT_S:g} s")
         _log().warning("stdin is not JSON (%s); nothing to do", exc)
         return None
     if not isinstance(data, dict):
@@ -181,10 +205,61 @@ def _read(stdin: IO[Any]) -> Any:
     return data
 
 
-def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -> dict[str, Any] | None:
+def _read_bounded(stream: Any) -> tuple[bytes, bool]:
+    """Up to MAX_INPUT_BYTES + 1 bytes of ``stream`` and whether it ended (end of file, or a whole JSON object
+    followed by IDLE_S of silence); reading stops after READ_TIMEOUT_S seconds in any case."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-memory stream: it ends
+        return stream.read(MAX_INPUT_BYTES + 1), True
+    import select
+    import time
+
+    if os.name == "nt":  # select() takes only sockets there
+        return stream.read(MAX_INPUT_BYTES + 1), True
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + READ_TIMEOUT_S
+    while size <= MAX_INPUT_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return b"".join(chunks), False
+        ready, _, _ = select.select([fd], [], [], min(IDLE_S, left))
+        if not ready:
+            if chunks and _looks_whole(chunks):
+                data = b"".join(chunks)
+                if _parses(data):
+                    return data, True
+            continue
+        chunk = os.read(fd, min(1 << 20, MAX_INPUT_BYTES + 1 - size))
+        if not chunk:
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False
+
+
+def _looks_whole(chunks: list[bytes]) -> bool:
+    """True when the input so far ends like a JSON object (a cheap test before parsing it)."""
+    return chunks[-1].rstrip().endswith(b"}")
+
+
+def _parses(data: bytes) -> bool:
+    import json
+
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
+
+
+def _respond(host: str, data: dict[str, Any] | _Unread | None, policy_path: Path | None) -> dict[str, Any] | None:
     """The hook output for ``data``, or None to leave the tool result as the host made it."""
     if data is None:
         return None
+    if isinstance(data, _Unread):
+        return _refused(host, data, policy_path)
     event = data.get("hook_event_name")
     handled = ("PostToolUse", "PostToolUseFailure") if host == "claude-code" else ("PostToolUse",)
     if event not in handled:
@@ -207,6 +282,30 @@ def _respond(host: str, data: dict[str, Any] | None, policy_path: Path | None) -
         _log().exception("%s: fault while shaping %s", host, tool_name)
         return _fault_output(host, data, str(event), exc, policy)
     return output if isinstance(output, dict) and output else None
+
+
+def _refused(host: str, unread: _Unread, policy_path: Path | None) -> dict[str, Any] | None:
+    """The one refusal, fitted to the budget, in place of an MCP result whose hook input could not be read whole:
+    never the result unshaped. Other tools' results, and events that cannot replace a result, are left alone."""
+    if unread.event != "PostToolUse" or not (unread.tool_name or "").startswith("mcp__"):
+        return None
+    from hostshape.adapters.claude_code import split_tool_name
+    from hostshape.host import HostForm, refusal_for
+
+    server, tool = split_tool_name(str(unread.tool_name))
+    host_form = HostForm(max_bytes=_codex_feedback_bytes()) if host == "codex" else HostForm()
+    text = refusal_for(_load_policy(policy_path), unread.why, tool=tool, server=server, host=host_form)
+    if host == "codex":
+        from hostshape.adapters.codex import refusal_output
+
+        return refusal_output(text)
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
+
+
+def _codex_feedback_bytes() -> int:
+    from hostshape.adapters.codex import MAX_FEEDBACK_BYTES
+
+    return MAX_FEEDBACK_BYTES
 
 
 def _adapter_output(host: str, data: dict[str, Any], policy: Policy) -> dict[str, Any] | None:
@@ -282,7 +381,12 @@ def _log() -> Any:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
-        root.setLevel(os.environ.get("HOSTSHAPE_LOG_LEVEL", "WARNING").upper())
+        from hostshape.cli.log_level import log_level
+
+        level, problem = log_level(os.environ.get("HOSTSHAPE_LOG_LEVEL"))
+        root.setLevel(level)
+        if problem:
+            logger.warning("%s", problem)
     return logger
 
 

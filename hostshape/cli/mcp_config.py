@@ -8,15 +8,20 @@ Reads the MCP configuration forms hosts use:
 
 ``wrap`` turns each stdio server (an entry with ``command``), or only those named with ``--server``, from
 ``{"command": C, "args": A, ...}`` into
-``{"command": <hostshape>, "args": ["proxy", <options>, "--server", NAME, "--", C, *A], ...}``
+``{"command": <hostshape>, "args": ["proxy", <options>, "--server=NAME", "--", C, *A], ...}``
 (``--server`` lets rules of a shared policy file name the server).
 Every other key (``env``, ``cwd``, ``type``, ``disabled``, ...) and every other entry stays as it was; servers
 reached by URL are left alone (point a proxy at them with ``hostshape proxy --url``). ``unwrap`` restores
 ``command`` and ``args`` from what follows ``--``. Both write a backup next to the file first
-(``FILE.before-hostshape-wrap`` / ``FILE.before-hostshape-unwrap``), write atomically, keep the file's indentation
-and final newline, and change nothing when there is nothing to do. A ``wrap`` followed by ``unwrap`` gives back the
-original bytes (the pre-wrap backup is used when the unwrapped content equals it). Files with comments (JSONC) are
-refused with instructions for editing by hand: rewriting them would lose the comments.
+(``FILE.before-hostshape-wrap`` / ``FILE.before-hostshape-unwrap``), write atomically, keep the file's indentation,
+final newline, encoding, owner and mode, and change nothing when there is nothing to do. A ``wrap`` followed by
+``unwrap`` gives back the original bytes (the pre-wrap backup is used when the unwrapped content equals it).
+Numbers, non-string ``args`` and every other value are written back as they were (``config_json``).
+
+Refused, with a message and nothing written: files with comments (JSONC: rewriting them would lose the comments),
+a key repeated in one object (one value would be lost), text that is not UTF-8/16/32, and a backup path that is a
+symbolic link (a planted link would make hostshape overwrite whatever it points to). A config file that is a
+symbolic link is updated at its target, and stays a link (``atomic_file``).
 """
 
 from __future__ import annotations
@@ -26,16 +31,23 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hostshape.cli import config_json
+from hostshape.cli.atomic_file import UnsafePath, read_backup, read_bytes, replace_file
+
 __all__ = ["Change", "main", "proxy_command", "unwrap_config", "wrap_config"]
 
 WRAP_BACKUP = ".before-hostshape-wrap"
 UNWRAP_BACKUP = ".before-hostshape-unwrap"
+# ``hostshape proxy`` options that take a value: the scan for the ``--`` that ends them skips their values
+# (hostshape/proxy/cli.py _parser).
+_VALUED = frozenset(
+    {"--policy", "--budget", "--server", "--url", "--transport", "--header", "--http", "--output-schemas", "--timeout"}
+)
 
 
 @dataclass
@@ -77,20 +89,26 @@ def _servers(doc: Any) -> Iterator[tuple[str, dict[str, Any]]]:
                 yield f"{path}:", project["mcpServers"]
 
 
-def _split(entry: dict[str, Any]) -> tuple[list[str], list[str]] | None:
-    """(proxy prefix, original argv) when ``entry`` runs a server behind hostshape proxy, else None."""
+def _split(entry: dict[str, Any]) -> tuple[list[str], list[Any]] | None:
+    """(proxy prefix, original argv) when ``entry`` runs a server behind hostshape proxy, else None. The original
+    argv is kept as written (its args may be any JSON values); the prefix is strings up to the ``--`` that ends the
+    proxy's options (an option's value, such as a server named ``--``, is not that ``--``)."""
     command, args = entry.get("command"), entry.get("args")
-    if not isinstance(command, str) or not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+    if not isinstance(command, str) or not isinstance(args, list):
         return None
     argv = [command, *args]
-    try:
-        at = argv.index("proxy")
-        dash = argv.index("--", at)
-    except ValueError:
+    at = next((i for i, a in enumerate(argv) if a == "proxy"), None)
+    if at is None or not any(isinstance(a, str) and "hostshape" in a for a in argv[:at]):
         return None
-    if not any("hostshape" in part for part in argv[:at]) or dash + 1 >= len(argv):
-        return None
-    return argv[: dash + 1], argv[dash + 1 :]
+    i = at + 1
+    while i < len(argv):
+        arg = argv[i]
+        if not isinstance(arg, str):
+            return None
+        if arg == "--":
+            return (argv[: i + 1], argv[i + 1 :]) if i + 1 < len(argv) else None
+        i += 2 if arg in _VALUED else 1
+    return None
 
 
 def wrap_config(
@@ -120,9 +138,10 @@ def wrap_config(
             if not isinstance(args, list):
                 change.skipped[shown] = "its args are not a list"
                 continue
-            # --server NAME: rules in a shared policy file can address this server (Rule.server)
-            prefix = [*base, "--server", name, "--"]
-            entry["command"], entry["args"] = prefix[0], [*prefix[1:], entry["command"], *map(str, args)]
+            # --server=NAME: rules in a shared policy file can address this server (Rule.server); one argument,
+            # so that a name such as "-dev" or "--" is never read as an option or as the end of the options
+            prefix = [*base, f"--server={name}", "--"]
+            entry["command"], entry["args"] = prefix[0], [*prefix[1:], entry["command"], *args]
             change.changed.append(shown)
     _check_named(servers, seen)
     if change.changed:
@@ -170,7 +189,7 @@ def _check_named(servers: Sequence[str], seen: set[str]) -> None:
 
 def _load(text: str) -> Any:
     try:
-        doc = json.loads(text)
+        doc = config_json.load(text)
     except json.JSONDecodeError as exc:
         launcher = json.dumps(proxy_command()[0])
         raise ValueError(
@@ -187,46 +206,13 @@ def _maybe_load(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return config_json.load(text)
     except ValueError:
         return None
 
 
 def _dump(doc: Any, like: str) -> str:
-    """``doc`` as JSON in the layout of ``like``: its indentation, its final newline, non-ASCII kept."""
-    indent: int | str = 2
-    for line in like.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            lead = line[: len(line) - len(stripped)]
-            indent = lead if "\t" in lead else len(lead)
-            break
-    text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    newline = "\r\n" if "\r\n" in like else "\n"
-    if newline != "\n":
-        text = text.replace("\n", newline)
-    return text + newline if like.endswith(("\n", "\r\n")) else text
-
-
-def _read(path: Path) -> str:
-    with open(path, encoding="utf-8", newline="") as f:  # keep \r\n as it is
-        return f.read()
-
-
-def _write(path: Path, text: str, backup_suffix: str) -> Path:
-    backup = path.with_name(path.name + backup_suffix)
-    shutil.copy2(path, backup)
-    mode = path.stat().st_mode
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(temp, mode & 0o7777)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    return backup
+    return config_json.dump(doc, like)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -250,10 +236,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``hostshape proxy-config`` command; returns the exit code."""
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    args = _parser().parse_args(_glue(list(sys.argv[1:] if argv is None else argv)))
     path: Path = args.file
     try:
-        text = _read(path)
+        data = read_bytes(path)
     except OSError as exc:
         print(f"hostshape proxy-config: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -262,14 +248,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         options += ["--policy", str(Path(args.policy).expanduser().resolve())]
     if args.budget:
         options += ["--budget", str(args.budget)]
+    wrap_backup = path.with_name(path.name + WRAP_BACKUP)
     try:
+        text, encoding = config_json.decode(data)
         if args.action == "unwrap":
-            backup = path.with_name(path.name + WRAP_BACKUP)
-            original = _read(backup) if backup.exists() else None
+            saved = read_backup(wrap_backup)
+            original = _decode_or_none(saved)
             change = unwrap_config(text, servers=args.server, original=original)
         else:
             change = wrap_config(text, servers=args.server, options=options)
-    except ValueError as exc:
+    except (ValueError, UnsafePath) as exc:
         print(f"hostshape proxy-config: {path}: {exc}", file=sys.stderr)
         return 2
     if args.action == "show":
@@ -280,14 +268,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not change.changed:
         print(f"hostshape proxy-config: nothing to {args.action} in {path}", file=sys.stderr)
         return 0
-    backup = _write(path, change.text, WRAP_BACKUP if args.action == "wrap" else UNWRAP_BACKUP)
+    backup = path.with_name(path.name + (WRAP_BACKUP if args.action == "wrap" else UNWRAP_BACKUP))
+    try:
+        written = replace_file(path, encoding.encode(change.text), backup=backup, old=data)
+    except OSError as exc:
+        print(f"hostshape proxy-config: {path}: nothing written: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     verb = "now behind hostshape proxy" if args.action == "wrap" else "no longer behind hostshape proxy"
+    via = f" (a link: updated its target {written})" if written != path.absolute() else ""
     print(
-        f"hostshape proxy-config: {', '.join(change.changed)} {verb} in {path} (backup: {backup}). Restart the "
+        f"hostshape proxy-config: {', '.join(change.changed)} {verb} in {path}{via} (backup: {backup}). Restart the "
         "host to apply.",
         file=sys.stderr,
     )
     return 0
+
+
+def _glue(argv: list[str]) -> list[str]:
+    """``--server NAME`` as ``--server=NAME``: a server may be named ``-dev``, which argparse would take for an
+    option."""
+    out: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        value = next(rest, None) if arg == "--server" else None
+        out.append(f"{arg}={value}" if value is not None else arg)
+    return out
+
+
+def _decode_or_none(data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return config_json.decode(data)[0]
+    except ValueError:
+        return None
 
 
 if __name__ == "__main__":

@@ -49,7 +49,9 @@ class Report:
         return sum(t.schema_tokens for t in self.tools)
 
 
-class _Call(argparse.Action):
+class _Calls(argparse.Action):
+    """``--call TOOL`` starts a call; ``--args JSON`` gives the arguments of the call just before it."""
+
     def __call__(
         self,
         parser: argparse.ArgumentParser,
@@ -57,17 +59,9 @@ class _Call(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
-
-
-class _Args(argparse.Action):
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
+        if option_string == "--call":
+            namespace.calls = [*getattr(namespace, "calls", []), [values, {}]]
+            return
         if not namespace.calls:
             parser.error("--args must follow a --call")
         try:
@@ -81,11 +75,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="hostshape measure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--call", action=_Call, dest="calls", default=[], metavar="TOOL", help="call this tool (repeatable)"
+        "--call", action=_Calls, dest="calls", default=[], metavar="TOOL", help="call this tool (repeatable)"
     )
     parser.add_argument(
         "--args",
-        action=_Args,
+        action=_Calls,
         dest="calls",
         metavar="JSON",
         help="JSON arguments for the --call just before it (default {})",

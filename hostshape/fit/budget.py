@@ -7,12 +7,8 @@ import math
 from dataclasses import dataclass, field
 
 from hostshape.policy import Policy
-from hostshape.tokens import counter
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
-# A text longer than this many characters per budget token is taken to be over without counting. Real tool output
-# runs 2.5-5 characters a token; only freak text (long runs of one character or of blanks) goes beyond 16, and
-# such a text is then shaped although it might have fitted: the answer still fits, it is only not the original.
-SURELY_OVER_CHARS_PER_TOKEN = 16
 # Texts longer than this many characters per budget token are counted in chunks first. A chunk cut mid-word can
 # count a few tokens more than the same span inside the whole text: hence the margin per chunk (rejecting a text
 # that would just have fitted only means it gets shaped, and the shaped text fits too).

@@ -14,6 +14,7 @@ from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.output.envelope import KEY, Facts, WayBack, envelope
 from hostshape.output.render import dumps
 from hostshape.records.locate import IDENTIFIERS
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
@@ -140,7 +141,7 @@ _DEEP_ITEMS = 64  # items of a list walked into; the others (records no budget s
 
 def _tokens_or_bytes(text: str, limit: Limit) -> int:
     """Exact tokens of ``text`` when it is of budget size, else its byte length (an upper bound)."""
-    return limit.count(text) if len(text) <= limit.tokens * 16 else len(text.encode("utf-8"))
+    return limit.count(text) if len(text) <= limit.tokens * SURELY_OVER_CHARS_PER_TOKEN else len(text.encode("utf-8"))
 
 
 def dumps_size(value: Any) -> int:

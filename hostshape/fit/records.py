@@ -15,6 +15,7 @@ from hostshape.output.render import dumps
 from hostshape.records.locate import find_records, with_path
 from hostshape.records.previews import cap_strings
 from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
@@ -69,7 +70,9 @@ def fit_data(
     raise AssertionError("unreachable: the last preview level always produces a fit")
 
 
-_SEEN_CHARS = 32  # twice fit/budget.py's SURELY_OVER_CHARS_PER_TOKEN: previews may halve a record
+_SEEN_CHARS = (
+    2 * SURELY_OVER_CHARS_PER_TOKEN
+)  # twice tokens.py SURELY_OVER_CHARS_PER_TOKEN: previews may halve a record
 
 
 def _within(records: list[Any], chars: int) -> int:
@@ -218,7 +221,7 @@ class _RecordFit:
             if isinstance(rest[0], list)
             else []
             if not isinstance(rest[0], dict)
-            else (self.facts.index if self.facts.index is not None else index_columns(rest))
+            else (self.facts.index if self.facts.index is not None else index_columns(rest, self.limit.count))
         )
         wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens + 1]] if layouts else []
         for columns in layouts:  # widest first: columns go before rows do
@@ -246,7 +249,7 @@ class _RecordFit:
         the rows); empty when the listing is clearly over ``room``."""
         texts = [dumps(row) for row in rows]
         size = sum(map(len, texts)) + len(texts)
-        if size > room * 16:
+        if size > room * SURELY_OVER_CHARS_PER_TOKEN:
             return []
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
         if not 0.8 * room <= sum(estimates) <= 1.25 * room:  # clearly within or over: the estimate decides
@@ -290,7 +293,9 @@ class _RecordFit:
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
             return Fitted(text, self.facts, strategy)
-        self._last_tokens = self.limit.count(text) if len(text) <= self.limit.tokens * 16 else len(text)
+        self._last_tokens = (
+            self.limit.count(text) if len(text) <= self.limit.tokens * SURELY_OVER_CHARS_PER_TOKEN else len(text)
+        )
         self.ratio.learn(text, self._last_tokens)
         if self._last_tokens <= self.limit.tokens and (self.limit.chars is None or len(text) <= self.limit.chars):
             return Fitted(text, self.facts, strategy)

@@ -8,6 +8,7 @@ when it arrives as a JSON string, as Claude Code hands it over), and any pydanti
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +83,9 @@ class _Unwrapper:
     def _bytes(self, data: bytes) -> Payload:
         mime = _sniff(data)
         if mime is None:
+            wide = _wide_text(data)
+            if wide is not None:
+                return self._text(wide)
             try:
                 return self._text(data.decode("utf-8"))
             except UnicodeDecodeError:
@@ -124,19 +128,30 @@ class _Unwrapper:
         if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
         inner = _result_wrapper(raw)
-        if inner is not MISSING:
-            return self._text(inner) if isinstance(inner, str) else self.payload(inner)
-        return _data(raw)
+        if inner is MISSING:
+            return _data(raw)
+        while isinstance(inner, dict) and _result_wrapper(inner) is not MISSING:  # {"result": {"result": ...}}:
+            inner = inner["result"]  # unwrapped in a loop, however deep, never by recursion
+        return self._text(inner) if isinstance(inner, str) else self.payload(inner)
 
     def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
         texts: list[str] = []
         media: list[str] = []  # labelled placeholders of binary blocks
         blobs: list[bool] = []  # per placeholder: a resource blob, which no host passes to a model natively
+        unknown: list[str] = []  # blocks of no MCP type, shown as their JSON and named in the envelope
         for block in blocks:
             if hasattr(block, "model_dump"):
                 block = _model_dump(block)
-            self._block_text(block, texts, media, blobs)
+            self._block_text(block, texts, media, blobs, unknown)
         opaque = any(blobs)
+        payload = self._blocks_payload(texts, media, opaque, structured=structured, is_error=is_error)
+        if unknown:
+            payload.notes.append(_unknown_note(unknown))
+        return payload
+
+    def _blocks_payload(
+        self, texts: list[str], media: list[str], opaque: bool, *, structured: Any, is_error: bool
+    ) -> Payload:
         if structured is not MISSING and structured is not None:
             mirrored = _mirror(structured, texts)
             if mirrored is not MISSING and not is_error:
@@ -155,9 +170,12 @@ class _Unwrapper:
                 return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
         return self._text("\n".join(t for t in texts if t))
 
-    def _block_text(self, block: Any, texts: list[str], media: list[str], blobs: list[bool]) -> None:
+    def _block_text(
+        self, block: Any, texts: list[str], media: list[str], blobs: list[bool], unknown: list[str]
+    ) -> None:
         """Append the block's text to ``texts``, or its labelled placeholder to ``media`` (and to ``blobs``
-        whether it stands for a resource blob)."""
+        whether it stands for a resource blob); a block of no known type is shown as its JSON and its type (or
+        keys) added to ``unknown``."""
         if not isinstance(block, dict):
             texts.append(str(block))
             return
@@ -177,6 +195,7 @@ class _Unwrapper:
             texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
         else:
             texts.append(safe_text(dumps(block)))
+            unknown.append(_text_of(kind)[:40] if kind is not None else "keys " + ",".join(map(_text_of, block))[:40])
 
     def _binary_block(
         self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str], blobs: list[bool]
@@ -191,11 +210,48 @@ class _Unwrapper:
         blobs.append(kind == "resource")
 
 
+def _unknown_note(unknown: list[str]) -> str:
+    """The envelope's note for content blocks the core cannot read (an adapter should have turned them into MCP
+    blocks): how many, and their types or keys."""
+    kinds = sorted(set(unknown))
+    shown = "; ".join(safe_text(k) for k in kinds[:4]) + (f"; +{len(kinds) - 4} more" if len(kinds) > 4 else "")
+    return f"{len(unknown)} content block(s) of no MCP type ({shown}) shown as their JSON"
+
+
 def _with_notes(payload: Payload, notes: list[str], opaque: bool) -> Payload:
     """``payload`` noting the placeholders that replaced binary blocks; ``opaque`` when one was a resource blob."""
     payload.notes.extend(notes)
     payload.opaque = payload.opaque or opaque
     return payload
+
+
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _wide_text(data: bytes) -> str | None:
+    """The text of UTF-16 or UTF-32 bytes, known by their byte-order mark or, for JSON, by the zero bytes around
+    its first characters (RFC 4627 section 3, ``json.detect_encoding``); None for anything else."""
+    codec = next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
+    start = 0
+    if codec is not None:
+        start = 4 if codec.startswith("utf-32") else 2
+    elif len(data) >= 4 and b"\x00" in data[:4]:
+        detected = json.detect_encoding(data[:4])
+        codec = detected if detected.startswith(("utf-16-", "utf-32-")) else None
+        # JSON starts with a structural ASCII character: the detection is trusted only then
+        if codec is None or data[start:4].decode(codec, "ignore").lstrip()[:1] not in ("{", "[", '"'):
+            return None
+    else:
+        return None
+    try:
+        return data[start:].decode(codec)
+    except UnicodeDecodeError:
+        return None
 
 
 def _model_dump(obj: Any) -> Any:

@@ -8,6 +8,8 @@ identical in every record shown (removed from the records).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +17,15 @@ KEY = "_hostshape"
 TEXT_PREFIX = "[hostshape]"
 MAX_OMITTED_NAMES = 12
 MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
+
+# The one refusal, longest wording first: the core and every adapter answer a fault they cannot shape with the
+# longest of these that fits. ``{fault}`` is the exception's type name, ``{tool}`` the tool's name ("the tool").
+REFUSALS = (
+    "[hostshape] this result could not be shaped ({fault}) and was withheld. Remedy: call {tool} again with "
+    "narrower arguments, or set on_fault='pass' to receive results unshaped.",
+    "[hostshape] result withheld (hostshape failed); retry with narrower arguments, or set on_fault='pass'.",
+    "[hostshape] withheld",
+)
 
 
 @dataclass(frozen=True)
@@ -57,13 +68,14 @@ class Facts:
     text_cut: bool = False
     shrunk: bool = False
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
+    filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
     index: list[list[str]] | None = None  # index layouts the shrink chose (not rendered); None: fit decides
 
     @property
     def cut(self) -> bool:
         """Anything was cut: records, text inside them, or fields and nested values by the shrink."""
-        return self.truncated or self.text_cut or self.shrunk or self.replaced
+        return self.truncated or self.text_cut or self.shrunk or self.replaced or self.filtered
 
 
 def compact(facts: Facts, note_chars: int = 100) -> None:
@@ -137,3 +149,31 @@ def last_resort_texts(is_json: bool, handle: str | None) -> list[str]:
         return [*options, f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
     options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
     return [*options, f"{TEXT_PREFIX} truncated", "…"]
+
+
+def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
+    """The longest wording of the one refusal that ``fits``; the shortest when none does."""
+    for wording in REFUSALS:
+        text = wording.format(fault=fault, tool=tool or "the tool")
+        if fits(text):
+            return text
+    return REFUSALS[-1]
+
+
+def fault_note(fault: str) -> str:
+    """The note of an answer cut after hostshape itself failed with ``fault`` (an exception's type name)."""
+    return f"shaping failed ({fault}); shown from the start, cut to the budget"
+
+
+def fault_answer(start: str, cut: bool, is_json: bool, fault: str, way: WayBack) -> str:
+    """The answer after a fault: the ``start`` of the result's text (``cut``: more followed) with the envelope,
+    the same keys as any answer: ``{"_hostshape": {...}, "preview": "..."}`` for JSON, else a last ``[hostshape]``
+    line."""
+    facts = Facts(truncated=cut, notes=[fault_note(fault)])
+    shown = start + "…" if cut else start
+    if is_json:
+        return json.dumps(
+            {KEY: envelope(facts, way, None), "preview": shown}, ensure_ascii=False, separators=(",", ":")
+        )
+    line = text_line(facts, way, None, "the result's start")
+    return f"{shown}\n{line}"

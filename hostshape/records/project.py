@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jmespath
 from jmespath.exceptions import JMESPathError
@@ -15,7 +15,10 @@ from hostshape.policy import Rule
 from hostshape.records.locate import longest_record_list, with_path
 from hostshape.records.previews import cap_strings, decode_base64_content, preview
 from hostshape.records.shrink import Cuts, shrink_document
-from hostshape.tokens import count_tokens
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
+
+if TYPE_CHECKING:
+    from hostshape.tokens import Count
 
 __all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
 
@@ -55,11 +58,13 @@ class Projection:
     note: str | None = None
     path: tuple[str, ...] | None = None
     cuts: Cuts | None = None
+    filtered: bool = False  # a rule's query left records out (named in ``note``)
 
     def report(self, facts: Facts) -> None:
         """Put what projection did into ``facts``: omitted fields, whether anything matched, every cut named."""
         facts.omitted = sorted(self.omitted)
         facts.matched = self.matched
+        facts.filtered = facts.filtered or self.filtered
         if self.note:
             facts.notes.append(self.note)
         if self.cuts is not None:
@@ -70,11 +75,17 @@ class Projection:
 
 
 def project(
-    value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None, budget: int | None = None
+    value: Any,
+    rule: Rule | None,
+    *,
+    allow_shrink: bool,
+    count: Count,
+    max_records: int | None = None,
+    budget: int | None = None,
 ) -> Projection:
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
-    projection = _project(value, rule, allow_shrink=allow_shrink, max_records=max_records, budget=budget)
+    projection = _project(value, rule, allow_shrink, count, max_records, budget)
     if isinstance(projection.value, dict) and KEY in projection.value:
         aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
         projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
@@ -84,27 +95,35 @@ def project(
 
 
 def _project(
-    value: Any, rule: Rule | None, *, allow_shrink: bool, max_records: int | None = None, budget: int | None = None
+    value: Any, rule: Rule | None, allow_shrink: bool, count: Count, max_records: int | None, budget: int | None
 ) -> Projection:
     """Apply ``rule`` (JMESPath or fields) to ``value``; else, when ``allow_shrink``, the structural shrink.
 
     Only the first ``max_records`` records are projected; later ones are kept as they are (a budget can show no
     more records than it has tokens, so they are counted, never shown). A JMESPath rule that fails on this value
     (a type error at run time) falls back to the structural shrink, and the projection's note says so. ``budget``
-    (tokens; default ``max_records``) lets the shrink's caps on nested lists and nesting grow to use it."""
+    (tokens; default ``max_records``) lets the shrink's caps on nested lists and nesting grow to use it; ``count``
+    counts tokens in the policy's encoding."""
     budget = budget if budget is not None else max_records
     if rule is not None and rule.jmespath is not None:
         try:
             result = jmespath.search(rule.jmespath, value)
         except JMESPathError as exc:
-            fallback = shrink(value, max_records, budget)
+            fallback = shrink(value, count, max_records, budget)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
-        return Projection(result, matched=result not in (None, [], {}))
+        projection = Projection(result, matched=result not in (None, [], {}))
+        found = longest_record_list(value)
+        if found is not None and isinstance(result, list) and 0 < len(result) < len(found[1]):  # none: matched=False
+            projection.filtered = True  # the model must not read the filtered list as the whole result
+            projection.note = (
+                f"the policy's JMESPath rule {rule.jmespath[:80]!r} kept {len(result):,} of {len(found[1]):,} records"
+            )
+        return projection
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if allow_shrink:
-        return shrink(value, max_records, budget)
+        return shrink(value, count, max_records, budget)
     return Projection(value)
 
 
@@ -130,7 +149,7 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched)
+    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched, path=path)
 
 
 _ABSENT = object()
@@ -144,49 +163,49 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, max_records: int | None = None, budget: int | None = None, *, first: int = 0) -> Projection:
+def shrink(
+    value: Any, count: Count, max_records: int | None = None, budget: int | None = None, *, first: int = 0
+) -> Projection:
     """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
     decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
     (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget. Records are shrunk
-    from ``first`` (a later page) for ``CHARS_PER_TOKEN`` characters per token of the budget only, so the time
-    grows with the budget, not with the input."""
+    from ``first`` (a later page) until the shrunk ones reach ``SURELY_OVER_CHARS_PER_TOKEN`` characters a token of
+    the budget (no answer shows more whole), so the time grows with the budget, not with the input."""
     cuts = Cuts()
-    chars = budget * CHARS_PER_TOKEN if budget else None
-    shrunk, path = shrink_document(value, max_records, cuts, first=first, max_chars=chars)
-    used = _tokens(shrunk, budget) if budget and cuts.capped else None
+    chars = budget * SURELY_OVER_CHARS_PER_TOKEN if budget else None
+    shrunk, path = shrink_document(value, max_records, cuts, count, first=first, max_chars=chars)
+    used = _tokens(shrunk, budget, count) if budget and cuts.capped else None
     for _ in range(4):
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
         factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
         bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
-        grown, grown_path = shrink_document(value, max_records, bigger, first=first, max_chars=chars)
-        grown_used = _tokens(grown, budget)
+        grown, grown_path = shrink_document(value, max_records, bigger, count, first=first, max_chars=chars)
+        grown_used = _tokens(grown, budget, count)
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
         cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
     return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
 
 
-CHARS_PER_TOKEN = 16  # records shrunk per token of budget: past this much shrunk JSON no answer shows them whole
-# (compact JSON runs 2-4 characters a token; fit/budget.py SURELY_OVER_CHARS_PER_TOKEN is the same bound)
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget
 _GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take the rest)
 
 
-def _tokens(value: Any, budget: int | None) -> int | None:
+def _tokens(value: Any, budget: int | None, count: Count) -> int | None:
     """Tokens of ``value``'s compact JSON when it is of budget size (counted, or extrapolated from its first
     ``_SAMPLE_CHARS`` characters: it steers the caps, the fit counts the final text); None when clearly larger."""
-    if budget is None or not _smaller_than(value, budget * 16):
+    if budget is None or not _smaller_than(value, budget * SURELY_OVER_CHARS_PER_TOKEN):
         return None
     text = dumps(value)
-    if len(text) > budget * 16:
+    if len(text) > budget * SURELY_OVER_CHARS_PER_TOKEN:
         return None
     if len(text) <= _SAMPLE_CHARS:
-        return count_tokens(text)
-    return int(len(text) * count_tokens(text[:_SAMPLE_CHARS]) / _SAMPLE_CHARS) + 1  # a decision, not the budget
+        return count(text)
+    return int(len(text) * count(text[:_SAMPLE_CHARS]) / _SAMPLE_CHARS) + 1  # a decision, not the budget
 
 
 _SAMPLE_CHARS = 6000  # tokens per character measured on this much of a shrunk value to decide whether to grow

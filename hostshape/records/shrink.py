@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hostshape.output.render import dumps
 from hostshape.records import structure
 from hostshape.records.locate import Located, locate
 from hostshape.records.previews import decode_base64_content, preview, text_placeholder
+
+if TYPE_CHECKING:
+    from hostshape.tokens import Count
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
@@ -143,7 +146,13 @@ class _Schema:
 
 
 def shrink_located(
-    located: Located, max_records: int | None, cuts: Cuts, *, first: int = 0, max_chars: int | None = None
+    located: Located,
+    max_records: int | None,
+    cuts: Cuts,
+    count: Count,
+    *,
+    first: int = 0,
+    max_chars: int | None = None,
 ) -> Any:
     """The document with records ``first`` up to ``max_records`` shrunk, and the rest of the document shrunk as a
     container. Records before ``first`` (a page already read) and after ``max_records`` are kept as they are, and
@@ -153,7 +162,7 @@ def shrink_located(
     records = located.records
     end = len(records) if max_records is None else min(len(records), max_records)
     objects = [r for r in records[first : first + structure.SAMPLE] if isinstance(r, dict)]
-    key, alt = structure.record_keys(objects, exclude=located.parent_refs)
+    key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
     shrunk, size = [], 0
     for record in records[first:end]:
@@ -164,18 +173,18 @@ def shrink_located(
                 break
     end = first + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
-    cuts.index = structure.index_columns(shrunk, (key, alt))
+    cuts.index = structure.index_columns(shrunk, count, (key, alt))
     return _around(located.value, located.path, records[:first] + shrunk + records[end:], cuts)
 
 
 def shrink_document(
-    value: Any, max_records: int | None, cuts: Cuts, *, first: int = 0, max_chars: int | None = None
+    value: Any, max_records: int | None, cuts: Cuts, count: Count, *, first: int = 0, max_chars: int | None = None
 ) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts, first=first, max_chars=max_chars), located.path
+    return shrink_located(located, max_records, cuts, count, first=first, max_chars=max_chars), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hostshape.tokens import Count
 
 SAMPLE = 100  # records looked at for column statistics
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
@@ -432,7 +435,7 @@ def _best_column(
     return best[-1] if best else None
 
 
-def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple[str | None, str | None]:
+def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] = ()) -> tuple[str | None, str | None]:
     """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
     makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
     nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
@@ -446,7 +449,7 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
         within = _unique_within(sample, refs[-1])
         if within is not None:
             return within, refs[-1]
-    human = _cheaper_human_key(sample, key, set(exclude))
+    human = _cheaper_human_key(sample, key, set(exclude), count)
     if human is not None:
         return human, key
     key_values = _values(records, key)
@@ -474,7 +477,7 @@ def record_keys(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> tuple
     return key, (best[-1] if best else None)
 
 
-def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str | None:
+def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: Count) -> str | None:
     """A readable column (words, blanks allowed, at most MAX_KEY_CHARS, any depth sampled) unique and present in
     every record, that lists the records in no more tokens than the opaque ``key`` (or a key built around an opaque
     part, a resource path ending in a UUID): the cheaper complete listing, and one a reader can use. None when
@@ -485,9 +488,8 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
     if any(is_long_id(v) for v in key_values):
         return None  # the API's own long id (an ARN) is what a follow-up call needs: it stays first
     from hostshape.output.render import dumps
-    from hostshape.tokens import count_tokens
 
-    cost = count_tokens(dumps(key_values))
+    cost = count(dumps(key_values))
     best: tuple[int, int, str] | None = None
     for order, path in enumerate(columns(sample)):
         if path == key or path in skip:
@@ -505,7 +507,7 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str]) -> str |
             continue
         if len(set(values)) < len(sample):
             continue
-        mine = count_tokens(dumps(values))
+        mine = count(dumps(values))
         if mine <= cost and (best is None or (mine, order) < best[:2]):
             best = (mine, order, path)
     return best[-1] if best else None
@@ -588,11 +590,13 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
     return [path for _, _, path in sorted(found)[:most]]
 
 
-def index_columns(records: Sequence[Any], keys: tuple[str | None, str | None] | None = None) -> list[list[str]]:
+def index_columns(
+    records: Sequence[Any], count: Count, keys: tuple[str | None, str | None] | None = None
+) -> list[list[str]]:
     """Index layouts to try, widest first, each a prefix of the widest: identifier, a second identifier (see
     ``record_keys``; pass ``keys`` when they were found before the records were shrunk), a title, a status.
     Empty when the records have no identifier."""
-    key, alt = keys if keys is not None else record_keys(records)
+    key, alt = keys if keys is not None else record_keys(records, count)
     if key is None:
         key = coalesced_identifier(records)
         if key is None:

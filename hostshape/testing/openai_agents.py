@@ -151,20 +151,10 @@ def _new_scripted_model(steps: Sequence[Step], final_text: str) -> Any:
                 )
             return out
 
+        # The runner passes the model's arguments by keyword (agents/run_internal/run_loop.py:3026-3039) or the first
+        # seven by position (run_loop.py:2622-2634, openai-agents 0.24): only those the script reads are named.
         async def get_response(
-            self,
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            output_schema,
-            handoffs,
-            tracing,
-            *,
-            previous_response_id,
-            conversation_id,
-            prompt,
-            **_: Any,
+            self, system_instructions, input, *_: Any, previous_response_id=None, conversation_id=None, **__: Any
         ):
             call = self._record(system_instructions, input, previous_response_id, conversation_id)
             return ModelResponse(
@@ -172,19 +162,7 @@ def _new_scripted_model(steps: Sequence[Step], final_text: str) -> Any:
             )
 
         async def stream_response(
-            self,
-            system_instructions,
-            input,
-            model_settings,
-            tools,
-            output_schema,
-            handoffs,
-            tracing,
-            *,
-            previous_response_id,
-            conversation_id,
-            prompt,
-            **_: Any,
+            self, system_instructions, input, *_: Any, previous_response_id=None, conversation_id=None, **__: Any
         ):
             call = self._record(system_instructions, input, previous_response_id, conversation_id)
             response = Response(
