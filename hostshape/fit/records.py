@@ -223,8 +223,11 @@ class _RecordFit:
             if not isinstance(rest[0], dict)
             else (self.facts.index if self.facts.index is not None else index_columns(rest, self.limit.count))
         )
-        wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens + 1]] if layouts else []
+        # an index row costs two tokens at least: no budget lists more rows than half its tokens
+        wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens // 2 + 1]] if layouts else []
         for columns in layouts:  # widest first: columns go before rows do
+            if len(wide) < len(rest):
+                break  # no listing of every record can fit
             rows = _narrower(wide, layouts[0], columns)
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
             row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []

@@ -181,6 +181,8 @@ def _map_weight(records: list[Any]) -> float:
 def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:
     """Rows given as arrays of scalars, as objects named by a header list of the same length found in the
     document (strings, or objects whose one string column is unique); None when they are not such rows."""
+    if not rows or _cells(rows[0]) is None:
+        return None  # no rows, or the first row is no row of cells: not worth reading every row
     cells = [_cells(r) for r in rows]
     head = cells[:50]
     if not head or any(r is None for r in head):

@@ -87,6 +87,13 @@ def dotted(record: Any, path: str) -> Any:
     if isinstance(record, dict) and "." not in path:
         return _typed(record.get(path))
     parts = path.split(".")
+    node = record
+    for part in parts:  # the common case: each step one member of an object
+        if not isinstance(node, dict) or part not in node:
+            break
+        node = node[part]
+    else:
+        return _typed(node)
     at = 0
     while at < len(parts):
         if isinstance(record, list):
