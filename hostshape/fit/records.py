@@ -176,6 +176,8 @@ class _RecordFit:
                     index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
                 elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
+                    if k == 0 and index is not None and complete and len(index[0]) > self._narrowest + 2:
+                        break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
                         end = len(rest) if complete else k + len(index[1])
                         index = (index[0], [rows_of(r, index[0]) for r in rest[k:end]])
@@ -233,7 +235,8 @@ class _RecordFit:
             row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
-                if k == 0 and len(columns) > len(layouts[-1]) + 2:
+                self._narrowest = len(layouts[-1])
+                if k == 0 and len(columns) > self._narrowest + 2:
                     continue  # short columns beside the key crowd out every whole record: narrower first
                 yield k, (columns, rows[k:]), True
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
@@ -292,6 +295,7 @@ class _RecordFit:
         )
 
     _last_tokens: int = field(default=0, init=False)
+    _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):

@@ -154,27 +154,29 @@ def shrink_located(
     first: int = 0,
     max_chars: int | None = None,
 ) -> Any:
-    """The document with records ``first`` up to ``max_records`` shrunk, and the rest of the document shrunk as a
-    container. Records before ``first`` (a page already read) and after ``max_records`` are kept as they are, and
-    so are those after the shrunk ones reach ``max_chars`` characters of compact JSON: no budget shows them whole,
-    so the time spent grows with the budget, not with the input. The schema is learnt from a sample."""
+    """The document with its records up to ``max_records`` shrunk, and the rest of the document shrunk as a
+    container. Records after ``max_records`` are kept as they are, and so are those after the shrunk ones from
+    ``first`` (a later page) reach ``max_chars`` characters of compact JSON (no budget shows them whole), and those
+    more than a sample before ``first``: the time spent grows with the budget, not with the input. The schema is
+    learnt from the first records, as on the first page."""
     cuts.notes.extend(located.notes)
     records = located.records
     end = len(records) if max_records is None else min(len(records), max_records)
-    objects = [r for r in records[first : first + structure.SAMPLE] if isinstance(r, dict)]
+    objects = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
+    start = max(0, first - structure.SAMPLE)  # a sample before the page: constants are stated once as on page one
     shrunk, size = [], 0
-    for record in records[first:end]:
-        shrunk.append(_value(record, "", 0, schema, cuts, root=True))
-        if max_chars is not None:
+    for at in range(start, end):
+        shrunk.append(_value(records[at], "", 0, schema, cuts, root=True))
+        if max_chars is not None and at >= first:
             size += len(dumps(shrunk[-1])) + 1
             if size > max_chars:
                 break
-    end = first + len(shrunk)
+    end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, count, (key, alt))
-    return _around(located.value, located.path, records[:first] + shrunk + records[end:], cuts)
+    return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
 
 
 def shrink_document(
