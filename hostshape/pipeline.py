@@ -217,12 +217,12 @@ def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 
 
 def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
-    """JSON lines or CSV: records, shaped as a record list (paged through the saved file)."""
+    """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
     records, note = table
     facts.notes.append(note)
     projection = project(records, None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
     projection.report(facts)
-    return fit_data(projection.value, facts, s.limit, s.way, no_cursor, records_at=projection.path)
+    return fit_data(projection.value, facts, s.limit, s.way, s.cursor, records_at=projection.path)
 
 
 def _only_opens_like_json(payload: Payload) -> bool:

@@ -163,22 +163,27 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, count: Count, max_records: int | None = None, budget: int | None = None) -> Projection:
+def shrink(
+    value: Any, count: Count, max_records: int | None = None, budget: int | None = None, *, first: int = 0
+) -> Projection:
     """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
     decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
-    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget."""
+    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget. Records are shrunk
+    from ``first`` (a later page) until the shrunk ones reach ``SURELY_OVER_CHARS_PER_TOKEN`` characters a token of
+    the budget (no answer shows more whole), so the time grows with the budget, not with the input."""
     cuts = Cuts()
-    shrunk, path = shrink_document(value, max_records, cuts, count)
+    chars = budget * SURELY_OVER_CHARS_PER_TOKEN if budget else None
+    shrunk, path = shrink_document(value, max_records, cuts, count, first=first, max_chars=chars)
     used = _tokens(shrunk, budget, count) if budget and cuts.capped else None
     for _ in range(4):
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
         factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
         bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
-        grown, grown_path = shrink_document(value, max_records, bigger, count)
+        grown, grown_path = shrink_document(value, max_records, bigger, count, first=first, max_chars=chars)
         grown_used = _tokens(grown, budget, count)
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
