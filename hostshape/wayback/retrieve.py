@@ -10,6 +10,7 @@ records; following ``next`` from the first page to the last returns every record
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
@@ -36,6 +37,16 @@ RETRIEVAL_DESCRIPTION = (
     "its key, e.g. \"items[?state=='open'].title\"). Without a query, pages show records in the same compact form "
     "as the first page; use a query to see fields it omitted."
 )
+# The arguments of the retrieval tool, as JSON Schema, for hosts that declare a tool by its schema.
+RETRIEVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "handle": {"type": "string", "description": "the handle from a _hostshape envelope or [hostshape] line"},
+        "query": {"type": "string", "description": "optional JMESPath expression over the full saved result"},
+        "cursor": {"type": "string", "description": "the `next` value of the previous page, for the next page"},
+    },
+    "required": ["handle"],
+}
 
 
 def read(handle: str, query: str | None = None, cursor: str | None = None, *, policy: Policy | None = None) -> str:

@@ -112,19 +112,9 @@ def retrieval_server(policy: Policy) -> McpSdkServerConfig:
     require(EXTRA, "claude_agent_sdk")
     from claude_agent_sdk import create_sdk_mcp_server, tool
 
-    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_SCHEMA, RETRIEVAL_TOOL
 
-    schema = {
-        "type": "object",
-        "properties": {
-            "handle": {"type": "string", "description": "The handle from a [hostshape] envelope."},
-            "query": {"type": "string", "description": "Optional JMESPath expression to narrow the result."},
-            "cursor": {"type": "string", "description": "The cursor from the previous page, to continue."},
-        },
-        "required": ["handle"],
-    }
-
-    @tool(RETRIEVAL_TOOL, RETRIEVAL_DESCRIPTION, schema)
+    @tool(RETRIEVAL_TOOL, RETRIEVAL_DESCRIPTION, RETRIEVAL_SCHEMA)
     async def hostshape_read(args: dict[str, Any]) -> dict[str, Any]:
         import anyio
 
