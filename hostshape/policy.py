@@ -34,7 +34,7 @@ class Rule:
 
     Give at most one of ``jmespath`` (an expression applied to the parsed result) or ``fields`` (dotted paths kept
     from each record, renamed through ``rename``). A rule with neither only changes the budget. ``shrink=False``
-    turns off the zero-configuration shrink for matching tools (TOML also accepts its old name, ``generic``).
+    turns off the zero-configuration shrink for matching tools.
     """
 
     tool: str = "*"
@@ -184,10 +184,6 @@ def _is_int(value: Any) -> bool:
 
 def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
     data = dict(data)
-    if "generic" in data:  # the old name of ``shrink``
-        if "shrink" in data:
-            raise ValueError("rule keys: give shrink or its old name generic, not both")
-        data["shrink"] = data.pop("generic")
     known = {f.name for f in dataclasses.fields(Rule)}
     unknown = set(data) - known
     if unknown:
