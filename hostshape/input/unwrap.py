@@ -147,22 +147,28 @@ class _Unwrapper:
         self, texts: list[str], media: list[str], opaque: bool, *, structured: Any, is_error: bool
     ) -> Payload:
         if structured is not MISSING and structured is not None:
-            mirrored = _mirror(structured, texts)
-            if mirrored is not MISSING and not is_error:
-                return _with_notes(self.payload(mirrored), media, opaque)
-            if not any(texts) and not media:
-                payload = self.payload(structured)
-                payload.is_error = is_error
+            payload = self._structured(structured, texts, media, opaque, is_error=is_error)
+            if payload is not None:
                 return payload
         if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
             return _with_notes(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error), media, opaque)
         if media:  # text beside media: the text is the payload; the media's labels travel as notes
             return _with_notes(self._text("\n".join(t for t in texts if t)), media, opaque)
-        if len(texts) > 1 and all(looks_like_json(t) for t in texts):
-            values = [parse_json(t) for t in texts]
-            if all(v.ok for v in values):
-                return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
-        return self._text("\n".join(t for t in texts if t))
+        return _json_per_block(texts) or self._text("\n".join(t for t in texts if t))
+
+    def _structured(
+        self, structured: Any, texts: list[str], media: list[str], opaque: bool, *, is_error: bool
+    ) -> Payload | None:
+        """The payload of the structured copy when it mirrors the text blocks or stands alone; else None (the
+        text blocks are the payload)."""
+        mirrored = _mirror(structured, texts)
+        if mirrored is not MISSING and not is_error:
+            return _with_notes(self.payload(mirrored), media, opaque)
+        if not any(texts) and not media:
+            payload = self.payload(structured)
+            payload.is_error = is_error
+            return payload
+        return None
 
     def _block_text(
         self, block: Any, texts: list[str], media: list[str], blobs: list[bool], unknown: list[str]
@@ -202,6 +208,16 @@ class _Unwrapper:
         uri = block.get("uri")
         media.append(f"{label[:-1]}, {uri}]" if uri else label)
         blobs.append(kind == "resource")
+
+
+def _json_per_block(texts: list[str]) -> Payload | None:
+    """Several text blocks that are each a JSON document, as the list of their values; else None."""
+    if len(texts) < 2 or not all(looks_like_json(t) for t in texts):
+        return None
+    values = [parse_json(t) for t in texts]
+    if not all(v.ok for v in values):
+        return None
+    return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
 
 
 def _unknown_note(unknown: list[str]) -> str:
