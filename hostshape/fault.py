@@ -19,7 +19,7 @@ from hostshape.output.envelope import WayBack, fault_answer, last_resort_texts, 
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
 from hostshape.result import Shaped
-from hostshape.wayback.spill import store_for
+from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
 
@@ -98,11 +98,11 @@ def _saved(text: str, is_json: bool, policy: Policy, tool: str | None, args: Map
     if not policy.spill:
         return WayBack(reason="spill is off")
     try:
-        saved = store_for(policy.spill_dir, policy.spill_max_bytes).save(tool, dict(args or {}), text, is_json=is_json)
+        saved = open_store(policy).save(tool, dict(args or {}), text, is_json=is_json)
     except Exception:  # noqa: BLE001 - the answer says the result was not saved
         log.warning("hostshape could not save the result after a fault", exc_info=True)
-        return WayBack(reason="the spill folder is not usable")
-    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _message(exc: BaseException) -> str:

@@ -5,7 +5,9 @@ Each step is a plain function from one ``Shaping`` (immutable) to the next; a st
 
 - ``read``: unwrap what the host handed over into one ``Payload`` (``hostshape.input``);
 - ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it;
-- ``compact``: JSON data that fits once compacted is sent compact;
+- ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
+  lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
+  then names;
 - ``save``: the full original is saved for the way back (``hostshape.wayback``), and the cursor factory made;
 - ``fit``: the first payload kind in ``KINDS`` that reads the payload projects it (``hostshape.records``) and fits
   it to the limit (``hostshape.fit``), its envelope saying what was cut (``hostshape.output``);
@@ -25,12 +27,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from hostshape import telemetry
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.fit.host_limit import fit_to_host
 from hostshape.input.host_form import HostForm
+from hostshape.input.lossless import losses, minify
+from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.unwrap import Payload, unwrap
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import NotExact, dumps
@@ -39,7 +45,8 @@ from hostshape.records.locate import records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
 from hostshape.wayback.cursor import Position, encode
-from hostshape.wayback.spill import SpillError, store_for
+from hostshape.wayback.spill import SpillError
+from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
 
@@ -99,6 +106,7 @@ class Shaping:
     cursor: Cursor = no_cursor
     fitted: Fitted | None = None
     answer: Shaped | None = None
+    lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
 
     @property
     def configured(self) -> bool:
@@ -144,9 +152,11 @@ def leave_alone(s: Shaping) -> Shaping:
 
 
 def compact(s: Shaping) -> Shaping:
+    lost = tuple(losses(s.payload.text)) if s.payload.is_data else ()
+    s = dataclasses.replace(s, lost=lost)
     if s.payload.is_data and not s.configured:
-        text = _exact_json(s.payload.value)
-        if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text):
+        text = minify(s.payload.text) if lost else _exact_json(s.payload.value)
+        if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
             return s.done(text, changed=True, strategy="compact")
     return s
 
@@ -162,6 +172,9 @@ def fit(s: Shaping) -> Shaping:
     note = surrogate_note(s.payload.text) if s.payload.is_data else None
     if note:  # the JSON text escaped lone surrogates, which the answer shows as U+FFFD
         facts.notes.append(note)
+        facts.replaced = True
+    if s.lost:  # numbers rounded, a repeated key's first value: never rendered without saying so
+        facts.notes.extend(s.lost)
         facts.replaced = True
     kind = next(k for k in KINDS if k.read(s.payload) is not None)  # prose reads every payload
     return dataclasses.replace(s, fitted=kind.fit(s, kind.read(s.payload), facts))
@@ -212,6 +225,22 @@ def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
 
 
+def _error_json(payload: Payload) -> tuple[Any] | None:
+    """(value,) when an error's text is a JSON object or array, else None."""
+    if not payload.is_error or not looks_like_json(payload.text):
+        return None
+    parsed = parse_json(payload.text)
+    return (parsed.value,) if parsed.ok else None
+
+
+def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
+    """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
+    facts.notes.append("the tool reported an error")
+    projection = project(error[0], None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
+    projection.report(facts)
+    return fit_data(projection.value, facts, s.limit, s.way, no_cursor, records_at=projection.path)
+
+
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     facts.notes.append("the tool reported an error")
     return _fit_prose(s, payload, facts)
@@ -234,6 +263,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("data", _accepts(lambda p: p.is_data and not p.is_error), _fit_data),  # a record list, or one object
     Kind("table", _table, _fit_table),
     Kind("invalid json", _accepts(lambda p: p.looks_json and p.parse_error is not None), _fit_invalid_json),
+    Kind("error json", _error_json, _fit_error_json),
     Kind("error", _accepts(lambda p: p.is_error), _fit_error),
     # Document kinds (hostshape/documents/: outline(text) -> Outline | None) are offered the text here.
     Kind("prose", _accepts(lambda p: True), _fit_prose),
@@ -287,6 +317,15 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
     )
 
 
+def _strict(text: str) -> bool:
+    """True when ``text`` is strict JSON (the minified original of a text with ``NaN`` in it is not)."""
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def _exact_json(value: Any) -> str | None:
     """Compact JSON of ``value`` when it renders without replacements, else None."""
     try:
@@ -299,17 +338,17 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
     if not policy.spill:
         return WayBack(reason="spill is off")
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
-        return WayBack(reason="the spill folder is not usable")
-    return WayBack(handle=saved.handle, path=str(saved.path), tool=policy.retrieval_tool)
+        return WayBack(reason=unsaved_reason(policy))
+    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 
 def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
     if not (way.handle and way.tool):
         return no_cursor
-    secret = store_for(policy.spill_dir, policy.spill_max_bytes).secret
+    secret = open_store(policy).secret
     handle = way.handle
     return lambda offset: encode(secret, Position(handle, query, offset))

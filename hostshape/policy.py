@@ -77,6 +77,11 @@ class Policy:
     - ``spill_dir`` / ``spill_max_bytes``: where full originals are saved when anything is cut (default: a private
       folder under the user's cache directory) and the total size kept before the oldest are evicted.
       ``spill=False`` turns saving off (the envelope then says the rest is not retrievable).
+    - ``spill_url``: a shared store instead of the folder (``redis://host:6379/0``, ``s3://bucket/prefix``, any
+      fsspec URL; ``$HOSTSHAPE_SPILL_URL`` when unset); ``spill_secret_file``: the file holding the secret the
+      workers share (``$HOSTSHAPE_SPILL_SECRET`` when unset); ``spill_tenant``: a name whose handles and cursors
+      no other tenant's worker accepts; ``spill_ttl_s``: how long a saved result is kept (default: one day in a
+      shared store, no expiry in the folder). See docs/stores.md.
     - ``on_fault``: when hostshape itself fails. ``"cut"`` (the default) answers within the budget with the start
       of the result's text and a note that shaping failed, the full original saved for retrieval; ``"refuse"``
       returns a short refusal with a remedy (fail closed); ``"pass"`` leaves the host's result untouched (fail
@@ -94,6 +99,10 @@ class Policy:
     spill: bool = True
     spill_dir: Path | None = None
     spill_max_bytes: int = DEFAULT_SPILL_MAX_BYTES
+    spill_url: str | None = None
+    spill_secret_file: Path | None = None
+    spill_tenant: str | None = None
+    spill_ttl_s: float | None = None
     on_fault: OnFault = "cut"
     keep_binary: bool = False
     retrieval_tool: str | None = None
@@ -109,8 +118,15 @@ class Policy:
         for rule in self.rules:
             if not isinstance(rule, Rule):
                 raise ValueError(f"rules must hold Rule objects, not {type(rule).__name__}")
-        if self.spill_dir is not None and not isinstance(self.spill_dir, Path):
-            object.__setattr__(self, "spill_dir", Path(self.spill_dir))
+        for name in ("spill_dir", "spill_secret_file"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), Path):
+                object.__setattr__(self, name, Path(getattr(self, name)))
+        for name in ("spill_url", "spill_tenant"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string or None, not {getattr(self, name)!r}")
+        ttl = self.spill_ttl_s
+        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0):
+            raise ValueError(f"spill_ttl_s must be a positive number of seconds or None, not {ttl!r}")
         from hostshape.tokens import ENCODINGS
 
         if self.encoding not in ENCODINGS:
@@ -148,6 +164,11 @@ class Policy:
                 data["spill_dir"] = Path(os.path.expanduser(spill.pop("dir")))
             if "max_bytes" in spill:
                 data["spill_max_bytes"] = spill.pop("max_bytes")
+            if "secret_file" in spill:
+                data["spill_secret_file"] = Path(os.path.expanduser(spill.pop("secret_file")))
+            for key in ("url", "tenant", "ttl_s"):
+                if key in spill:
+                    data[f"spill_{key}"] = spill.pop(key)
             if spill:
                 raise ValueError(f"unknown [spill] keys: {', '.join(sorted(spill))}")
         elif spill is not None:

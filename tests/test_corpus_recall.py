@@ -62,7 +62,7 @@ def shaped(tmp_path_factory: pytest.TempPathFactory) -> Shaper:
 
 
 def test_every_corpus_file_is_listed_with_its_provenance_and_records() -> None:
-    on_disk = {f.name for f in (ROOT / "corpus").iterdir() if f.name not in {"manifest.toml", "PROVENANCE.md"}}
+    on_disk = {f.name for f in (ROOT / "corpus").iterdir() if f.is_file()} - {"manifest.toml", "PROVENANCE.md"}
     listed = {p.name for p in PAYLOADS if p.file.startswith("corpus/")}
     assert on_disk == listed and len(listed) >= 19
     provenance = (ROOT / "corpus" / "PROVENANCE.md").read_text(encoding="utf-8")

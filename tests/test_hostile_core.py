@@ -233,7 +233,7 @@ _STAGES = [
     "hostshape.pipeline.clean",
     "hostshape.pipeline.narrow_wide",
     "hostshape.pipeline._exact_json",
-    "hostshape.pipeline.store_for",
+    "hostshape.pipeline.open_store",
     "hostshape.pipeline._way_back",
     "hostshape.pipeline._cursor_factory",
     "hostshape.pipeline.last_resort",

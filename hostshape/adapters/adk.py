@@ -78,6 +78,8 @@ PLUGIN_NAME = "hostshape"
 logger = logging.getLogger("hostshape.adapters.adk")
 
 AfterToolCallback = Callable[..., Any]
+# Where full originals go: None, the policy's spill store; "artifacts", the run's artifact service.
+Store = Literal["artifacts"] | None
 
 
 def _require() -> None:
@@ -179,18 +181,24 @@ def shape_tool_response(
 # --- the two hooks -------------------------------------------------------------------------------------------------
 
 
-def after_tool_callback(policy: Policy | None = None, *, server: str | None = None) -> AfterToolCallback:
+def after_tool_callback(
+    policy: Policy | None = None, *, server: str | None = None, store: Store = None
+) -> AfterToolCallback:
     """An ``LlmAgent(after_tool_callback=...)`` that shapes tool results by ``policy``; usable alone or in a list.
 
-    ``server`` names the MCP server for routing when the toolset has no ``tool_name_prefix``. The callback is async,
-    accepts ADK's keywords (tool, args, tool_context, tool_response) and never raises.
+    ``server`` names the MCP server for routing when the toolset has no ``tool_name_prefix``. ``store="artifacts"``
+    saves full originals to the run's artifact service instead of the policy's spill store (docs/stores.md). The
+    callback is async, accepts ADK's keywords (tool, args, tool_context, tool_response) and never raises.
     """
     _require()
     policy = default_policy(policy)
+    _check_store(store)
 
     async def hostshape_after_tool(
         tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
     ) -> dict[str, Any] | None:
+        if store == "artifacts":
+            return await _shape_into_artifacts(tool, args, tool_response, tool_context, policy, server)
         return shape_tool_response(tool, args, tool_response, policy=policy, server=server)
 
     return hostshape_after_tool
@@ -208,14 +216,25 @@ def _plugin_class() -> Any:  # a BasePlugin subclass built on first use; its __i
         (workflow/_tool_node.py:237). ADK requires plugin callbacks to be async. Never raises.
         """
 
-        def __init__(self, policy: Policy | None = None, *, server: str | None = None, name: str = PLUGIN_NAME):
+        def __init__(
+            self,
+            policy: Policy | None = None,
+            *,
+            server: str | None = None,
+            name: str = PLUGIN_NAME,
+            store: Store = None,
+        ):
             super().__init__(name=name)
+            _check_store(store)
             self.policy = default_policy(policy)
             self.server = server
+            self.store = store
 
         async def after_tool_callback(
             self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: Any, result: Any
         ) -> dict[str, Any] | None:
+            if self.store == "artifacts":
+                return await _shape_into_artifacts(tool, tool_args, result, tool_context, self.policy, self.server)
             return shape_tool_response(tool, tool_args, result, policy=self.policy, server=self.server)
 
     ShapingPlugin.__module__ = __name__
@@ -233,10 +252,11 @@ def __getattr__(name: str) -> Any:
 # --- the way back --------------------------------------------------------------------------------------------------
 
 
-def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
+def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> FunctionTool:
     """The ``hostshape_read`` FunctionTool: a budgeted page of a spilled result, by handle, query and cursor.
 
     Its page is fitted like a shaped result, so ``{"result": page}`` encoded stays within ``policy.budget``.
+    ``store="artifacts"`` reads from the run's artifact service (where the hook with that option saved it).
     """
     _require()
     from google.adk.tools.function_tool import FunctionTool
@@ -244,9 +264,19 @@ def retrieval_tool(policy: Policy | None = None) -> FunctionTool:
     from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
     policy = default_policy(policy)
+    _check_store(store)
+    hostshape_read: Callable[..., Any]
+    if store == "artifacts":
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
+        async def hostshape_read(handle: str, query: str = "", cursor: str = "", tool_context: Any = None) -> str:
+            # FunctionTool passes the ToolContext to the parameter named tool_context and leaves it out of the
+            # declaration the model sees (tools/function_tool.py:187-188, 389).
+            return await _read_from_artifacts(handle, query, cursor, tool_context, policy)
+
+    else:
+
+        def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
+            return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
 
     hostshape_read.__name__ = RETRIEVAL_TOOL
     hostshape_read.__qualname__ = RETRIEVAL_TOOL
@@ -260,8 +290,11 @@ def install(
     *,
     mode: Literal["callback", "plugin"] = "callback",
     server: str | None = None,
+    store: Store = None,
 ) -> Any:
     """Install hostshape in ``target`` and return what the ADK user plugs in; the policy gets ``retrieval_tool``.
+    ``store="artifacts"``: full originals go to the run's artifact service (``Runner(artifact_service=...)``), read
+    back from there, instead of the policy's spill store (docs/stores.md says which to pick).
 
     - an ``LlmAgent``: a clone whose ``after_tool_callback`` list ends with hostshape's and whose tools include
       ``hostshape_read``;
@@ -281,31 +314,99 @@ def install(
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     if mode not in ("callback", "plugin"):
         raise ValueError(f"mode must be 'callback' or 'plugin', not {mode!r}")
+    _check_store(store)
     if isinstance(target, LlmAgent):
-        return _with_hostshape(target, policy, after_tool_callback(policy, server=server))
+        return _with_hostshape(target, policy, after_tool_callback(policy, server=server, store=store), store)
     if isinstance(target, App):
         root = target.root_agent
         if isinstance(root, LlmAgent):
-            root = _with_hostshape(root, policy, None)
-        plugins = [*target.plugins, _plugin_class()(policy, server=server)]
+            root = _with_hostshape(root, policy, None, store)
+        plugins = [*target.plugins, _plugin_class()(policy, server=server, store=store)]
         return target.model_copy(update={"plugins": plugins, "root_agent": root})
     if target is not None:
         raise TypeError(f"install() takes an LlmAgent, an App or a Policy, not {type(target).__name__}")
     if mode == "plugin":
-        return _plugin_class()(policy, server=server), retrieval_tool(policy)
-    hook: Any = after_tool_callback(policy, server=server)
-    return hook, retrieval_tool(policy)
+        return _plugin_class()(policy, server=server, store=store), retrieval_tool(policy, store=store)
+    hook: Any = after_tool_callback(policy, server=server, store=store)
+    return hook, retrieval_tool(policy, store=store)
 
 
-def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None) -> Any:
+def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | None, store: Store = None) -> Any:
     """A clone of ``agent`` with ``callback`` appended to its after-tool callbacks and the retrieval tool added."""
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
+    read_tool = retrieval_tool(policy, store=store)
     update: dict[str, Any] = {
-        "tools": [*(t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL), retrieval_tool(policy)]
+        "tools": [*(t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL), read_tool]
     }
     if callback is not None:
         existing = agent.after_tool_callback
         callbacks = list(existing) if isinstance(existing, list) else [existing] if existing is not None else []
         update["after_tool_callback"] = [*callbacks, callback]
     return agent.clone(update=update)
+
+
+# --- the artifact service as the spill store ------------------------------------------------------------------------
+
+
+def _check_store(store: Any) -> None:
+    if store not in (None, "artifacts"):
+        raise ValueError(f"store must be None or 'artifacts', not {store!r}")
+
+
+async def _shape_into_artifacts(
+    tool: BaseTool, args: dict[str, Any] | None, response: Any, tool_context: Any, policy: Policy, server: str | None
+) -> dict[str, Any] | None:
+    """``shape_tool_response`` with the originals saved as artifacts of the session (``tool_context.save_artifact``,
+    agents/context.py:567). A save that fails is answered again without a handle, with the note. Never raises."""
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.frameworks import ARTIFACT_MIME, artifact_name, staged
+
+    try:
+        stage = staged(policy)
+    except SpillError:  # no usable secret: the policy's own store answers, with its note
+        return shape_tool_response(tool, args, response, policy=policy, server=server)
+    with using(stage):
+        answer = shape_tool_response(tool, args, response, policy=policy, server=server)
+    if not stage.pending:
+        return answer
+    try:
+        from google.genai import types
+
+        for handle, record in stage.pending.items():
+            await tool_context.save_artifact(
+                artifact_name(handle), types.Part.from_bytes(data=record, mime_type=ARTIFACT_MIME)
+            )
+    except Exception as exc:  # noqa: BLE001 - the artifact service failed: answer without the way back
+        logger.warning("hostshape could not save to the artifact service: %s: %s", type(exc).__name__, exc)
+        stage.unreachable(f"the artifact service failed ({type(exc).__name__})")
+        with using(stage):
+            answer = shape_tool_response(tool, args, response, policy=policy, server=server)
+    return answer
+
+
+async def _read_from_artifacts(handle: object, query: object, cursor: object, tool_context: Any, policy: Policy) -> str:
+    """A page of the record saved as the session's artifact ``hostshape-<handle>`` (``tool_context.load_artifact``,
+    agents/context.py:546). Never raises."""
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.base import valid_handle
+    from hostshape.wayback.stores.frameworks import artifact_name, staged
+
+    host = HostForm(wrap=json_result)
+    try:
+        stage = staged(policy)
+    except SpillError:
+        return read_page(handle, query, cursor, policy=policy, host=host)
+    name = str(handle or "")
+    if valid_handle(name):
+        try:
+            part = await tool_context.load_artifact(artifact_name(name))
+            blob = getattr(part, "inline_data", None)
+            stage.preload(name, bytes(blob.data) if blob is not None and blob.data else None)
+        except Exception as exc:  # noqa: BLE001 - the service failed: the page says so
+            logger.warning("hostshape could not read from the artifact service: %s: %s", type(exc).__name__, exc)
+            stage.unreachable(f"the artifact service failed ({type(exc).__name__})")
+    with using(stage):
+        return read_page(handle, query, cursor, policy=policy, host=host)

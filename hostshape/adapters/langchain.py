@@ -72,6 +72,8 @@ INTERCEPTION_POINT = "MultiServerMCPClient(tool_interceptors=[...]) (+ wrap_tool
 FIRES = "before the model (the host has no limit)"
 
 StructuredContent = Literal["drop", "shape"]
+# Where full originals go: None, the policy's spill store; "langgraph", the graph's store (``create_agent(store=...)``).
+Store = Literal["langgraph"] | None
 
 EXTRA = "langchain"
 # MCP content blocks a model receives natively beside text: kept as they are, never budgeted as text.
@@ -93,12 +95,16 @@ class ShapeInterceptor:
     ``isError`` is kept. Exceptions from ``handler`` (the host's own failures) propagate; hostshape's never do.
     """
 
-    def __init__(self, policy: Policy | None = None, *, structured_content: StructuredContent = "drop") -> None:
+    def __init__(
+        self, policy: Policy | None = None, *, structured_content: StructuredContent = "drop", store: Store = None
+    ) -> None:
         require(EXTRA, "langchain_mcp_adapters", "mcp")
         if structured_content not in ("drop", "shape"):
             raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
+        _check_store(store)
         self.policy = default_policy(policy)
         self.structured_content: StructuredContent = structured_content
+        self.store: Store = store
 
     async def __call__(
         self,
@@ -109,7 +115,9 @@ class ShapeInterceptor:
         # converted afterwards (tools.py:226-283), so this sees the raw CallToolResult. An isError result is raised
         # there as a ToolException and becomes a ToolMessage with status="error" (tools.py:273-274, 527).
         result = await handler(request)
-        return self.shape_result(result, tool=request.name, server=request.server_name, args=request.args)
+        # The request carries the graph's runtime, and so its store (langchain_mcp_adapters/interceptors.py:73).
+        with _lent_store(self.store, request.runtime, self.policy):
+            return self.shape_result(result, tool=request.name, server=request.server_name, args=request.args)
 
     def shape_result(
         self,
@@ -147,32 +155,38 @@ class ShapeInterceptor:
 
 
 def shape_middleware(
-    policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+    policy: Policy | None = None, *, structured_content: StructuredContent = "drop", store: Store = None
 ) -> AgentMiddleware:
     """An agent middleware (``create_agent(..., middleware=[...])``) that shapes each tool's ``ToolMessage``.
 
     For tools that do not come through the MCP interceptor. It skips calls ``ShapeInterceptor`` handled and the
     retrieval tool; an artifact of the MCP form ``{"structured_content": ...}`` is dropped or shaped like the
-    interceptor's, other artifacts are kept. Never raises; tool exceptions propagate as without it.
+    interceptor's, other artifacts are kept. ``store="langgraph"`` saves full originals to the graph's store
+    (``request.runtime.store``). Never raises; tool exceptions propagate as without it.
     """
     require(EXTRA, "langchain.agents.middleware")
     if structured_content not in ("drop", "shape"):
         raise ValueError(f"structured_content must be 'drop' or 'shape', not {structured_content!r}")
+    _check_store(store)
     middleware: Any = _middleware_class()
-    return middleware(default_policy(policy), structured_content)
+    return middleware(default_policy(policy), structured_content, store)
 
 
-def retrieval_tool(policy: Policy | None = None) -> BaseTool:
+def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> BaseTool:
     """The ``hostshape_read`` LangChain tool: a budgeted page of a saved full result, by handle, query and cursor.
 
-    It reads with ``policy`` (give it the same policy as the interceptor, or use ``install``). Never raises: every
-    failure comes back as text telling the model what to do instead.
+    It reads with ``policy`` (give it the same policy as the interceptor, or use ``install``); ``store="langgraph"``
+    reads from the graph's store. Never raises: every failure comes back as text telling the model what to do
+    instead.
     """
     require(EXTRA, "langchain_core.tools")
     from langchain_core.tools import StructuredTool
     from pydantic import BaseModel, Field
 
     read_policy = default_policy(policy)
+    _check_store(store)
+    if store == "langgraph":
+        return _graph_store_read_tool(read_policy)
 
     class ReadArgs(BaseModel):
         handle: str = Field(description="the handle from a _hostshape envelope or [hostshape] line")
@@ -188,9 +202,15 @@ def retrieval_tool(policy: Policy | None = None) -> BaseTool:
 
 
 def install(
-    target: Any = None, policy: Policy | None = None, *, structured_content: StructuredContent = "drop"
+    target: Any = None,
+    policy: Policy | None = None,
+    *,
+    structured_content: StructuredContent = "drop",
+    store: Store = None,
 ) -> tuple[Any, BaseTool]:
     """Install hostshape and return what the LangChain user plugs in, with the policy's ``retrieval_tool`` set.
+    ``store="langgraph"``: full originals go to the graph's store (``create_agent(..., store=...)``) and are read
+    back from there, instead of the policy's spill store (docs/stores.md says which to pick).
 
     - a ``MultiServerMCPClient``: the client, with the interceptor added first to its ``tool_interceptors``
       (outermost, so it shapes what every other interceptor returns), and the ``hostshape_read`` tool;
@@ -200,16 +220,16 @@ def install(
     if isinstance(target, Policy):
         target, policy = None, target
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    interceptor = ShapeInterceptor(policy, structured_content=structured_content)
+    interceptor = ShapeInterceptor(policy, structured_content=structured_content, store=store)
     if target is None:
-        return interceptor, retrieval_tool(policy)
+        return interceptor, retrieval_tool(policy, store=store)
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
     if not isinstance(target, MultiServerMCPClient):
         raise TypeError(f"install() takes a MultiServerMCPClient or a Policy, not {type(target).__name__}")
     others = [i for i in target.tool_interceptors if not isinstance(i, ShapeInterceptor)]
     target.tool_interceptors = [interceptor, *others]
-    return target, retrieval_tool(policy)
+    return target, retrieval_tool(policy, store=store)
 
 
 # --- glue ---------------------------------------------------------------------------------------------------------
@@ -330,10 +350,11 @@ def _middleware_class() -> type[AgentMiddleware]:
     class ShapeMiddleware(AgentMiddleware):
         """Shapes each tool's ToolMessage content to the policy's budget (see ``shape_middleware``)."""
 
-        def __init__(self, policy: Policy, structured_content: StructuredContent) -> None:
+        def __init__(self, policy: Policy, structured_content: StructuredContent, store: Store = None) -> None:
             super().__init__()
             self.policy = policy
             self.structured_content: StructuredContent = structured_content
+            self.store: Store = store
 
         def _after(self, request: Any, result: Any, handled: list[str]) -> Any:
             try:
@@ -342,9 +363,11 @@ def _middleware_class() -> type[AgentMiddleware]:
                     return result
                 if not isinstance(result, ToolMessage):  # a Command: the tool manages state itself
                     return result
-                return _shape_tool_message(
-                    result, self.policy, self.structured_content, call.get("name", ""), None, call.get("args")
-                )
+                # ToolCallRequest.runtime is the graph's runtime (langgraph/prebuilt/tool_node.py:147-163).
+                with _lent_store(self.store, getattr(request, "runtime", None), self.policy):
+                    return _shape_tool_message(
+                        result, self.policy, self.structured_content, call.get("name", ""), None, call.get("args")
+                    )
             except Exception as exc:  # never raise into the agent
                 return _on_fault(result, exc, self.policy, _tool_name(request), _refused_tool_message)
 
@@ -367,3 +390,44 @@ def _middleware_class() -> type[AgentMiddleware]:
             return self._after(request, result, handled)
 
     return ShapeMiddleware
+
+
+# --- the graph's store as the spill store ----------------------------------------------------------------------------
+
+
+def _check_store(store: Any) -> None:
+    if store not in (None, "langgraph"):
+        raise ValueError(f"store must be None or 'langgraph', not {store!r}")
+
+
+def _lent_store(store: Store, runtime: Any, policy: Policy) -> Any:
+    """A context in which the graph's store (``runtime.store``) is the spill store; a no-op when ``store`` is None,
+    and when the graph has no store or the secret is unusable (the policy's own store then answers)."""
+    import contextlib
+
+    graph_store = getattr(runtime, "store", None) if store == "langgraph" else None
+    if graph_store is None:
+        return contextlib.nullcontext()
+    from hostshape.wayback.spill import SpillError
+    from hostshape.wayback.stores import using
+    from hostshape.wayback.stores.frameworks import langgraph_store
+
+    try:
+        return using(langgraph_store(policy, graph_store))
+    except SpillError as exc:
+        logger.warning("hostshape cannot use the graph's store: %s", exc)
+        return contextlib.nullcontext()
+
+
+def _graph_store_read_tool(policy: Policy) -> BaseTool:
+    """``hostshape_read`` reading from the graph's store, which LangGraph injects as ``runtime``
+    (``ToolRuntime``, langgraph/prebuilt/tool_node.py:1715; hidden from the model's schema)."""
+    from langchain.tools import ToolRuntime
+    from langchain_core.tools import StructuredTool
+
+    def hostshape_read(handle: str, runtime: ToolRuntime, query: str = "", cursor: str = "") -> str:
+        with _lent_store("langgraph", runtime, policy):
+            return read_page(handle, query, cursor, policy=policy)
+
+    hostshape_read.__annotations__["runtime"] = ToolRuntime  # resolved here: the module's annotations are strings
+    return StructuredTool.from_function(func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)

@@ -469,6 +469,13 @@ def install(
         await Runner.run(agent, "...", **shaper.runner_kwargs())
     """
     _require_sdk()
+    from agents import Agent
+
+    if not isinstance(agent, Agent):
+        raise TypeError(
+            f"install() takes the Agent to extend (and a Policy second), not {type(agent).__name__}: "
+            "agent, shaper = install(Agent(...), Policy(...)); for the shaping alone, shaping(Policy(...))"
+        )
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
     tools = [t for t in agent.tools if getattr(t, "name", None) != RETRIEVAL_TOOL]
     tools.append(retrieval_tool(policy))

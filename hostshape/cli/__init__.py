@@ -71,7 +71,7 @@ def _command(sub: Any, name: str, run: Any, *, help: str, description: str) -> a
 
 
 def _budget_and_policy(parser: argparse.ArgumentParser, budget: str) -> None:
-    parser.add_argument("--budget", type=int, help=f"{budget} (default: the policy's, 4000)")
+    parser.add_argument("--budget", type=_budget, help=f"{budget} (default: the policy's, 4000)")
     parser.add_argument("--policy", help=POLICY_HELP)
 
 
@@ -119,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
         f"(any one per host): {accepted_names()}.",
     )
     demo.add_argument("--json", action="store_true", help="print the table as JSON")
-    demo.add_argument("--budget", type=int, default=4000, help="token budget of the shaped result (default 4000)")
+    demo.add_argument("--budget", type=_budget, default=4000, help="token budget of the shaped result (default 4000)")
     demo.add_argument(
         "--host",
         action="append",
@@ -139,6 +139,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _budget(value: str) -> int:
+    """A --budget: a whole number of tokens, at least 1 (0 is not "no limit": it is a mistake)."""
+    try:
+        budget = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {value!r}") from None
+    if budget < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 token, not {budget}")
+    return budget
+
+
 def _host_name(name: str) -> str:
     from hostshape.cli.demo import resolve_hosts
 
@@ -149,23 +160,59 @@ def _host_name(name: str) -> str:
     return name
 
 
-def _policy(args: argparse.Namespace) -> Policy:
-    """The policy by the one discovery rule (hostshape.cli.policy_file), with --budget applied."""
+def _policy_path(args: argparse.Namespace) -> Path | None:
+    """The policy file by the one discovery rule (hostshape.cli.policy_file), or None for the defaults."""
     from hostshape.cli import policy_file
+
+    return policy_file.find(getattr(args, "policy", None))
+
+
+def _policy(args: argparse.Namespace, path: Path | None = None) -> Policy:
+    """The policy from ``path`` (or the defaults), with --budget applied."""
     from hostshape.policy import Policy
 
-    path = policy_file.find(getattr(args, "policy", None))
     policy = Policy.from_toml(path) if path else Policy()
     return policy.replace(budget=args.budget) if getattr(args, "budget", None) else policy
 
 
-def _load_policy(args: argparse.Namespace) -> Policy | None:
-    """``_policy``, or None after printing why it cannot be used."""
+def _load_policy(args: argparse.Namespace) -> tuple[Policy, Path | None] | None:
+    """The policy and the file it came from, or None after printing why it cannot be used (naming the file, and
+    how it was found when nobody named it)."""
+    path = _policy_path(args)
     try:
-        return _policy(args)
+        return _policy(args, path), path
     except (OSError, ValueError) as exc:
-        print(f"hostshape: bad policy: {exc}", file=sys.stderr)
+        how = "" if getattr(args, "policy", None) else f" (found by the policy search; {POLICY_HELP})"
+        print(f"hostshape: bad policy file {path}{how}: {exc}", file=sys.stderr)
         return None
+
+
+def _read_command(path: Path | None) -> str:
+    """The command the envelope's hint names: ``hostshape read``, with ``--policy FILE`` when a policy file was
+    used (its spill folder and secret are where the handle lives)."""
+    import shlex
+
+    return f"{READ_COMMAND} --policy {shlex.quote(str(path.resolve()))}" if path else READ_COMMAND
+
+
+def _rule_report(policy: Policy, tool: str | None, server: str | None) -> dict[str, object]:
+    """Which rule applied and why, and the rules for this tool that did not apply because of their server."""
+    applied = policy.rule_for(tool, server)
+
+    def named(rule: object) -> dict[str, object]:
+        return {k: v for k, v in vars(rule).items() if v not in (None, (), {})}
+
+    skipped = [
+        {**named(r), "why": f"server {r.server!r} does not match {server!r}"}
+        for r in policy.rules
+        if r is not applied and r.matches(tool or "", r.server) and not r.matches(tool or "", server)
+    ]
+    report: dict[str, object] = {"rule": named(applied) if applied else None}
+    if applied is not None:
+        report["rule_why"] = f"first rule matching tool {tool!r}" + (f" on server {server!r}" if server else "")
+    if skipped:
+        report["rules_skipped"] = skipped
+    return report
 
 
 def _shape(args: argparse.Namespace) -> int:
@@ -178,19 +225,44 @@ def _shape(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"hostshape: cannot read {args.path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    policy = _load_policy(args)
-    if policy is None:
+    if not data.strip():
+        where = "standard input" if args.path == "-" else args.path
+        print(f"hostshape: {where} is empty: there is no tool result to shape", file=sys.stderr)
+        return 1
+    loaded = _load_policy(args)
+    if loaded is None:
         return 2
+    policy, path = loaded
     if policy.retrieval_tool is None:
-        policy = policy.replace(retrieval_tool=READ_COMMAND)
+        policy = policy.replace(retrieval_tool=_read_command(path))
     result = shape(data, policy=policy, tool=args.tool, server=args.server)
+    if result.changed and result.handle and result.handle not in result.text:
+        smallest = _smallest_budget(result.handle, policy)
+        print(
+            f"hostshape: a budget of {result.budget} tokens cannot hold any of this result nor its handle; "
+            f"use --budget {smallest} or more",
+            file=sys.stderr,
+        )
+        return 2
     sys.stdout.write(result.text)
     sys.stdout.flush()
     if args.stats:
         stats = result.stats()
         stats["tokens_after"] = result.tokens
-        print(json.dumps(stats), file=sys.stderr)
+        stats.update(_rule_report(policy, args.tool, args.server))
+        print(json.dumps(stats, default=str), file=sys.stderr)
     return 0
+
+
+def _smallest_budget(handle: str, policy: Policy) -> int:
+    """The tokens of the smallest answer that names ``handle`` (the envelope alone)."""
+    import json
+    import math
+
+    from hostshape.tokens import count_tokens
+
+    text = json.dumps({"_hostshape": {"truncated": True, "handle": handle}}, separators=(",", ":"))
+    return math.ceil(count_tokens(text, policy.encoding) * policy.safety_factor)
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -199,12 +271,12 @@ def _read(args: argparse.Namespace) -> int:
 
     from hostshape.wayback.cursor import CursorError, decode
     from hostshape.wayback.retrieve import read
-    from hostshape.wayback.spill import store_for
+    from hostshape.wayback.stores import open_store
 
-    policy = _load_policy(args)
-    if policy is None:
+    loaded = _load_policy(args)
+    if loaded is None:
         return 2
-    policy = policy.replace(retrieval_tool=READ_COMMAND)
+    policy = loaded[0].replace(retrieval_tool=_read_command(loaded[1]))
     if args.query:
         try:
             jmespath.compile(args.query)
@@ -212,7 +284,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hostshape read: bad --query: {exc}", file=sys.stderr)
             return 2
     try:
-        store = store_for(policy.spill_dir, policy.spill_max_bytes)
+        store = open_store(policy)
         if args.cursor:
             decode(store.secret, args.cursor, handle=args.handle, query=args.query)
         known = store.load(args.handle) is not None

@@ -8,6 +8,7 @@ when it arrives as a JSON string, as Claude Code hands it over), and any pydanti
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +83,9 @@ class _Unwrapper:
     def _bytes(self, data: bytes) -> Payload:
         mime = _sniff(data)
         if mime is None:
+            wide = _wide_text(data)
+            if wide is not None:
+                return self._text(wide)
             try:
                 return self._text(data.decode("utf-8"))
             except UnicodeDecodeError:
@@ -124,9 +128,11 @@ class _Unwrapper:
         if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
         inner = _result_wrapper(raw)
-        if inner is not MISSING:
-            return self._text(inner) if isinstance(inner, str) else self.payload(inner)
-        return _data(raw)
+        if inner is MISSING:
+            return _data(raw)
+        while isinstance(inner, dict) and _result_wrapper(inner) is not MISSING:  # {"result": {"result": ...}}:
+            inner = inner["result"]  # unwrapped in a loop, however deep, never by recursion
+        return self._text(inner) if isinstance(inner, str) else self.payload(inner)
 
     def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
         texts: list[str] = []
@@ -233,6 +239,35 @@ def _with_notes(payload: Payload, notes: list[str], opaque: bool) -> Payload:
     payload.notes.extend(notes)
     payload.opaque = payload.opaque or opaque
     return payload
+
+
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _wide_text(data: bytes) -> str | None:
+    """The text of UTF-16 or UTF-32 bytes, known by their byte-order mark or, for JSON, by the zero bytes around
+    its first characters (RFC 4627 section 3, ``json.detect_encoding``); None for anything else."""
+    codec = next((codec for bom, codec in _WIDE_BOMS if data.startswith(bom)), None)
+    start = 0
+    if codec is not None:
+        start = 4 if codec.startswith("utf-32") else 2
+    elif len(data) >= 4 and b"\x00" in data[:4]:
+        detected = json.detect_encoding(data[:4])
+        codec = detected if detected.startswith(("utf-16-", "utf-32-")) else None
+        # JSON starts with a structural ASCII character: the detection is trusted only then
+        if codec is None or data[start:4].decode(codec, "ignore").lstrip()[:1] not in ("{", "[", '"'):
+            return None
+    else:
+        return None
+    try:
+        return data[start:].decode(codec)
+    except UnicodeDecodeError:
+        return None
 
 
 def _model_dump(obj: Any) -> Any:

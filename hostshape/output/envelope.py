@@ -68,13 +68,14 @@ class Facts:
     text_cut: bool = False
     shrunk: bool = False
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
+    filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
     index: list[list[str]] | None = None  # index layouts the shrink chose (not rendered); None: fit decides
 
     @property
     def cut(self) -> bool:
         """Anything was cut: records, text inside them, or fields and nested values by the shrink."""
-        return self.truncated or self.text_cut or self.shrunk or self.replaced
+        return self.truncated or self.text_cut or self.shrunk or self.replaced or self.filtered
 
 
 def compact(facts: Facts, note_chars: int = 100) -> None:

@@ -57,11 +57,13 @@ class Projection:
     note: str | None = None
     path: tuple[str, ...] | None = None
     cuts: Cuts | None = None
+    filtered: bool = False  # a rule's query left records out (named in ``note``)
 
     def report(self, facts: Facts) -> None:
         """Put what projection did into ``facts``: omitted fields, whether anything matched, every cut named."""
         facts.omitted = sorted(self.omitted)
         facts.matched = self.matched
+        facts.filtered = facts.filtered or self.filtered
         if self.note:
             facts.notes.append(self.note)
         if self.cuts is not None:
@@ -109,7 +111,14 @@ def _project(
             fallback = shrink(value, count, max_records, budget)
             fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
             return fallback
-        return Projection(result, matched=result not in (None, [], {}))
+        projection = Projection(result, matched=result not in (None, [], {}))
+        found = longest_record_list(value)
+        if found is not None and isinstance(result, list) and 0 < len(result) < len(found[1]):  # none: matched=False
+            projection.filtered = True  # the model must not read the filtered list as the whole result
+            projection.note = (
+                f"the policy's JMESPath rule {rule.jmespath[:80]!r} kept {len(result):,} of {len(found[1]):,} records"
+            )
+        return projection
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if allow_shrink:

@@ -40,6 +40,10 @@ async def run(
     next_call: NextCall | None = None,
     server: str | None = None,
     timeout: float = 60.0,
+    store: Literal["artifacts"] | None = None,
+    artifact_service: Any = None,
+    sessions: Any = None,
+    session_id: str | None = None,
     **_: Any,
 ) -> HostRun:
     """One ADK run in which the scripted model calls ``tool`` and records what it receives.
@@ -52,6 +56,8 @@ async def run(
       ``"plugin"`` for hostshape to apply, and ``received`` is the JSON of the node's output.
     - ``next_call``: after each function response the scripted model asks it for another call (to walk pages).
     - ``timeout``: StdioConnectionParams.timeout, which ADK also uses as every call's read timeout.
+    - ``store``, ``artifact_service``: ``install(..., store="artifacts")`` with the Runner's artifact service;
+      ``sessions`` and ``session_id`` continue a session another run started (another worker of one deployment).
 
     ``received`` is the first function response's text; ``extra["received"]`` holds every one in order and
     ``extra["responses"]`` the response dicts. The MCP server is stopped before this returns.
@@ -114,7 +120,7 @@ async def run(
         from hostshape.adapters import adk
 
         if retrieval:
-            hook, read_tool = adk.install(policy, mode=mode, server=server)
+            hook, read_tool = adk.install(policy, mode=mode, server=server, store=store)
             tools.append(read_tool)
         else:
             # adk declares ShapingPlugin as type[BasePlugin] (the class is built lazily); its __init__ takes a Policy
@@ -129,7 +135,7 @@ async def run(
         else:
             callback = hook
 
-    sessions = InMemorySessionService()
+    sessions = sessions if sessions is not None else InMemorySessionService()
     events: list[Any] = []
     runner: Runner | None = None
     try:
@@ -145,15 +151,16 @@ async def run(
             )
             text = f"Call {tool}."
         app = App(name="hostshape_adk", root_agent=root, plugins=plugins)
-        runner = Runner(app=app, session_service=sessions)
-        session = await sessions.create_session(app_name=app.name, user_id="user")
+        runner = Runner(app=app, session_service=sessions, artifact_service=artifact_service)
+        if session_id is None:
+            session_id = (await sessions.create_session(app_name=app.name, user_id="user")).id
         message = types.Content(role="user", parts=[types.Part.from_text(text=text)])
-        async for event in runner.run_async(user_id="user", session_id=session.id, new_message=message):
+        async for event in runner.run_async(user_id="user", session_id=session_id, new_message=message):
             events.append(event)
             if workflow and getattr(event, "output", None) is not None:
                 responses.append(event.output)
                 received.append(received_text(event.output))
-        stored = await sessions.get_session(app_name=app.name, user_id="user", session_id=session.id)
+        stored = await sessions.get_session(app_name=app.name, user_id="user", session_id=session_id)
     finally:
         if runner is not None:
             await runner.close()

@@ -8,7 +8,7 @@ LangChain without hostshape.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape.adapters._shared import require
 from hostshape.adapters.langchain import HOST, StructuredContent
@@ -92,8 +92,10 @@ async def run_agent(
     arguments: dict[str, Any] | None = None,
     middleware: Sequence[Any] = (),
     follow_up: FollowUp | None = None,
+    graph_store: Any = None,
 ) -> HostRun:
-    """One ``create_agent`` run over ``tools`` in which the scripted model calls ``tool`` first.
+    """One ``create_agent`` run over ``tools`` in which the scripted model calls ``tool`` first; ``graph_store`` is
+    the graph's ``BaseStore`` (``create_agent(store=...)``).
 
     ``received`` is the first tool result's text; ``extra`` holds ``artifact`` and ``status`` of that ToolMessage,
     ``tool_messages`` (all of them), ``received_all`` (their texts) and ``bound_tools`` (the names offered).
@@ -103,7 +105,7 @@ async def run_agent(
     from langchain_core.messages import ToolMessage
 
     model = scripted_model((tool, dict(arguments or {})), follow_up)
-    agent = create_agent(model, list(tools), middleware=list(middleware))
+    agent = create_agent(model, list(tools), middleware=list(middleware), store=graph_store)
     await agent.ainvoke({"messages": [{"role": "user", "content": f"Call {tool}."}]})
     last = model.requests[-1]
     tool_messages = [m for m in last if isinstance(m, ToolMessage)]
@@ -139,6 +141,8 @@ async def run(
     follow_up: FollowUp | None = None,
     middleware: Sequence[Any] = (),
     server_per_call: bool = False,
+    store: Literal["langgraph"] | None = None,
+    graph_store: Any = None,
     **options: Any,
 ) -> HostRun:
     """Run the agent once: the scripted model calls the MCP ``tool`` on the example server.
@@ -146,7 +150,8 @@ async def run(
     ``policy=None`` runs without hostshape. ``retrieval=True`` installs the interceptor and ``hostshape_read`` with
     ``install(policy)``; ``follow_up`` scripts the calls after the first; ``middleware`` goes to ``create_agent``.
     Tools share one server session, unless ``server_per_call=True`` takes them from ``client.get_tools()``, which
-    starts a server to list them and another for each call. ``extra`` also holds ``policy`` (as installed).
+    starts a server to list them and another for each call. ``store`` is install's option, ``graph_store`` the
+    graph's store. ``extra`` also holds ``policy`` (as installed).
     """
     require("langchain", "langchain_mcp_adapters.client", "langchain.agents")
     from langchain_mcp_adapters.client import MultiServerMCPClient
@@ -160,17 +165,22 @@ async def run(
     extra_tools: list[Any] = []
     if policy is not None:
         if retrieval:
-            interceptor, read_tool = install(policy, structured_content=structured_content)
+            interceptor, read_tool = install(policy, structured_content=structured_content, store=store)
             extra_tools.append(read_tool)
         else:
-            interceptor = ShapeInterceptor(policy, structured_content=structured_content)
+            interceptor = ShapeInterceptor(policy, structured_content=structured_content, store=store)
         interceptors.append(interceptor)
         policy = interceptor.policy
     client = MultiServerMCPClient({SERVER: mcp_connection()}, tool_interceptors=interceptors)
     if server_per_call:
         tools = await client.get_tools()
         host_run = await run_agent(
-            [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
+            [*tools, *extra_tools],
+            tool,
+            arguments=arguments,
+            middleware=middleware,
+            follow_up=follow_up,
+            graph_store=graph_store,
         )
     else:
         # One server for the whole run: the tools are converted exactly as get_tools() converts them
@@ -178,7 +188,12 @@ async def run(
         async with client.session(SERVER) as session:
             tools = await load_mcp_tools(session, tool_interceptors=client.tool_interceptors, server_name=SERVER)
             host_run = await run_agent(
-                [*tools, *extra_tools], tool, arguments=arguments, middleware=middleware, follow_up=follow_up
+                [*tools, *extra_tools],
+                tool,
+                arguments=arguments,
+                middleware=middleware,
+                follow_up=follow_up,
+                graph_store=graph_store,
             )
     host_run.extra["policy"] = policy
     return host_run

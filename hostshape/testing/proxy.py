@@ -49,6 +49,10 @@ def policy_toml(policy: Policy) -> str:
     lines += ["", "[spill]", f"enabled = {str(policy.spill).lower()}", f"max_bytes = {policy.spill_max_bytes}"]
     if policy.spill_dir is not None:
         lines.append(f"dir = {json.dumps(str(policy.spill_dir))}")
+    for key in ("url", "tenant", "secret_file", "ttl_s"):
+        value = getattr(policy, f"spill_{key}")
+        if value is not None:
+            lines.append(f"{key} = {json.dumps(str(value) if key == 'secret_file' else value)}")
     for rule in policy.rules:
         lines += ["", "[[rules]]", f"tool = {json.dumps(rule.tool)}", f"shrink = {str(rule.shrink).lower()}"]
         for key in ("server", "jmespath", "budget"):

@@ -24,7 +24,8 @@ from hostshape.records.project import shrink
 from hostshape.records.query import QueryTooCostly
 from hostshape.records.query import search as bounded_search
 from hostshape.wayback.cursor import CursorError, Position, decode, encode
-from hostshape.wayback.spill import store_for
+from hostshape.wayback.spill import SpillError
+from hostshape.wayback.stores import Store, open_store
 
 log = logging.getLogger("hostshape")
 
@@ -85,7 +86,18 @@ def _reason(exc: JMESPathError) -> str:
 
 
 def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
-    store = store_for(policy.spill_dir, policy.spill_max_bytes)
+    try:
+        store = open_store(policy)
+        return _read_from(store, handle, query, cursor, policy)
+    except SpillError as exc:
+        log.warning("hostshape_read could not reach the spill store: %s", exc)
+        return (
+            f"[hostshape] the spill store holding {_shown(handle)} cannot be reached now. Try again shortly, or "
+            "call the original tool again."
+        )
+
+
+def _read_from(store: Store, handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
     offset = 0
     if cursor:
         try:

@@ -7,7 +7,7 @@ while the folder was open to others) is ignored, then replaced or evicted. A han
 tool, its arguments and the content under that secret: the same call with the same result gives the same handle
 and is written once; another user sharing the parent folder can neither list the folder nor guess a handle.
 Files are written to a temporary name and renamed into place, so concurrent writers never see half a file.
-The folder's total size is bounded; the least recently written files are evicted first.
+The folder's total size is bounded; the least recently written (or reissued) files are evicted first.
 
 A folder named for the store (``[spill] dir``) that already holds files other than a store's (a project folder,
 say) is never taken over, chmodded or written into: the store lives in its subfolder ``hostshape-spill``.
@@ -94,10 +94,13 @@ class SpillStore:
     swapped for a symlink after first use is never followed.
     """
 
-    def __init__(self, directory: Path, max_bytes: int) -> None:
+    def __init__(self, directory: Path, max_bytes: int, *, secret: bytes | None = None) -> None:
+        """``secret``: a key shared by several workers (hostshape/wayback/stores) instead of the folder's own
+        ``.secret``."""
         self.directory = _store_folder(directory)
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
+        self._given_secret = secret
         self._secret: bytes | None = None
         self._fd: int | None = None
 
@@ -113,7 +116,7 @@ class SpillStore:
                 fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
                 try:
                     _check_private_dir(fd, self.directory)
-                    self._secret = _read_or_create_secret(fd)
+                    self._secret = self._given_secret or _read_or_create_secret(fd)
                 except BaseException:
                     os.close(fd)
                     raise
@@ -140,6 +143,9 @@ class SpillStore:
             if not _is_ours(name, fd):  # absent, or planted by someone else: (re)written by us
                 _write_atomically(name, content, fd)
                 self._evict(keep=name, fd=fd)
+            else:  # reissued: now the most recently written, so that eviction takes older handles first
+                with contextlib.suppress(FileNotFoundError):
+                    os.utime(name, dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
             raise SpillError(f"could not save to {self.directory}: {exc}") from exc
         return Saved(handle, self.directory / name, is_json)
@@ -159,6 +165,30 @@ class SpillStore:
                     return None
                 return f.read().decode("utf-8", "replace"), is_json
         return None
+
+    def evict(self, handle: str) -> bool:
+        """Delete the saved result ``handle``; True when there was one."""
+        if not HANDLE.match(handle or ""):
+            return False
+        fd, _ = self._ensure()
+        found = False
+        for suffix in ("json", "txt"):
+            name = f"{handle}.{suffix}"
+            if _is_ours(name, fd):
+                _unlink(name, fd)
+                found = True
+        return found
+
+    def usage(self) -> tuple[int, int]:
+        """How many results the folder holds and their total size in bytes."""
+        fd, _ = self._ensure()
+        items = size = 0
+        with os.scandir(self.directory) as it:
+            for entry in it:
+                if HANDLE.match(entry.name.rsplit(".", 1)[0]) and _is_ours(entry.name, fd):
+                    items += 1
+                    size += os.stat(entry.name, dir_fd=fd, follow_symlinks=False).st_size
+        return items, size
 
     def _evict(self, keep: str, fd: int) -> None:
         """Delete the least recently written files until the folder is within ``max_bytes``; a dead writer's

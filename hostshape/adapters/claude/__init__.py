@@ -148,14 +148,26 @@ def hostshape_options(policy: Policy | None = None, *, matcher: str = "mcp__.*")
 
 
 def install(
-    options: ClaudeAgentOptions, policy: Policy | None = None, *, matcher: str = "mcp__.*"
+    options: ClaudeAgentOptions | Policy, policy: Policy | None = None, *, matcher: str = "mcp__.*"
 ) -> ClaudeAgentOptions:
     """A copy of ``options`` with hostshape's hooks, the retrieval server and permission to call it added.
 
     What ``options`` already has is kept (hostshape's matchers are appended). When ``options.mcp_servers`` is a
     config file path or JSON string, which cannot be merged with an in-process server, only the hooks are added and
-    envelopes name the saved file instead of the tool.
+    envelopes name the saved file instead of the tool. The former form ``install(policy)`` returns new options with
+    hostshape installed. Raises ImportError naming the extra without the SDK, TypeError for anything else.
     """
+    require(EXTRA, "claude_agent_sdk")
+    from claude_agent_sdk import ClaudeAgentOptions
+
+    if isinstance(options, Policy) and policy is None:  # the former form, install(policy)
+        policy = options
+        options = ClaudeAgentOptions()
+    if not isinstance(options, ClaudeAgentOptions):
+        raise TypeError(
+            f"install() takes ClaudeAgentOptions (and a Policy second), not {type(options).__name__}: "
+            "install(ClaudeAgentOptions(...), Policy(...))"
+        )
     policy = default_policy(policy)
     hooks: dict[Any, list[Any]] = {event: list(ms) for event, ms in (options.hooks or {}).items()}
     if isinstance(options.mcp_servers, Mapping):

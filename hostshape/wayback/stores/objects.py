@@ -1,0 +1,221 @@
+"""Object storage backend: any fsspec URL (``memory://``, ``gs://`` with gcsfs, ``s3://`` with s3fs, ...), and
+``s3://``, ``gs://``, ``az://`` through obstore when it is installed (``pip install 'hostshape[s3]'``: obstore's
+clients need no botocore). Credentials and endpoints come from the usual environment (``AWS_ACCESS_KEY_ID``,
+``AWS_ENDPOINT_URL``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), as the client library reads them.
+
+Each result is one object ``<url>/<namespace>/<handle>`` holding a sealed record (hostshape/wayback/stores/base.py); its
+time to live is checked on every load (object stores have no per-object expiry; add a bucket lifecycle rule to
+delete old objects too). After each save the namespace is listed once and expired or, oldest first, excess records
+are deleted until it is within ``max_bytes``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import time
+from collections.abc import Iterator
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+
+TIMEOUT_S = 2.0
+OBSTORE_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss", "azure")
+
+
+class Blobs(Protocol):
+    """Named byte strings under one prefix."""
+
+    def put(self, name: str, data: bytes) -> None: ...
+    def get(self, name: str) -> bytes | None: ...
+    def delete(self, name: str) -> None: ...
+    def listing(self) -> Iterator[tuple[str, int, float]]: ...  # name, size, modified (seconds; 0 when unknown)
+
+
+class FsspecBlobs:
+    def __init__(self, url: str, namespace: str) -> None:
+        try:
+            import fsspec
+        except ImportError as exc:
+            raise SpillError(
+                f"a {urlsplit(url).scheme}:// spill store needs fsspec: pip install 'hostshape[s3]'"
+            ) from exc
+        try:
+            self._fs, root = fsspec.core.url_to_fs(url)
+        except (ImportError, ValueError) as exc:
+            raise SpillError(f"no fsspec filesystem for {urlsplit(url).scheme}://: {exc}") from exc
+        self._dir = f"{root.rstrip('/')}/{namespace}"
+
+    def put(self, name: str, data: bytes) -> None:
+        self._fs.pipe_file(f"{self._dir}/{name}", data)
+
+    def get(self, name: str) -> bytes | None:
+        try:
+            return bytes(self._fs.cat_file(f"{self._dir}/{name}"))
+        except FileNotFoundError:
+            return None
+
+    def delete(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._fs.rm_file(f"{self._dir}/{name}")
+
+    def listing(self) -> Iterator[tuple[str, int, float]]:
+        try:
+            entries = self._fs.ls(self._dir, detail=True)
+        except FileNotFoundError:
+            return
+        for info in entries:
+            if info.get("type") != "directory":
+                yield str(info["name"]).rsplit("/", 1)[-1], int(info.get("size") or 0), _when(info)
+
+
+class ObstoreBlobs:
+    def __init__(self, url: str, namespace: str) -> None:
+        import obstore
+        from obstore import store
+
+        open_url: Any = store.from_url  # one call for every scheme (its overloads are per scheme)
+        self._obstore = obstore
+        try:  # short timeouts, one retry: a store that is down costs seconds, not the client's default 3 minutes
+            self._store = open_url(
+                url,
+                client_options=_client_options(),
+                retry_config={"max_retries": 1, "retry_timeout": datetime.timedelta(seconds=4 * TIMEOUT_S)},
+            )
+        except Exception as exc:  # noqa: BLE001 - obstore raises its own error types for a bad URL or config
+            raise SpillError(f"cannot open {urlsplit(url).scheme}:// with obstore: {exc}") from exc
+        self._dir = namespace
+
+    def put(self, name: str, data: bytes) -> None:
+        self._obstore.put(self._store, f"{self._dir}/{name}", data)
+
+    def get(self, name: str) -> bytes | None:
+        try:
+            return bytes(self._obstore.get(self._store, f"{self._dir}/{name}").bytes())
+        except FileNotFoundError:
+            return None
+
+    def delete(self, name: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._obstore.delete(self._store, f"{self._dir}/{name}")
+
+    def listing(self) -> Iterator[tuple[str, int, float]]:
+        for batch in self._obstore.list(self._store, self._dir):
+            for meta in batch:
+                yield str(meta["path"]).rsplit("/", 1)[-1], int(meta["size"]), _when(meta)
+
+
+def _client_options() -> dict[str, Any]:
+    """obstore's client options: short timeouts, and plain HTTP when the environment allows it (options given here
+    replace the ones obstore reads from the environment, ``AWS_ALLOW_HTTP`` among them)."""
+    options: dict[str, Any] = {"connect_timeout": f"{TIMEOUT_S:g}s", "timeout": f"{4 * TIMEOUT_S:g}s"}
+    if any(
+        os.environ.get(v, "").lower() in ("1", "true") for v in ("AWS_ALLOW_HTTP", "AZURE_ALLOW_HTTP", "ALLOW_HTTP")
+    ):
+        options["allow_http"] = True
+    return options
+
+
+def blobs_for(url: str, namespace: str) -> Blobs:
+    """obstore for the clouds it speaks when it is installed, fsspec for everything else."""
+    if urlsplit(url).scheme in OBSTORE_SCHEMES:
+        try:
+            import obstore  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            return ObstoreBlobs(url, namespace)
+    return FsspecBlobs(url, namespace)
+
+
+class ObjectStore:
+    """Spilled results as objects under ``url``, in the namespace of the derived key ``secret``."""
+
+    backend = "objects"
+
+    def __init__(self, url: str, secret: bytes, namespace: str, max_bytes: int, ttl_s: float) -> None:
+        self._blobs = blobs_for(url, namespace)
+        self._secret = secret
+        self.max_bytes = max_bytes
+        self.ttl_s = ttl_s
+
+    @property
+    def secret(self) -> bytes:
+        return self._secret
+
+    def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
+        content = text.encode("utf-8", "replace")
+        handle = spill_handle(self._secret, tool, args, content)
+        record = seal(self._secret, handle, content, is_json=is_json)
+        if len(record) > self.max_bytes:
+            raise SpillError(f"the result ({len(record):,} bytes) is larger than the store's bound")
+        try:
+            self._blobs.put(handle, record)
+            self._keep_bound(handle)
+        except Exception as exc:  # noqa: BLE001 - every client library has its own errors; the caller adds a note
+            raise SpillError(f"could not save to object storage: {type(exc).__name__}: {exc}") from exc
+        return Saved(handle, None, is_json)
+
+    def load(self, handle: str) -> tuple[str, bool] | None:
+        if not valid_handle(handle):
+            return None
+        try:
+            record = self._blobs.get(handle)
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not read from object storage: {type(exc).__name__}") from exc
+        return None if record is None else open_record(self._secret, handle, record, self.ttl_s)
+
+    def evict(self, handle: str) -> bool:
+        if not valid_handle(handle):
+            return False
+        try:
+            if self._blobs.get(handle) is None:
+                return False
+            self._blobs.delete(handle)
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not evict from object storage: {type(exc).__name__}") from exc
+        return True
+
+    def stats(self) -> StoreStats:
+        try:
+            entries = [e for e in self._blobs.listing() if valid_handle(e[0])]
+        except Exception as exc:  # noqa: BLE001 - as in save
+            raise SpillError(f"could not list object storage: {type(exc).__name__}") from exc
+        return StoreStats(self.backend, len(entries), sum(e[1] for e in entries), self.max_bytes, self.ttl_s)
+
+    def _keep_bound(self, keep: str) -> None:
+        """Delete expired records, then the oldest, until the namespace is within ``max_bytes``."""
+        now = time.time()
+        entries = []
+        for name, size, modified in self._blobs.listing():
+            if not valid_handle(name):
+                continue
+            if name != keep and modified and now - modified > self.ttl_s:
+                self._blobs.delete(name)
+                continue
+            entries.append((modified, name, size))
+        total = sum(size for _, _, size in entries)
+        for _, name, size in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            if name != keep:
+                self._blobs.delete(name)
+                total -= size
+
+
+def _when(info: dict[str, Any]) -> float:
+    """An object's modification time in seconds from a listing entry (each filesystem names it its own way)."""
+    for key in ("last_modified", "LastModified", "mtime", "updated", "created", "timeCreated"):
+        value = info.get(key)
+        if isinstance(value, datetime.datetime):
+            return value.timestamp()
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return datetime.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return 0.0

@@ -1,0 +1,249 @@
+"""The frameworks' own stores as the way back, in the real frameworks: ADK's InMemoryArtifactService and LangGraph's
+InMemoryStore (another agent, another spill folder, the same framework store and secret, in one process), and ADK's
+FileArtifactService shared by two worker processes with their own HOME. One worker shapes a result in its run; the
+other answers hostshape_read for every page of it, each record once. A store that fails gives a budgeted answer
+with a note."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import PR_NUMBERS
+
+from hostshape import Policy
+from hostshape.tokens import count_tokens
+from hostshape.wayback.stores.secret import SECRET_ENV
+
+pytestmark = pytest.mark.host
+
+SECRET = "a secret the workers share, 32+ bytes long"
+BUDGET = 2000
+
+
+@pytest.fixture(autouse=True)
+def _shared_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SECRET_ENV, SECRET)
+
+
+def nothing_spilled_locally(*folders: Path) -> bool:
+    return not any(folder.exists() and any(folder.rglob("hs_*")) for folder in folders)
+
+
+# --- ADK: the artifact service --------------------------------------------------------------------------------------
+
+
+def adk_page(received: str) -> dict[str, Any]:
+    return dict(json.loads(json.loads(received)["result"]))
+
+
+async def test_a_second_adk_worker_reads_every_page_from_the_artifact_service(tmp_path: Path) -> None:
+    pytest.importorskip("google.adk")
+    from google.adk.artifacts import InMemoryArtifactService
+    from google.adk.sessions import InMemorySessionService
+
+    from hostshape.testing.adk import run
+
+    artifacts, sessions = InMemoryArtifactService(), InMemorySessionService()
+    shared: dict[str, Any] = {"store": "artifacts", "artifact_service": artifacts, "sessions": sessions}
+    first = await run(
+        "list_pull_requests", policy=Policy(budget=BUDGET, spill_dir=tmp_path / "a"), retrieval=True, **shared
+    )
+    page = adk_page(first.received)
+    envelope, session_id = page["_hostshape"], first.extra["session"].id
+    assert envelope["handle"] and envelope["next"] and count_tokens(first.received) <= BUDGET
+    keys = await artifacts.list_artifact_keys(app_name="hostshape_adk", user_id="user", session_id=session_id)
+    assert f"hostshape-{envelope['handle']}" in keys
+
+    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
+        nxt = adk_page(received[-1])["_hostshape"].get("next")
+        return ("hostshape_read", {"handle": envelope["handle"], "cursor": nxt}) if nxt else None
+
+    second = await run(
+        "hostshape_read",
+        arguments={"handle": envelope["handle"], "cursor": envelope["next"]},
+        policy=Policy(budget=BUDGET, spill_dir=tmp_path / "b"),
+        retrieval=True,
+        next_call=next_call,
+        session_id=session_id,
+        **shared,
+    )
+    pages = second.extra["received"]
+    assert all(count_tokens(text) <= BUDGET for text in pages)
+    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
+    assert walked == PR_NUMBERS  # every record, once, in order
+    assert nothing_spilled_locally(tmp_path / "a", tmp_path / "b")
+
+
+async def test_an_artifact_service_that_fails_gives_a_budgeted_answer_with_a_note(tmp_path: Path) -> None:
+    pytest.importorskip("google.adk")
+    from google.adk.artifacts import InMemoryArtifactService
+
+    from hostshape.testing.adk import run
+
+    class DownArtifactService(InMemoryArtifactService):
+        """The real in-memory service, whose backend has gone away."""
+
+        async def save_artifact(self, **kwargs: Any) -> int:
+            raise ConnectionError("artifact backend unreachable")
+
+        async def load_artifact(self, **kwargs: Any) -> Any:
+            raise ConnectionError("artifact backend unreachable")
+
+    def read_once(received: list[str]) -> tuple[str, dict[str, Any]] | None:
+        return ("hostshape_read", {"handle": "hs_" + "0" * 24}) if len(received) == 1 else None
+
+    run_ = await run(
+        "list_pull_requests",
+        policy=Policy(budget=BUDGET, spill_dir=tmp_path / "a"),
+        retrieval=True,
+        store="artifacts",
+        artifact_service=DownArtifactService(),
+        next_call=read_once,
+    )
+    shaped, page = run_.extra["received"]
+    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
+    envelope = adk_page(shaped)["_hostshape"]
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
+    assert "cannot be reached now" in json.loads(page)["result"]
+    assert nothing_spilled_locally(tmp_path / "a")
+
+
+# --- LangGraph: the graph's store -----------------------------------------------------------------------------------
+
+
+async def test_a_second_langgraph_worker_reads_every_page_from_the_graph_store(tmp_path: Path) -> None:
+    pytest.importorskip("langchain_mcp_adapters")
+    from langgraph.store.memory import InMemoryStore
+
+    from hostshape.testing.langchain import run
+
+    graph_store = InMemoryStore()
+    first = await run(
+        "list_pull_requests",
+        policy=Policy(budget=BUDGET, spill_dir=tmp_path / "a"),
+        retrieval=True,
+        store="langgraph",
+        graph_store=graph_store,
+    )
+    page = json.loads(first.received)
+    envelope = page["_hostshape"]
+    assert envelope["handle"] and envelope["next"] and count_tokens(first.received) <= BUDGET
+    assert graph_store.search(("hostshape",), limit=10)
+
+    def follow_up(text: str) -> tuple[str, dict[str, Any]] | None:
+        nxt = json.loads(text)["_hostshape"].get("next")
+        return ("hostshape_read", {"handle": envelope["handle"], "cursor": nxt}) if nxt else None
+
+    second = await run(
+        "hostshape_read",
+        arguments={"handle": envelope["handle"], "cursor": envelope["next"]},
+        policy=Policy(budget=BUDGET, spill_dir=tmp_path / "b"),
+        retrieval=True,
+        follow_up=follow_up,
+        store="langgraph",
+        graph_store=graph_store,
+    )
+    pages = second.extra["received_all"]
+    assert all(count_tokens(text) <= BUDGET for text in pages)
+    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in json.loads(text)["items"]]
+    assert walked == PR_NUMBERS
+    assert nothing_spilled_locally(tmp_path / "a", tmp_path / "b")
+
+
+async def test_a_graph_store_that_fails_gives_a_budgeted_answer_with_a_note(tmp_path: Path) -> None:
+    pytest.importorskip("langchain_mcp_adapters")
+    from langgraph.store.memory import InMemoryStore
+
+    from hostshape.testing.langchain import run
+
+    class DownStore(InMemoryStore):
+        """The real in-memory store, whose backend has gone away."""
+
+        def batch(self, ops: Any) -> Any:
+            raise ConnectionError("store backend unreachable")
+
+    def read_once(text: str) -> tuple[str, dict[str, Any]] | None:
+        return ("hostshape_read", {"handle": "hs_" + "0" * 24}) if text.startswith('{"_hostshape"') else None
+
+    run_ = await run(
+        "list_pull_requests",
+        policy=Policy(budget=BUDGET, spill_dir=tmp_path / "a"),
+        retrieval=True,
+        store="langgraph",
+        graph_store=DownStore(),
+        follow_up=read_once,
+    )
+    shaped, page = run_.extra["received_all"]
+    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
+    envelope = json.loads(shaped)["_hostshape"]
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
+    assert "cannot be reached now" in page
+    assert nothing_spilled_locally(tmp_path / "a")
+
+
+_ADK_WORKER = """
+import asyncio, json, sys
+from google.adk.artifacts import FileArtifactService
+from google.adk.sessions import InMemorySessionService
+from hostshape import Policy
+from hostshape.testing.adk import run
+
+async def main(root, spill, session_id, handle, cursor):
+    sessions = InMemorySessionService()
+    shared = dict(store="artifacts", artifact_service=FileArtifactService(root), sessions=sessions)
+    policy = Policy(budget=int(sys.argv[6]), spill_dir=spill)
+    if not handle:  # the first worker: shape the tool's result
+        first = await run("list_pull_requests", policy=policy, retrieval=True, **shared)
+        return {"received": [first.received], "session_id": first.extra["session"].id}
+    await sessions.create_session(app_name="hostshape_adk", user_id="user", session_id=session_id)
+
+    def next_call(received):
+        nxt = json.loads(json.loads(received[-1])["result"])["_hostshape"].get("next")
+        return ("hostshape_read", {"handle": handle, "cursor": nxt}) if nxt else None
+
+    second = await run("hostshape_read", arguments={"handle": handle, "cursor": cursor}, policy=policy,
+                       retrieval=True, next_call=next_call, session_id=session_id, **shared)
+    return {"received": second.extra["received"]}
+
+print(json.dumps(asyncio.run(main(*sys.argv[1:6]))))
+"""
+
+
+def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+    home = tmp_path / name
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
+    root = str(Path(__file__).resolve().parents[1])
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
+    spill = str(home / "spill")
+    done = subprocess.run(
+        [sys.executable, "-c", _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) -> None:
+    pytest.importorskip("google.adk")
+    first = adk_worker(tmp_path, "a", "", "", "")
+    page = adk_page(first["received"][0])
+    envelope = page["_hostshape"]
+    assert envelope["handle"] and envelope["next"]
+    second = adk_worker(tmp_path, "b", first["session_id"], envelope["handle"], envelope["next"])
+    pages = second["received"]
+    assert all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
+    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
+    assert walked == PR_NUMBERS
+    assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
