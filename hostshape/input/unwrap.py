@@ -143,6 +143,7 @@ class _Unwrapper:
             if hasattr(block, "model_dump"):
                 block = _model_dump(block)
             self._block_text(block, texts, media, blobs, unknown)
+        texts = [safe_text(t) for t in texts]  # every block's text made encodable, once
         opaque = any(blobs)
         payload = self._blocks_payload(texts, media, opaque, structured=structured, is_error=is_error)
         if unknown:
@@ -187,27 +188,27 @@ class _Unwrapper:
             return
         kind = block.get("type")
         if kind in ("text", "input_text", "output_text"):
-            texts.append(safe_text(str(block.get("text", ""))))
+            texts.append(str(block.get("text", "")))
         elif kind in ("image", "audio", "input_image"):
             self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", texts, media, blobs)
         elif kind == "resource":
             resource = block.get("resource") or {}
             if "text" in resource:
-                texts.append(safe_text(str(resource["text"])))
+                texts.append(str(resource["text"]))
             else:
                 self._binary_block(resource, "resource", resource.get("blob", ""), texts, media, blobs)
         elif kind == "resource_link":
             name = block.get("name") or block.get("title") or ""
             texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
         else:
-            texts.append(safe_text(dumps(block)))
+            texts.append(dumps(block))
             unknown.append(_text_of(kind)[:40] if kind is not None else "keys " + ",".join(map(_text_of, block))[:40])
 
     def _binary_block(
         self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str], blobs: list[bool]
     ) -> None:
         if self.keep_binary:
-            texts.append(safe_text(dumps(block)))
+            texts.append(dumps(block))
             return
         mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
         label = _placeholder(kind if kind != "input_image" else "image", mime, _decoded_size(data))
