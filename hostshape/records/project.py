@@ -70,7 +70,11 @@ class Projection:
             facts.shrunk = self.cuts.cut
             facts.notes.extend(self.cuts.summary())
             facts.same = dict(self.cuts.same)
-            facts.index = self.cuts.index
+
+    @property
+    def layouts(self) -> list[list[str]] | None:
+        """The index layouts the shrink chose for the record list (None: the fit chooses)."""
+        return self.cuts.index if self.cuts is not None else None
 
 
 def project(
