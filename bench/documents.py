@@ -517,7 +517,7 @@ def behind(cells: list[Cell], budgets: list[int], tools: list[str]) -> list[str]
                     continue
                 what = []
                 if c.recall > hs.recall + 1e-9:
-                    what.append(f"recall {c.recall:.2f} vs {hs.recall:.2f}")
+                    what.append(f"recall {c.recall:.3f} vs {hs.recall:.3f}")
                 hs_q = hs.first_ok if hs.section_ok is None else hs.section_ok
                 if c.first_ok > hs_q:
                     what.append(f"questions {c.first_ok} vs {hs_q}")

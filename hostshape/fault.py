@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from hostshape.fit.budget import Limit
 from hostshape.output.envelope import WayBack, fault_answer, last_resort_texts, refusal
 from hostshape.output.render import safe_text
@@ -120,11 +122,20 @@ def best_effort_text(raw: Any) -> tuple[str, bool]:
             text, is_json = attempt()
             text = safe_text(str(text))
             if is_json is None:
-                is_json = text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+                is_json = _is_json(text)
             return text, bool(is_json)
         except Exception:  # noqa: BLE001 - the next attempt is simpler
             continue
     return f"<unprintable {type(raw).__name__}>", False
+
+
+def _is_json(text: str) -> bool:
+    """Whether the whole ``text`` parses as JSON (orjson: linear, depth-bounded), without the pipeline's parser."""
+    try:
+        orjson.loads(text)
+    except Exception:  # noqa: BLE001 - not JSON, or too deep to tell: treat as text
+        return False
+    return True
 
 
 def _unwrapped(raw: Any) -> tuple[str, bool | None]:

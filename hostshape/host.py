@@ -109,13 +109,22 @@ def _with_budget(
 
 
 def read_for_host(
-    handle: str, query: str | None, cursor: str | None, policy: Policy, host: HostForm | None = None
+    handle: str,
+    query: str | None,
+    cursor: str | None,
+    policy: Policy,
+    host: HostForm | None = None,
+    *,
+    section: str | None = None,
+    lines: str | None = None,
+    grep: str | None = None,
 ) -> str:
     """``hostshape.wayback.retrieve.read`` with the page fitted to the budget in the form ``host`` sends it. Never
     raises."""
     from hostshape.wayback.retrieve import read
 
-    text = read(handle, query=query, cursor=cursor, policy=policy)
+    part = {"section": section, "lines": lines, "grep": grep}
+    text = read(handle, query=query, cursor=cursor, policy=policy, **part)
     if host is None or host == HostForm():
         return text
     caps = HostLimit(Limit.of(policy, policy.budget), host)
@@ -124,5 +133,6 @@ def read_for_host(
         if caps.fits(text):
             return text
         budget = smaller_budget(budget, text, caps, policy, round_)
-        text = read(handle, query=query, cursor=cursor, policy=_with_budget(policy, None, None, budget, host, 0))
+        smaller = _with_budget(policy, None, None, budget, host, 0)
+        text = read(handle, query=query, cursor=cursor, policy=smaller, **part)
     return text if caps.fits(text) else refusal("the page does not fit", caps.fits)

@@ -30,9 +30,11 @@ from typing import Any
 import orjson
 
 from hostshape import telemetry
+from hostshape.documents import kind_of
 from hostshape.fault import after_fault
 from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
+from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
 from hostshape.input.host_form import HostForm
 from hostshape.input.lossless import losses, minify
@@ -51,6 +53,9 @@ from hostshape.wayback.stores import open_store, unsaved_reason
 log = logging.getLogger("hostshape")
 
 _DEFAULT = Policy()
+# Document kinds that a text may be although it opens like JSON: a log whose lines start with a [branch] prefix,
+# Markdown opening with a [badge].
+_OPENS_LIKE_JSON = ("markdown", "log", "diff", "aria")
 
 
 def shape(
@@ -121,7 +126,7 @@ class Shaping:
             answer=Shaped(
                 text=text,
                 changed=changed,
-                is_json=payload.looks_json,
+                is_json=payload.looks_json and not _only_opens_like_json(payload),
                 bytes_before=len(payload.text.encode("utf-8")),
                 budget=self.budget,
                 # A placeholder standing for binary content (payload.opaque) is a cut too.
@@ -228,6 +233,32 @@ def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts
     return _projected(s, records, facts)
 
 
+def _only_opens_like_json(payload: Payload) -> bool:
+    """The text starts like JSON, is not JSON, and reads as a document."""
+    return payload.looks_json and payload.parse_error is not None and kind_of(payload.text) in _OPENS_LIKE_JSON
+
+
+def _document(payload: Payload) -> Payload | None:
+    """The text of a result that is not data: the payload, unless it is broken JSON (which ``invalid json`` fits)."""
+    if payload.is_data or payload.is_error:
+        return None
+    if payload.looks_json and payload.parse_error is not None and not _only_opens_like_json(payload):
+        return None
+    return payload
+
+
+def _fit_document(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    """The outline answer (hostshape.fit.document); prose's cut when the text has no parts of its own, the budget
+    is too small for an outline, or a document reader fails (logged)."""
+    way = dataclasses.replace(s.way, reads="document")
+    try:
+        outlined = fit_document(payload.text, facts, s.limit, way, _view_cursor(s.policy, way))
+    except Exception:  # noqa: BLE001 - the plain cut still answers
+        log.warning("hostshape could not outline a text result", exc_info=True)
+        outlined = None
+    return outlined if outlined is not None else _fit_prose(s, payload, facts)
+
+
 def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
@@ -253,7 +284,7 @@ def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 
 
 def _fit_prose(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    return fit_text(clean(payload.text), facts, s.limit, s.way, s.cursor)
+    return fit_text(clean(payload.text), facts, s.limit, dataclasses.replace(s.way, reads="text"), s.cursor)
 
 
 def _accepts(test: Callable[[Payload], bool]) -> Callable[[Payload], Payload | None]:
@@ -268,10 +299,10 @@ def _table(payload: Payload) -> tuple[list[dict[str, Any]], str] | None:
 KINDS: tuple[Kind, ...] = (
     Kind("data", _accepts(lambda p: p.is_data and not p.is_error), _fit_data),  # a record list, or one object
     Kind("table", _table, _fit_table),
+    Kind("document", _document, _fit_document),  # text outlined by its kind (hostshape/documents/)
     Kind("invalid json", _accepts(lambda p: p.looks_json and p.parse_error is not None), _fit_invalid_json),
     Kind("error json", _error_json, _fit_error_json),
     Kind("error", _accepts(lambda p: p.is_error), _fit_error),
-    # Document kinds (hostshape/documents/: outline(text) -> Outline | None) are offered the text here.
     Kind("prose", _accepts(lambda p: True), _fit_prose),
 )
 
@@ -350,6 +381,14 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
         log.warning("hostshape could not save the full result: %s", exc)
         return WayBack(reason=unsaved_reason(policy))
     return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
+
+
+def _view_cursor(policy: Policy, way: WayBack) -> ViewCursor:
+    if not (way.handle and way.tool):
+        return no_view_cursor
+    secret = open_store(policy).secret
+    handle = way.handle
+    return lambda view, offset: encode(secret, Position(handle, None, offset, view))
 
 
 def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:

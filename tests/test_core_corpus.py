@@ -137,11 +137,14 @@ def test_a_field_rule_pages_and_names_the_list_it_projected(tmp_path) -> None:
     assert all(set(record) == {"id"} for record in shown["tags"])
 
 
-def test_prose_is_cut_at_a_line_and_says_where(tmp_path) -> None:
+def test_a_document_is_outlined_then_its_head_cut_at_a_line_and_says_where(tmp_path) -> None:
     result = shape(payload_text("awesome_python_README.md"), policy=_policy(tmp_path, 2000))
     body, _, last = result.text.rpartition("\n")
-    assert last.startswith("[hostshape] truncated: lines 1-")
-    assert payload_text("awesome_python_README.md").startswith(body.rstrip()[:1000])
+    assert result.strategy == "outline" and body.startswith("markdown document: 1,183 lines")
+    assert "1.3.14 Admin Panels" in body  # a heading three levels down, named in the outline
+    assert last.startswith("[hostshape] truncated: outline 83 of 83 entries; head lines 1-")
+    head = body.split("\nHead (lines 1-", 1)[1].split("\n", 1)[1]
+    assert payload_text("awesome_python_README.md").startswith(head.rstrip()[:1000])
 
 
 def test_a_safety_factor_leaves_room_for_larger_tokenizers(tmp_path) -> None:

@@ -69,6 +69,8 @@ def test_a_number_rounded_by_shaping_is_named_and_the_original_is_saved(tmp_path
     assert count_tokens(res.text) <= 1000 and env["truncated"] is True
     assert any("precision" in n for n in env["notes"])
     assert res.path and BIG in Path(res.path).read_text()  # the saved original is the text as the tool sent it
+    page = json.loads(read(env["handle"], policy=policy))  # the way back re-renders the values: it says so too
+    assert any("precision" in n for n in page["_hostshape"]["notes"])
 
 
 def test_a_jmespath_rule_that_filters_records_says_so(tmp_path: Path) -> None:

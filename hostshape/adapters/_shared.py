@@ -30,17 +30,38 @@ def default_policy(policy: Policy | None, *, retrieval_tool: str | None = None) 
 
 
 def read_page(
-    handle: object, query: object = "", cursor: object = "", *, policy: Policy, host: HostForm | None = None
+    handle: object,
+    query: object = "",
+    cursor: object = "",
+    *,
+    section: object = "",
+    lines: object = "",
+    grep: object = "",
+    policy: Policy,
+    host: HostForm | None = None,
 ) -> str:
     """The body of every host's ``hostshape_read`` tool: one budgeted page of a saved result, as text.
 
-    ``host`` says how the host sends the page (``HostForm.wrap``); the page then fits the budget in that form.
-    Never raises and never returns an empty string: a failure comes back as text naming the remedy.
+    ``section``, ``lines`` and ``grep`` read one part of a text result (hostshape.retrieve.read). ``host`` says how
+    the host sends the page (``HostForm.wrap``); the page then fits the budget in that form. Never raises and never
+    returns an empty string: a failure comes back as text naming the remedy.
     """
     from hostshape.host import read_for_host
 
+    def given(value: object) -> str | None:
+        return str(value or "") or None
+
     try:
-        text = read_for_host(str(handle or ""), str(query or "") or None, str(cursor or "") or None, policy, host)
+        text = read_for_host(
+            str(handle or ""),
+            given(query),
+            given(cursor),
+            policy,
+            host,
+            section=given(section),
+            lines=given(lines),
+            grep=given(grep),
+        )
     except Exception as exc:  # read() never raises by contract; this guards the host anyway
         log.exception("hostshape_read failed for handle %r", handle)
         from hostshape.host import refusal_for

@@ -268,15 +268,27 @@ def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> Func
     hostshape_read: Callable[..., Any]
     if store == "artifacts":
 
-        async def hostshape_read(handle: str, query: str = "", cursor: str = "", tool_context: Any = None) -> str:
+        async def hostshape_read(
+            handle: str,
+            query: str = "",
+            cursor: str = "",
+            section: str = "",
+            lines: str = "",
+            grep: str = "",
+            tool_context: Any = None,
+        ) -> str:
             # FunctionTool passes the ToolContext to the parameter named tool_context and leaves it out of the
             # declaration the model sees (tools/function_tool.py:187-188, 389).
-            return await _read_from_artifacts(handle, query, cursor, tool_context, policy)
+            part = {"section": section, "lines": lines, "grep": grep}
+            return await _read_from_artifacts(handle, query, cursor, tool_context, policy, **part)
 
     else:
 
-        def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-            return read_page(handle, query, cursor, policy=policy, host=HostForm(wrap=json_result))
+        def hostshape_read(
+            handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+        ) -> str:
+            form = HostForm(wrap=json_result)
+            return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy, host=form)
 
     hostshape_read.__name__ = RETRIEVAL_TOOL
     hostshape_read.__qualname__ = RETRIEVAL_TOOL
@@ -386,7 +398,9 @@ async def _shape_into_artifacts(
     return answer
 
 
-async def _read_from_artifacts(handle: object, query: object, cursor: object, tool_context: Any, policy: Policy) -> str:
+async def _read_from_artifacts(
+    handle: object, query: object, cursor: object, tool_context: Any, policy: Policy, **part: object
+) -> str:
     """A page of the record saved as the session's artifact ``hostshape-<handle>`` (``tool_context.load_artifact``,
     agents/context.py:546). Never raises."""
     from hostshape.wayback.spill import SpillError
@@ -398,7 +412,7 @@ async def _read_from_artifacts(handle: object, query: object, cursor: object, to
     try:
         stage = staged(policy)
     except SpillError:
-        return read_page(handle, query, cursor, policy=policy, host=host)
+        return read_page(handle, query, cursor, policy=policy, host=host, **part)
     name = str(handle or "")
     if valid_handle(name):
         try:
@@ -409,4 +423,4 @@ async def _read_from_artifacts(handle: object, query: object, cursor: object, to
             logger.warning("hostshape could not read from the artifact service: %s: %s", type(exc).__name__, exc)
             stage.unreachable(f"the artifact service failed ({type(exc).__name__})")
     with using(stage):
-        return read_page(handle, query, cursor, policy=policy, host=host)
+        return read_page(handle, query, cursor, policy=policy, host=host, **part)

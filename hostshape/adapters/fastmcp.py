@@ -63,8 +63,18 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
 
     read_policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read(handle, query=query or None, cursor=cursor or None, policy=read_policy)
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read(
+            handle,
+            query=query or None,
+            cursor=cursor or None,
+            section=section or None,
+            lines=lines or None,
+            grep=grep or None,
+            policy=read_policy,
+        )
 
     return Tool.from_function(
         hostshape_read,

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import AgentMiddleware
@@ -189,12 +189,17 @@ def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> Base
         return _graph_store_read_tool(read_policy)
 
     class ReadArgs(BaseModel):
-        handle: str = Field(description="the handle from a _hostshape envelope or [hostshape] line")
-        query: str = Field(default="", description="optional JMESPath expression narrowing the saved result")
-        cursor: str = Field(default="", description="the cursor of the previous page, to get the next one")
+        handle: str = Field(description=ARGUMENTS["handle"])
+        query: str = Field(default="", description=ARGUMENTS["query"])
+        cursor: str = Field(default="", description=ARGUMENTS["cursor"])
+        section: str = Field(default="", description=ARGUMENTS["section"])
+        lines: str = Field(default="", description=ARGUMENTS["lines"])
+        grep: str = Field(default="", description=ARGUMENTS["grep"])
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read_page(handle, query, cursor, policy=read_policy)
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=read_policy)
 
     return StructuredTool.from_function(
         func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, args_schema=ReadArgs

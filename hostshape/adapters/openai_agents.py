@@ -440,15 +440,20 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
 
     from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
         """Read a saved full result.
 
         Args:
             handle: The handle from a result's "_hostshape" envelope.
-            query: Optional JMESPath expression applied to the saved result.
+            query: JSON results: optional JMESPath expression applied to the saved result.
             cursor: The cursor from the previous page, to read the next one.
+            section: Text results: an outline entry's id or title, exactly as the outline shows it.
+            lines: Text results: a line range "START-END".
+            grep: Text results: text or an RE2 regular expression; matching lines with line numbers and context.
         """
-        return read_page(handle, query, cursor, policy=policy)
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy)
 
     return function_tool(hostshape_read, name_override=RETRIEVAL_TOOL, description_override=RETRIEVAL_DESCRIPTION)
 

@@ -267,8 +267,10 @@ def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
 
     chosen = default_policy(policy)
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read_page(handle, query, cursor, policy=chosen)
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=chosen)
 
     tool = Tool(hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, takes_ctx=False)
     return FunctionToolset([tool], id=RETRIEVAL_TOOL)

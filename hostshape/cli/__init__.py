@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 DESCRIPTION = "Shape MCP tool results to a token budget, page through what was cut, and measure MCP servers."
 READ_COMMAND = "hostshape read"  # the way back from a result the CLI shaped, named in the envelope's hint
-VALUE_MAY_START_WITH_DASH = ("--cursor", "--query")
+VALUE_MAY_START_WITH_DASH = ("--cursor", "--query", "--section", "--lines", "--grep")
 POLICY_HELP = (
     "a policy TOML file (default: $HOSTSHAPE_POLICY, else ./.hostshape.toml, else "
     "$XDG_CONFIG_HOME/hostshape/policy.toml, else the built-in defaults)"
@@ -50,8 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _glue(argv: list[str]) -> list[str]:
-    """``--cursor VALUE`` as ``--cursor=VALUE`` (likewise ``--query``): a cursor may start with ``-``, which argparse
-    would take for an option."""
+    """``--cursor VALUE`` as ``--cursor=VALUE`` (likewise ``--query``, ``--section``, ``--lines``, ``--grep``): a
+    cursor or a pattern may start with ``-``, which argparse would take for an option."""
     out: list[str] = []
     rest = iter(argv)
     for arg in rest:
@@ -102,11 +102,16 @@ def _parser() -> argparse.ArgumentParser:
         "read",
         _read,
         help="read a page of a saved full result by its handle",
-        description="Read a page of a full result that `hostshape shape` or an adapter saved. "
-        "Exit status 1 for an unknown or evicted handle, 2 for a bad query or cursor.",
+        description="Read a page of a full result that `hostshape shape` or an adapter saved: the next page "
+        "(--cursor), records or fields of a JSON result (--query), or one part of a text result (--section, "
+        "--lines or --grep). Exit status 1 for an unknown or evicted handle, 2 for a bad query, cursor or part.",
     )
     read.add_argument("handle", help="the envelope's handle value")
-    read.add_argument("--query", help="JMESPath expression over the full result")
+    read.add_argument("--query", help="JMESPath expression over the full result (JSON results)")
+    part = read.add_mutually_exclusive_group()
+    part.add_argument("--section", help="an outline entry's id or title, exactly as the outline shows it")
+    part.add_argument("--lines", help="a line range START-END")
+    part.add_argument("--grep", help="text or an RE2 regular expression (without capitals: any case)")
     read.add_argument("--cursor", help="the envelope's next value")
     _budget_and_policy(read, "token budget of the page")
 
@@ -270,13 +275,18 @@ def _read(args: argparse.Namespace) -> int:
     from jmespath.exceptions import JMESPathError
 
     from hostshape.wayback.cursor import CursorError, decode
-    from hostshape.wayback.retrieve import read
+    from hostshape.wayback.retrieve import CANNOT_READ_PART, read
     from hostshape.wayback.stores import open_store
 
     loaded = _load_policy(args)
     if loaded is None:
         return 2
     policy = loaded[0].replace(retrieval_tool=_read_command(loaded[1]))
+    if args.query and (args.section or args.lines or args.grep):
+        print(
+            "hostshape read: --query picks from JSON results; --section, --lines and --grep read text", file=sys.stderr
+        )
+        return 2
     if args.query:
         try:
             jmespath.compile(args.query)
@@ -301,8 +311,16 @@ def _read(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    page = read(args.handle, query=args.query, cursor=args.cursor, policy=policy)
-    if page.startswith("[hostshape] the query"):  # a query that parses but fails on this data
+    page = read(
+        args.handle,
+        query=args.query,
+        cursor=args.cursor,
+        section=args.section,
+        lines=args.lines,
+        grep=args.grep,
+        policy=policy,
+    )
+    if page.startswith(("[hostshape] the query", CANNOT_READ_PART)):  # a query or part that fails on this result
         print(f"hostshape read: {page.removeprefix('[hostshape] ')}", file=sys.stderr)
         return 2
     sys.stdout.write(page)

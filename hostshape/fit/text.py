@@ -19,9 +19,13 @@ _BLANK_RUNS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 def clean(text: str) -> str:
     """Prose without noise: data URIs, overlong tracking URLs and runs of blank lines."""
+    return _BLANK_RUNS.sub("\n\n", quiet(text))
+
+
+def quiet(text: str) -> str:
+    """``text`` with data URIs and overlong tracking URLs shortened; its lines stay where they are."""
     text = _DATA_URI.sub("[data URI omitted]", text)
-    text = _LONG_URL.sub(_shorten_url, text)
-    return _BLANK_RUNS.sub("\n\n", text)
+    return _LONG_URL.sub(_shorten_url, text)
 
 
 def _shorten_url(match: re.Match[str]) -> str:
@@ -61,7 +65,7 @@ def _fit_text(
     )
     avail = limit.tokens - limit.count(probe) - 4
     avail_chars = len(rest) if limit.chars is None else limit.chars - len(probe) - 2
-    end = _prefix_end(rest, avail, avail_chars, limit)
+    end = prefix_end(rest, avail, avail_chars, limit)
     first = text.count("\n", 0, offset) + 1
     for _ in range(12):
         if end <= 0:
@@ -74,7 +78,7 @@ def _fit_text(
         candidate = f"{body.rstrip()}\n{text_line(facts, way, next_cursor, detail, style)}"
         if limit.fits(candidate):
             return Fitted(candidate, facts, "text")
-        end = _boundary(rest, int(end * 0.85))
+        end = boundary(rest, int(end * 0.85))
     return None
 
 
@@ -82,7 +86,7 @@ def _detail(first: int, last: int, lines: int, start: int, end: int, chars: int)
     return f"lines {first}-{last} of {lines:,} (chars {start:,}-{end:,} of {chars:,})"
 
 
-def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
+def prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     """Where to cut ``rest`` so that the prefix holds about ``avail`` tokens, at a natural boundary."""
     if avail <= 0 or avail_chars <= 0:
         return 0
@@ -101,7 +105,7 @@ def _prefix_end(rest: str, avail: int, avail_chars: int, limit: Limit) -> int:
     if len(tokens) <= avail and done == len(rest):
         return len(rest)
     cut = done if len(tokens) <= avail else len(_decode_bytes(tokens[:avail], limit).decode("utf-8", "ignore"))
-    return _boundary(rest, cut)
+    return boundary(rest, cut)
 
 
 def _density(text: str, limit: Limit) -> float:
@@ -113,7 +117,7 @@ def _density(text: str, limit: Limit) -> float:
 _SAMPLE_CHARS = 1000
 
 
-def _boundary(rest: str, cut: int) -> int:
+def boundary(rest: str, cut: int) -> int:
     """A paragraph end near ``cut``, else a line end, else ``cut`` itself."""
     if cut >= len(rest):
         return len(rest)

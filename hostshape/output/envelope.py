@@ -30,14 +30,19 @@ REFUSALS = (
 
 @dataclass(frozen=True)
 class WayBack:
-    """How the model gets the rest: a retrieval tool and handle, or a file path, or nothing."""
+    """How the model gets the rest: a retrieval tool and handle, or a file path, or nothing. ``reads`` says which
+    reads work on the saved result, and so which the hint names: ``query`` (JSON: a JMESPath query), ``document``
+    (text with an outline: section, lines, grep) or ``text`` (lines, grep)."""
 
     handle: str | None = None
     path: str | None = None
     tool: str | None = None
     reason: str | None = None
+    reads: str = "query"
 
     def hint(self, cursor: bool) -> str:
+        if self.handle and self.tool and self.reads != "query":
+            return self._text_hint(cursor)
         if self.handle and self.tool and " " in self.tool:  # a command line, e.g. the CLI's "hostshape read"
             command, given = (
                 (f"{self.tool} HANDLE --cursor NEXT", "handle and next")
@@ -51,6 +56,16 @@ class WayBack:
         if self.path:
             return f"full result saved at {self.path}"
         return f"full result not saved ({self.reason or 'spill is off'}); call the tool with narrower arguments"
+
+    def _text_hint(self, cursor: bool) -> str:
+        section = self.reads == "document"
+        if self.tool and " " in self.tool:  # a command line, e.g. the CLI's "hostshape read"
+            then = f"`{self.tool} HANDLE --cursor NEXT` for the next page, or " if cursor else ""
+            parts = "--section ID|TITLE (from the outline), " if section else ""
+            return f"run {then}`{self.tool} HANDLE` with {parts}--lines START-END or --grep PATTERN"
+        then = "handle and next for the next page, or with handle and " if cursor else "handle and "
+        parts = "section (an outline id or title), " if section else ""
+        return f'call {self.tool} with {then}{parts}lines ("START-END") or grep (a pattern)'
 
 
 @dataclass

@@ -19,17 +19,13 @@ from hostshape.proxy.upstream import (
     describe,
     require_mcp,
 )
-from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
+from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
 log = logging.getLogger("hostshape.proxy")
 
 RETRIEVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "handle": {"type": "string", "description": "the handle from a _hostshape envelope or [hostshape] line"},
-        "query": {"type": "string", "description": "optional JMESPath expression over the full saved result"},
-        "cursor": {"type": "string", "description": "the `next` value of the previous page, for the next page"},
-    },
+    "properties": {name: {"type": "string", "description": text} for name, text in ARGUMENTS.items()},
     "required": ["handle"],
 }
 
@@ -212,6 +208,9 @@ class Proxy:
                     str(args.get("handle", "")),
                     query=args.get("query") or None,
                     cursor=args.get("cursor") or None,
+                    section=args.get("section") or None,
+                    lines=args.get("lines") or None,
+                    grep=args.get("grep") or None,
                     policy=self.policy,
                 )
             )

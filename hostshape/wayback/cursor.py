@@ -1,4 +1,5 @@
-"""Opaque, tamper-proof cursors: a handle, a query and an offset, signed with the spill store's secret."""
+"""Opaque, tamper-proof cursors: a handle, a query (or a document view) and an offset, signed with the spill store's
+secret."""
 
 from __future__ import annotations
 
@@ -18,13 +19,18 @@ class CursorError(ValueError):
 
 @dataclass(frozen=True)
 class Position:
+    """Where a page starts: ``offset`` into the result (narrowed by ``query``), or into a document ``view``
+    (``lines:A-B``, ``section:ID``, ``grep:PATTERN``; see hostshape.fit.document)."""
+
     handle: str
     query: str | None
     offset: int
+    view: str | None = None
 
 
 def encode(secret: bytes, position: Position) -> str:
-    body = orjson.dumps([position.handle, position.query, position.offset])
+    fields = [position.handle, position.query, position.offset]
+    body = orjson.dumps([*fields, position.view] if position.view is not None else fields)
     tag = hmac.new(secret, body, hashlib.sha256).digest()[:_TAG_BYTES]
     return base64.urlsafe_b64encode(tag + body).decode().rstrip("=")
 
@@ -37,7 +43,9 @@ def decode(secret: bytes, cursor: str, *, handle: str, query: str | None) -> Pos
         tag, body = raw[:_TAG_BYTES], raw[_TAG_BYTES:]
         if not hmac.compare_digest(tag, hmac.new(secret, body, hashlib.sha256).digest()[:_TAG_BYTES]):
             raise ValueError("bad signature")
-        cursor_handle, cursor_query, offset = orjson.loads(body)
+        cursor_handle, cursor_query, offset, *view = orjson.loads(body)
+        if len(view) > 1 or not all(isinstance(v, str) for v in view):
+            raise ValueError("bad view")
     except (ValueError, TypeError, orjson.JSONDecodeError):
         raise CursorError(
             "this cursor is not valid here: call again without cursor to start from the first page"
@@ -57,4 +65,4 @@ def decode(secret: bytes, cursor: str, *, handle: str, query: str | None) -> Pos
             f"this cursor was made for query {cursor_query!r}: repeat that query with it, or omit "
             "cursor to start your new query from its first page"
         )
-    return Position(cursor_handle, cursor_query, int(offset))
+    return Position(cursor_handle, cursor_query, int(offset), view[0] if view else None)

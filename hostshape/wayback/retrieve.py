@@ -1,21 +1,24 @@
-"""The way back: read a budgeted page of a saved full result, optionally narrowed by a JMESPath query.
+"""The way back: read a budgeted page of a saved full result, narrowed by a JMESPath query (JSON) or by a part of
+a document (text): an outline ``section``, a range of ``lines``, or the lines a ``grep`` pattern finds.
 
-Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor="")``, registered by its adapter.
-``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no side effects, a query's
-time and the size of what it builds are bounded (hostshape/query.py), and every answer (including errors) is a
-short, budgeted text that says what to do next. Pages of a record list hold whole
-records; following ``next`` from the first page to the last returns every record exactly once.
+Every host gets one retrieval tool, ``hostshape_read(handle, query="", cursor="", section="", lines="", grep="")``,
+registered by its adapter. ``read`` is safe to expose to a model: it only reads the spill store, JMESPath has no
+side effects, a query's time and the size of what it builds are bounded (hostshape/query.py), a grep pattern runs
+in linear time (hostshape/documents/grep.py), and every answer (including errors) is a short, budgeted text that
+says what to do next. Pages of a record list hold whole records; following ``next`` from the first page to the
+last returns every record exactly once, and every line of a section or range likewise.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from typing import Any
 
 from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
 from hostshape.fit import clean, fit_data, fit_text, last_resort
 from hostshape.fit.budget import Limit
+from hostshape.input.lossless import losses
 from hostshape.input.parse import parse_json
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import safe_text
@@ -32,35 +35,50 @@ log = logging.getLogger("hostshape")
 RETRIEVAL_TOOL = "hostshape_read"
 RETRIEVAL_DESCRIPTION = (
     "Read more of a tool result that hostshape shortened. Pass `handle` from the result's _hostshape envelope "
-    "(or its [hostshape] line) and `cursor` = its `next` value for the following page. Optionally pass `query`, "
-    "a JMESPath expression over the full original result, to pick records or fields, e.g. "
+    "(or its [hostshape] line) and `cursor` = its `next` value for the following page. For JSON results, "
+    "optionally pass `query`, a JMESPath expression over the full original result, to pick records or fields, e.g. "
     '"[?number==`1033`]" or "[].{number: number, body: body}" (for objects with a list inside, start from '
     "its key, e.g. \"items[?state=='open'].title\"). Without a query, pages show records in the same compact form "
-    "as the first page; use a query to see fields it omitted."
+    "as the first page; use a query to see fields it omitted. For text results (documents, pages, logs, diffs), "
+    'pass one of `section` (an outline entry\'s id or title exactly as the outline shows it, e.g. "2.3"), '
+    '`lines` ("START-END", e.g. "120-180") or `grep` (text or an RE2 regular expression; without capitals it '
+    "ignores case): matching lines come with line numbers and context."
 )
-# The arguments of the retrieval tool, as JSON Schema, for hosts that declare a tool by its schema.
-RETRIEVAL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "handle": {"type": "string", "description": "the handle from a _hostshape envelope or [hostshape] line"},
-        "query": {"type": "string", "description": "optional JMESPath expression over the full saved result"},
-        "cursor": {"type": "string", "description": "the `next` value of the previous page, for the next page"},
-    },
-    "required": ["handle"],
+# What each argument of the retrieval tool means, for the adapters that describe them one by one.
+ARGUMENTS: dict[str, str] = {
+    "handle": "the handle from a _hostshape envelope or [hostshape] line",
+    "query": "JSON results: optional JMESPath expression over the full saved result",
+    "cursor": "the `next` value of the previous page, for the next page",
+    "section": "text results: an outline entry's id or title, exactly as the outline shows it",
+    "lines": 'text results: a line range "START-END"',
+    "grep": "text results: text or an RE2 regular expression; matching lines with line numbers and context",
 }
+PARTS = ("section", "lines", "grep")
+CANNOT_READ_PART = "[hostshape] cannot read that part:"
 
 
-def read(handle: str, query: str | None = None, cursor: str | None = None, *, policy: Policy | None = None) -> str:
+def read(
+    handle: str,
+    query: str | None = None,
+    cursor: str | None = None,
+    *,
+    section: str | None = None,
+    lines: str | None = None,
+    grep: str | None = None,
+    policy: Policy | None = None,
+) -> str:
     """One page of the saved result ``handle``. Never raises: errors come back as text naming the remedy.
 
+    ``section``, ``lines`` and ``grep`` (one at a time) read a part of a text result (hostshape.fit.document).
     Pages name the retrieval tool as ``policy.retrieval_tool`` (a host may qualify it, e.g. Claude's
     ``mcp__hostshape__hostshape_read``), ``hostshape_read`` when unset."""
     policy = policy or Policy()
     if policy.retrieval_tool is None:
         policy = policy.replace(retrieval_tool=RETRIEVAL_TOOL)
     limit = Limit.of(policy, policy.budget)
+    parts = {name: str(value) for name, value in zip(PARTS, (section, lines, grep), strict=True) if value}
     try:
-        answer = _read(str(handle), str(query) if query else None, str(cursor) if cursor else None, policy)
+        answer = _read(str(handle), str(query) if query else None, str(cursor) if cursor else None, parts, policy)
     except Exception as exc:  # noqa: BLE001 - the model gets a message, the host keeps running
         log.exception("hostshape_read failed")
         answer = f"[hostshape] could not read {_shown(handle)} ({type(exc).__name__}); call the original tool again."
@@ -85,10 +103,10 @@ def _reason(exc: JMESPathError) -> str:
     return str(exc)
 
 
-def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
+def _read(handle: str, query: str | None, cursor: str | None, parts: dict[str, str], policy: Policy) -> str:
     try:
         store = open_store(policy)
-        return _read_from(store, handle, query, cursor, policy)
+        return _read_from(store, handle, query, cursor, parts, policy)
     except SpillError as exc:
         log.warning("hostshape_read could not reach the spill store: %s", exc)
         return (
@@ -97,14 +115,27 @@ def _read(handle: str, query: str | None, cursor: str | None, policy: Policy) ->
         )
 
 
-def _read_from(store: Store, handle: str, query: str | None, cursor: str | None, policy: Policy) -> str:
+def _read_from(
+    store: Store, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], policy: Policy
+) -> str:
     offset = 0
+    view = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
+    if len(parts) > 1:
+        return "[hostshape] pass one of section, lines or grep at a time."
+    if parts and query:
+        return "[hostshape] query picks from JSON results, section, lines and grep read text: pass one of them."
     if cursor:
         try:
             position = decode(store.secret, cursor, handle=handle, query=query)
         except CursorError as exc:
             return f"[hostshape] {exc}"
-        query, offset = position.query, position.offset
+        if parts and position.view is None:
+            return (
+                "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
+                "cursor to start that part from its first page."
+            )
+        # A cursor made for a part carries it (a section by its id): the part named again beside it is that one.
+        query, offset, view = position.query, position.offset, position.view
     loaded = store.load(handle)
     if loaded is None:
         return (
@@ -121,11 +152,22 @@ def _read_from(store: Store, handle: str, query: str | None, cursor: str | None,
 
     facts = Facts()
     records_at: tuple[str, ...] | None = None
+    if view is not None or (not is_json and not query and not cursor):
+        return _read_part(text, view, offset, limit, handle, policy, secret)
     if not is_json:
         if query:
-            return "[hostshape] this saved result is text, not JSON: call again without query to page through it."
-        return fit_text(clean(text), facts, limit, way, next_cursor, offset=offset).text
+            return (
+                "[hostshape] this saved result is text, not JSON: call again with section, lines or grep, or "
+                "without query to page through it."
+            )
+        return fit_text(
+            clean(text), facts, limit, dataclasses.replace(way, reads="text"), next_cursor, offset=offset
+        ).text
     value = parse_json(text).value
+    lost = losses(text)  # the saved text keeps them; a page re-renders parsed values, and says what that changes
+    if lost:
+        facts.notes.extend(lost)
+        facts.replaced = True
     if query:
         try:
             value = bounded_search(query, value, len(text))
@@ -146,3 +188,23 @@ def _read_from(store: Store, handle: str, query: str | None, cursor: str | None,
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
+
+
+def _read_part(
+    text: str, view: str | None, offset: int, limit: Limit, handle: str, policy: Policy, secret: bytes
+) -> str:
+    """A page of one part of a document: ``view`` (``section:...``, ``lines:...``, ``grep:...``), or its lines
+    from the first when None."""
+    from hostshape.fit.document import ViewError, document, fit_view
+
+    if view is None:
+        view = f"lines:1-{document(text).lines.count}"
+    way = WayBack(handle=handle, tool=policy.retrieval_tool, reads="document")
+
+    def view_cursor(at_view: str, at: int) -> str:
+        return encode(secret, Position(handle, None, at, at_view))
+
+    try:
+        return fit_view(text, view, offset, Facts(), limit, way, view_cursor).text
+    except ViewError as exc:
+        return f"{CANNOT_READ_PART} {exc}."

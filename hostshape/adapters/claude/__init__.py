@@ -104,7 +104,8 @@ def hostshape_hooks(
 
 
 def retrieval_server(policy: Policy) -> McpSdkServerConfig:
-    """An in-process MCP server named ``hostshape`` with one tool, ``hostshape_read(handle, query, cursor)``.
+    """An in-process MCP server named ``hostshape`` with one tool, ``hostshape_read(handle, query, cursor, section,
+    lines, grep)``.
 
     The tool returns ``hostshape.wayback.retrieve.read(...)``: a budgeted page of a saved full result and the next
     cursor.
@@ -112,14 +113,28 @@ def retrieval_server(policy: Policy) -> McpSdkServerConfig:
     require(EXTRA, "claude_agent_sdk")
     from claude_agent_sdk import create_sdk_mcp_server, tool
 
-    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_SCHEMA, RETRIEVAL_TOOL
+    from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    @tool(RETRIEVAL_TOOL, RETRIEVAL_DESCRIPTION, RETRIEVAL_SCHEMA)
+    schema = {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": text} for name, text in ARGUMENTS.items()},
+        "required": ["handle"],
+    }
+
+    @tool(RETRIEVAL_TOOL, RETRIEVAL_DESCRIPTION, schema)
     async def hostshape_read(args: dict[str, Any]) -> dict[str, Any]:
         import anyio
 
         text = await anyio.to_thread.run_sync(
-            lambda: read_page(args.get("handle"), args.get("query"), args.get("cursor"), policy=policy)
+            lambda: read_page(
+                args.get("handle"),
+                args.get("query"),
+                args.get("cursor"),
+                section=args.get("section"),
+                lines=args.get("lines"),
+                grep=args.get("grep"),
+                policy=policy,
+            )
         )
         return {"content": [{"type": "text", "text": text}]}
 

@@ -1,0 +1,70 @@
+"""Accessibility snapshots (Playwright's aria snapshot: ``- role "name" [attr] [ref=e12]:`` lines nested by
+indentation): landmarks and headings as the outline, interactive elements with their refs as highlights (inputs and
+buttons first, then links). The format is line-oriented YAML whose every line is one node, so each line is read
+with one anchored pattern (linear)."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outline, clip, title_of
+
+LINE = re.compile(r"(?P<indent> *)- (?P<role>[a-z]+)(?: \"(?P<name>(?:[^\"\\]|\\.){0,500})\")?(?P<rest>[^\n]*)")
+_REF = re.compile(r"\[ref=([\w-]+)\]")
+_LEVEL = re.compile(r"\[level=(\d)\]")
+_LANDMARKS = frozenset(
+    ["banner", "main", "navigation", "contentinfo", "complementary", "region", "form", "search", "article", "dialog"]
+)
+_INPUTS = frozenset(
+    ["textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider", "spinbutton", "listbox"]
+)
+_ACTIONS = frozenset(["button", "menuitem", "tab", "option", "treeitem"])
+
+
+def outline(text: str) -> Outline | None:
+    """Landmarks (by nesting) and headings (by level), and the interactive elements; None when no line is a node."""
+    entries: list[Entry] = []
+    ranked: list[tuple[int, int, str]] = []
+    landmark_depth: list[int] = []
+    unnamed: tuple[int, int] | None = None  # (entry index, indent) of a landmark still without a name
+    nodes = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        match = LINE.match(line[:1000])
+        if not match:
+            continue
+        nodes += 1
+        indent = len(match.group("indent")) // 2
+        role, name, rest = match.group("role"), match.group("name") or "", match.group("rest")
+        while landmark_depth and landmark_depth[-1] >= indent:
+            landmark_depth.pop()
+        if unnamed is not None and (indent <= unnamed[1] or name):
+            if name and indent > unnamed[1]:  # an unnamed landmark is known by its first named content
+                entry = entries[unnamed[0]]
+                entries[unnamed[0]] = Entry(title_of(f"{entry.title}: {name}"), entry.level, entry.start)
+            unnamed = None
+        if role in _LANDMARKS and len(entries) < MAX_ENTRIES:
+            landmark_depth.append(indent)
+            entries.append(Entry(title_of(f"{role} {name}".strip()), len(landmark_depth), number))
+            if not name:
+                unnamed = (len(entries) - 1, indent)
+        elif role == "heading" and len(entries) < MAX_ENTRIES:
+            level = _LEVEL.search(rest)
+            depth = len(landmark_depth) + int(level.group(1) if level else 2)
+            entries.append(Entry(title_of(f"heading {name}"), depth, number))
+        ref = _REF.search(rest)
+        if ref and (role in _INPUTS or role in _ACTIONS or role == "link") and len(ranked) < MAX_HIGHLIGHTS:
+            rank = 0 if role in _INPUTS else 1 if role in _ACTIONS else 2
+            ranked.append((rank, number, clip(f'{role} "{name}" [ref={ref.group(1)}]', 160)))
+    if nodes < 3:
+        return None
+    ranked.sort()
+    highlights = tuple(f"L{n} {t}" for _, n, t in ranked)
+    if not entries:
+        entries = [Entry("(page)", 1, 1)]
+    return Outline(
+        "aria snapshot",
+        tuple(entries),
+        highlights=highlights,
+        highlights_label="interactive elements (ref)",
+        summary=f"{nodes:,} nodes, {len(ranked):,} interactive elements with refs",
+    )

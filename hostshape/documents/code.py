@@ -1,0 +1,140 @@
+"""Source code: its definitions (functions, classes, structs, traits, modules...), nested by indentation, each
+titled by its signature line.
+
+The language is told from the content (the words and forms each language's definitions and imports use); Pygments'
+lexer for it marks definitions (``Name.Function``, ``Name.Class``, ``Name.Namespace`` on a line that starts with a
+keyword). Without Pygments, for languages whose lexer marks none (JavaScript, Go), and for sources over
+``MAX_LEXED_CHARS``, definition lines are found by one anchored pattern over the keywords of every language."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+
+MAX_LEXED_CHARS = 1_000_000
+_SIGNS: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"^(?:async )?def \w+\(.*:\s*$|^class \w+.*:\s*$|^(?:from \S+ )?import \w", re.M),
+    "rust": re.compile(r"^\s*(?:pub(?:\([^)\n]*\))? )?(?:fn|impl|trait|mod|use \w+::)\b|\blet mut\b", re.M),
+    "go": re.compile(r"^package \w+$|^func [\w(]|^type \w+ (?:struct|interface)", re.M),
+    "java": re.compile(r"^\s*(?:public|private|protected)(?: static)? [\w<>\[\], ]+[ (]|^import [\w.]+;", re.M),
+    "javascript": re.compile(
+        r"^\s*(?:export )?(?:async )?function\b|=>|^\s*(?:const|let|var) \w+ =|^import .* from ", re.M
+    ),
+    "c": re.compile(r"^#include\s*[<\"]|^\w[\w\s\*]+\([^;]*\)\s*\{?\s*$", re.M),
+    "bash": re.compile(r"^#!/.*sh\b|^\s*(?:if \[|fi$|then$|done$|esac$|set -[euxo]|export \w+=)", re.M),
+    "ruby": re.compile(r"^\s*def \w+[^:]*$|^\s*end$|^require ['\"]", re.M),
+}
+_KEYWORD_DEFINITION = re.compile(
+    r"(?P<indent>[ \t]*)(?:(?:pub(?:\([^)\n]{0,40}\))?|export|default|async|static|public|private|protected|"
+    r"internal|abstract|final|sealed|override|open|unsafe|extern|inline|virtual|const|data|case)\s+){0,6}"
+    r"(?:def|class|fn|func|function|struct|enum|trait|impl|interface|type|module|mod|object|namespace|record|"
+    r"protocol|extension|macro_rules!)\s*[\w(<*&]"
+    r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
+    r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
+)
+
+
+def looks_like_code(sample: str) -> str | None:
+    """The language ``sample`` most looks written in, or None when it does not look like code."""
+    lines = max(1, sample.count("\n") + 1)
+    best, hits = None, 0
+    for language, sign in _SIGNS.items():
+        found = len(sign.findall(sample))
+        if found > hits:
+            best, hits = language, found
+    structural = sum(1 for line in sample.splitlines() if line.rstrip().endswith(("{", "}", ";", ":", ")")))
+    return best if hits >= 3 and (hits + structural) / lines >= 0.15 else None
+
+
+def outline(text: str) -> Outline | None:
+    """The definitions of ``text``, or None when it has none."""
+    language = looks_like_code(text[:65536]) or "code"
+    entries: list[Entry] = []
+    notes: tuple[str, ...] = ()
+    if len(text) <= MAX_LEXED_CHARS:
+        try:
+            entries = _lexed(text, language)
+        except ImportError:
+            entries = []
+    elif language != "code":
+        notes = (f"{len(text):,} characters: definitions found by their keywords, not lexed",)
+    if not entries:
+        entries = _keyword_lines(text)
+    if not entries:
+        return None
+    if len(entries) > MAX_ENTRIES:
+        notes = (*notes, f"outline keeps the first {MAX_ENTRIES:,} definitions")
+        entries = entries[:MAX_ENTRIES]
+    return Outline(f"{language} source" if language != "code" else "source code", tuple(entries), notes=notes)
+
+
+def _lexed(text: str, language: str) -> list[Entry]:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.token import Keyword, Name, Text, Whitespace
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_by_name(language, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        return []
+    starts = _line_starts(text)
+    defined: set[int] = set()
+    first_on_line: dict[int, object] = {}
+    line = 0
+    for index, kind, value in lexer.get_tokens_unprocessed(text):
+        while line + 1 < len(starts) and starts[line + 1] <= index:
+            line += 1
+        if kind in Whitespace or (kind in Text and not value.strip()):
+            continue
+        first_on_line.setdefault(line, kind)
+        first = first_on_line[line]
+        if (kind in Name.Function or kind in Name.Class) and first in Keyword and first not in Keyword.Namespace:
+            defined.add(line)
+    # A keyword's definition line counts when the lexer sees it start with a keyword (not inside a comment or a
+    # string): this adds what a lexer leaves unmarked (Rust's impl and trait, JavaScript's and Go's functions).
+    defined.update(n for n in _keyword_numbers(text, starts) if first_on_line.get(n) in Keyword)
+    return _entries(text, starts, sorted(defined))
+
+
+def _keyword_lines(text: str) -> list[Entry]:
+    starts = _line_starts(text)
+    return _entries(text, starts, _keyword_numbers(text, starts))
+
+
+def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
+    """The (0-based) lines that open a definition by a keyword of some language."""
+    found: list[int] = []
+    for number, start in enumerate(starts):
+        end = text.find("\n", start, start + 400)
+        if _KEYWORD_DEFINITION.match(text, start, end if end >= 0 else min(len(text), start + 400)):
+            found.append(number)
+            if len(found) > MAX_ENTRIES:
+                break
+    return found
+
+
+def _entries(text: str, starts: list[int], lines: list[int]) -> list[Entry]:
+    """Entries for the definition lines (0-based), nested by indentation."""
+    entries: list[Entry] = []
+    indents: list[int] = []
+    for line in lines:
+        end = text.find("\n", starts[line])
+        source = text[starts[line] : end if end >= 0 else len(text)][:300]
+        indent = len(source) - len(source.lstrip())
+        while indents and indents[-1] > indent:
+            indents.pop()
+        if not indents or indents[-1] < indent:
+            indents.append(indent)
+        signature = source.strip().rstrip("{:").strip()
+        entries.append(Entry(title_of(signature, 100), len(indents), line + 1))
+    return entries
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts

@@ -1,0 +1,87 @@
+"""Which kind of document a text is, from its content alone (never a file or tool name): the first 64 KB are read
+for the marks each kind leaves (tags, diff headers, aria nodes, timestamps and severities, keys, headings, code)."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents.aria import LINE as ARIA_LINE
+from hostshape.documents.code import looks_like_code
+
+SAMPLE_CHARS = 65_536
+_SAMPLE_LINES = 2_000
+_FIRST_ELEMENT = re.compile(r"<[a-z][\w:.-]*[\s>/]")
+_HTML_TAG = re.compile(r"<(?:html|head|body|div|p|span|a|script|meta|link|table|ul|h[1-6]|article|section|main)[\s>/]")
+_DIFF = re.compile(r"^diff --git |^--- \S.*\n\+\+\+ \S.*\n@@ -\d", re.M)
+_LOG_LINE = re.compile(
+    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"
+    r"|\[?\d{2}:\d{2}:\d{2}"
+    r"|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|NOTICE|CRITICAL)\]?[\s:]"
+    r"|##\[|::(?:group|endgroup|error|warning|notice)\b|> Task :|Step \d+/\d+ :|#\d+ \[|\s*at [\w.$]+\("
+    r"|\[[^\]\n]{1,60}\] "  # a parallel branch's prefix (Jenkins), a logger's name
+    # build tools' own words: compilers, make, configure, automake's silent rules, package managers
+    r"|(?:Compiling|Precompiling|Linking|Building|Creating|Installing|Downloading|Running|Making|Generating|"
+    r"Scanning|Fetching|Copying|Packaging|Checking|checking (?:for|if|whether)) "
+    r"|g?make(?:\[\d+\])?: |={3,} |\s*(?:CC|CXX|LD|AR|CCLD|CXXLD)\s+\S"
+)
+_YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
+_YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
+_ATX = re.compile(r"^ {0,3}#{1,6} \S", re.M)
+_FENCE_OR_LINK = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)", re.M)
+_MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)|^ {0,3}(?:[-*+]|\d+\.) \S|^ {0,3}>|\*\*\S", re.M)
+
+
+def kind_of(text: str) -> str:
+    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``markdown``, ``code``, ``prose``."""
+    sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
+    if sample.startswith("<") and _mostly_markup(sample):
+        head = sample[:4000].lower()
+        first = _FIRST_ELEMENT.search(head)
+        if head.startswith("<!doctype html") or "<html" in head or "<body" in head:
+            return "html"
+        if head.startswith("<?xml"):
+            return "xml"
+        return "html" if first is not None and _HTML_TAG.match(first.group(0)) else "xml"
+    if _DIFF.search(sample):
+        return "diff"
+    lines = [line for line in sample.splitlines()[:_SAMPLE_LINES] if line.strip()]
+    if not lines:
+        return "prose"
+    share = _shares(lines)
+    if share["aria"] >= 0.6 and "[ref=" in sample:
+        return "aria"
+    if share["log"] >= 0.3:
+        return "log"
+    if share["keys"] >= 0.3 and share["yaml"] >= 0.85:
+        return "yaml"
+    atx = len(_ATX.findall(sample))
+    marks = len(_MARKDOWN.findall(sample))
+    language = looks_like_code(sample)
+    if (marks >= 3 and (language is None or atx + len(_FENCE_OR_LINK.findall(sample)) >= 3)) or (
+        atx >= 1 and language is None
+    ):
+        return "markdown"
+    if language is not None:
+        return "code"
+    return "markdown" if atx else "prose"
+
+
+def _mostly_markup(sample: str) -> bool:
+    """A text that starts with a tag is markup unless most of its lines are not tags (Markdown that opens with an
+    anchor or a badge, say)."""
+    lines = [line.lstrip() for line in sample.splitlines()[:_SAMPLE_LINES] if line.strip()]
+    if len(lines) < 10:
+        return True
+    tagged = sum(1 for line in lines if line.startswith("<"))
+    return tagged / len(lines) >= 0.3 or not _ATX.search(sample)
+
+
+def _shares(lines: list[str]) -> dict[str, float]:
+    total = len(lines)
+    aria = sum(1 for line in lines if ARIA_LINE.match(line[:300]))
+    log = sum(1 for line in lines if _LOG_LINE.match(line[:200]))
+    comments = sum(1 for line in lines if line.lstrip().startswith("#"))
+    keys = sum(1 for line in lines if _YAML_KEY.match(line[:200]))
+    other = sum(1 for line in lines if not _YAML_KEY.match(line[:200]) and _YAML_OTHER.match(line[:200]))
+    data = max(1, total - comments)
+    return {"aria": aria / total, "log": log / total, "keys": keys / data, "yaml": (keys + other) / data}

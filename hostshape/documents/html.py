@@ -1,0 +1,349 @@
+"""HTML: the main content as readable text (headings as ``#`` lines, links as ``[text](href)``, list items, table
+rows as ``| a | b |``), with scripts, styles, navigation, footers and hidden parts left out; the outline is its
+headings, and its line ranges refer to that readable text.
+
+The tree comes from selectolax (Lexbor) when installed; without it, or when the markup nests deeper than
+``MAX_TREE_DEPTH`` (the HTML5 tree algorithm checks the stack of open elements at each tag, which turns a document
+nested 100,000 deep quadratic), the same conversion runs on the standard library's event parser, which keeps no
+tree and is linear.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+from hostshape.documents import prose
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+
+MAX_TREE_DEPTH = 1_000
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]{0,30})[^>]{0,4000}?(/?)>")
+_VOID = frozenset(
+    ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]
+)
+_SKIP = frozenset(
+    [
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "iframe",
+        "canvas",
+        "object",
+        "nav",
+        "footer",
+        "aside",
+        "form",
+        "select",
+        "option",
+        "button",
+        "dialog",
+        "head",
+    ]
+)
+_SKIP_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"})
+_BLOCK = frozenset(
+    [
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "figure",
+        "figcaption",
+        "blockquote",
+        "address",
+        "dl",
+        "dt",
+        "dd",
+        "ul",
+        "ol",
+        "table",
+        "thead",
+        "tbody",
+        "tfoot",
+        "caption",
+        "details",
+        "summary",
+        "hr",
+        "center",
+    ]
+)
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_SPACE = re.compile(r"\s+")
+
+
+def outline(text: str) -> Outline | None:
+    """The readable text of ``text`` and its headings."""
+    depth = _deepest(text)
+    notes: list[str] = ["HTML shown as readable text: scripts, styles, navigation and footers left out"]
+    sink = _Readable()
+    try:
+        if depth > MAX_TREE_DEPTH:
+            notes.append(f"markup nested {depth:,} deep: read as a flat stream of tags")
+            raise ImportError
+        _from_tree(text, sink)
+    except ImportError:
+        sink = _Readable()
+        _from_stream(text, sink)
+    body = sink.result()
+    entries = sink.entries
+    title = sink.title
+    if title and not any(e.level == 1 for e in entries):
+        body = f"# {title}\n{body}"
+        entries = [Entry(title, 1, 1), *(Entry(e.title, e.level, e.start + 1) for e in entries)]
+    structured = bool(entries)
+    if not entries:
+        fallback = prose.outline(body)
+        structured = fallback is not None and fallback.structured
+        entries = list(fallback.entries) if fallback else [Entry(title or "(page)", 1, 1)]
+    if len(entries) > MAX_ENTRIES:
+        notes.append(f"outline keeps the first {MAX_ENTRIES:,} of {len(entries):,} headings")
+        entries = entries[:MAX_ENTRIES]
+    return Outline("html", tuple(entries), body=body, notes=tuple(notes), structured=structured)
+
+
+def _deepest(text: str) -> int:
+    """How deep the tags of ``text`` nest at most (void and self-closed tags do not nest). Linear."""
+    depth = deepest = 0
+    for match in _TAG.finditer(text):
+        closing, name, self_closed = match.group(1), match.group(2).lower(), match.group(3)
+        if name in _VOID or self_closed:
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
+
+
+class _Readable:
+    """Turns start/end/text events into readable lines, noting each heading's line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.line: list[str] = []
+        self.entries: list[Entry] = []
+        self.title = ""
+        self._heading: int | None = None
+        self._links: list[tuple[int, str]] = []  # (position in the line, href) of the open links
+        self._pre = 0
+        self._cells = 0
+
+    # -- events ---------------------------------------------------------------------------------------------
+    def start(self, tag: str, attrs: dict[str, str | None]) -> bool:
+        """Take an element's start; False when its content is to be left out."""
+        if tag in _SKIP or _hidden(attrs):
+            return False
+        if tag in _HEADINGS:
+            self.newline()
+            self._heading = _HEADINGS[tag]
+            self.line.append("#" * self._heading + " ")
+        elif tag == "li":
+            self.newline()
+            self.line.append("- ")
+        elif tag == "tr":
+            self.newline()
+            self._cells = 0
+        elif tag in ("td", "th"):
+            self.line.append("| " if self._cells == 0 else " | ")
+            self._cells += 1
+        elif tag == "br":
+            self.newline()
+        elif tag == "pre":
+            self.newline()
+            if not self._pre:
+                self.lines.append("```")
+            self._pre += 1
+        elif tag == "a":
+            href = (attrs.get("href") or "").strip()
+            self._links.append((len(self.line), href))
+        elif tag == "img":
+            alt = (attrs.get("alt") or "").strip()
+            if alt:
+                self.text(f"[image: {alt}]")
+        elif tag in _BLOCK:
+            self.newline()
+        return True
+
+    def end(self, tag: str) -> None:
+        if tag in _HEADINGS and self._heading is not None:
+            title = title_of("".join(self.line).lstrip("#").strip()).rstrip("¶§#🔗 ").strip()
+            if title:
+                self.entries.append(Entry(title, self._heading, len(self.lines) + 1))
+                self.newline()
+            else:
+                self.line.clear()
+            self._heading = None
+        elif tag == "a" and self._links:
+            at, href = self._links.pop()
+            if _useful(href) and "".join(self.line[at:]).strip():
+                self.line.insert(at, "[")
+                self.line.append(f"]({href})")
+        elif tag == "tr":
+            if self._cells:
+                self.line.append(" |")
+            self.newline()
+        elif tag == "pre" and self._pre:
+            self.newline()
+            self._pre -= 1
+            if not self._pre:
+                self.lines.append("```")
+        elif tag in _BLOCK or tag == "li":
+            self.newline()
+
+    def text(self, data: str) -> None:
+        if self._pre:
+            parts = data.split("\n")
+            for index, part in enumerate(parts):
+                if index:
+                    self.newline(keep_blank=True)
+                self.line.append(part)
+            return
+        data = _SPACE.sub(" ", data)
+        if data.strip() or (self.line and not self.line[-1].endswith(" ")):
+            self.line.append(data)
+
+    # -- output ---------------------------------------------------------------------------------------------
+    def newline(self, keep_blank: bool = False) -> None:
+        line = "".join(self.line)
+        line = line.rstrip() if self._pre else _SPACE.sub(" ", line).strip()
+        self.line.clear()
+        self._links = [(0, href) for _, href in self._links]
+        if line or keep_blank:
+            self.lines.append(line)
+
+    def result(self) -> str:
+        self.newline()
+        return "\n".join(self.lines)
+
+
+def _hidden(attrs: dict[str, str | None]) -> bool:
+    if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
+        return True
+    return (attrs.get("role") or "").lower() in _SKIP_ROLES
+
+
+def _useful(href: str) -> bool:
+    return bool(href) and not href.startswith(("#", "javascript:")) and len(href) <= 300
+
+
+# -- event sources -------------------------------------------------------------------------------------------
+def _from_tree(text: str, sink: _Readable) -> None:
+    """Walk selectolax's tree (iteratively: no recursion however deep) from the main content."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(text)
+    title = tree.css_first("title")
+    sink.title = title_of(title.text()) if title is not None else ""
+    root = _main(tree)
+    if root is None:
+        return
+    root_id = root.mem_id
+    node = root.child
+    while node is not None:
+        descend = _enter(node, sink)
+        if descend and node.child is not None:
+            node = node.child
+            continue
+        if descend and node.tag != "-text":
+            sink.end(node.tag)
+        while True:
+            if node.next is not None:
+                node = node.next
+                break
+            node = node.parent
+            if node is None or node.mem_id == root_id:
+                node = None
+                break
+            sink.end(node.tag)
+
+
+def _enter(node: Any, sink: _Readable) -> bool:
+    tag = node.tag
+    if tag == "-text":
+        sink.text(node.text_content or "")
+        return False
+    if tag.startswith("-"):  # comments, doctype
+        return False
+    return sink.start(tag, dict(node.attributes))
+
+
+def _main(tree: Any) -> Any:
+    """The page's one ``main`` element (or ``[role=main]``), else its one dominant ``article``, else ``body``."""
+    for selector in ("main", "[role=main]"):
+        found = tree.css(selector)
+        if len(found) == 1:
+            return found[0]
+    body = tree.body
+    articles = tree.css("article")
+    if body is not None and len(articles) == 1:
+        total = len(body.text(strip=True))
+        if total and len(articles[0].text(strip=True)) * 2 >= total:
+            return articles[0]
+    return body if body is not None else tree.root
+
+
+class _Stream(HTMLParser):
+    """The standard library's event parser feeding the sink, skipping left-out elements by their own depth."""
+
+    def __init__(self, sink: _Readable, only_main: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.sink = sink
+        self.skip: tuple[str, int] | None = None
+        self.title: list[str] | None = None
+        self.only_main = only_main
+        self.main = 0 if only_main else 1  # how many main elements are open (always 1: the whole page)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip is not None:
+            if tag == self.skip[0]:
+                self.skip = (tag, self.skip[1] + 1)
+            return
+        if tag == "title" and not self.sink.title:
+            self.title = []
+            return
+        if tag == "main" and self.only_main:
+            self.main += 1
+        if not self.main:
+            return
+        if not self.sink.start(tag, dict(attrs)) and tag not in _VOID:
+            self.skip = (tag, 1)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.skip is None and self.main:
+            self.sink.start(tag, dict(attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.skip is not None:
+            if tag == self.skip[0]:
+                left = self.skip[1] - 1
+                self.skip = (tag, left) if left else None
+            return
+        if tag == "title" and self.title is not None:
+            self.sink.title = title_of("".join(self.title))
+            self.title = None
+            return
+        if self.main:
+            self.sink.end(tag)
+            if tag == "main" and self.only_main:
+                self.main -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self.title is not None:
+            self.title.append(data[:1000])
+        elif self.skip is None and self.main:
+            self.sink.text(data)
+
+
+def _from_stream(text: str, sink: _Readable) -> None:
+    only_main = re.search(r"<main[\s>]", text, re.IGNORECASE) is not None
+    parser = _Stream(sink, only_main)
+    for start in range(0, len(text), 1 << 16):
+        parser.feed(text[start : start + (1 << 16)])
+    parser.close()

@@ -1,0 +1,100 @@
+"""Logs (CI and build output, application logs): the steps as the outline (GitHub Actions groups, ``Step n/m``,
+Gradle tasks, Maven plugin runs, BuildKit steps, ``RUN:`` and ``$`` commands, ``==>``, ``===`` and ``***`` banners;
+under the parallel branch a ``[branch]`` line prefix names), else even blocks of lines; error and warning lines
+with the line after them as highlights, errors first, repeated lines collapsed with their count (lines that differ
+only in numbers, or that end with the same ``[category]``, such as a compiler's ``[-Wunused-result]``).
+
+There is no parser for logs in general: lines are matched one by one with anchored patterns, in linear time. A log
+without steps is outlined by even blocks of lines."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents import prose
+from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outline, clip, title_of
+
+_STEP = re.compile(
+    r"(?:\S+Z )?(?:##\[group\]|::group::)(?P<a>.+)"
+    r"|(?:\S+Z )?##\[section\](?P<b>.+)"
+    r"|Step (?P<c>\d+/\d+ ?:.+)"
+    r"|> Task (?P<d>:\S+)"
+    r"|\[INFO\] --- (?P<e>.+?) ---"
+    r"|#\d+ (?P<f>\[[^\]]{1,60}\] .+)"
+    r"|==> (?P<g>.+)"
+    r"|=+ (?P<h>[^=].{0,100}?) =+$"
+    r"|={3,}(?!=)[ \t]*(?![Dd]one|[Ff]inished|[Ee]nd)(?P<i>[^=\s-].{0,100}?)[ =]*$"
+    r"|\*{3} (?P<j>\S.{0,100})"
+    r"|(?:RUN:|\$) (?P<k>\S.{0,100})"
+)
+_WHOLE_LINE = frozenset({"i", "j", "k"})
+_BRANCH = re.compile(r"\[([^\]\n]{1,60})\] ")
+_CATEGORY = re.compile(r"\[-?[A-Za-z][\w.:/=+-]{1,60}\]$")
+# A severity word, not part of a path or file name (``util/error.lo``, ``Exception.cpp``); exception and warning
+# class names (``ValueError``, ``DeprecationWarning``) count too.
+_SEVERITY = re.compile(
+    r"(?<![\w./-])(?:(?P<error>error|errors|fatal|failed|failure|failures|exception|panic|panicked|traceback|"
+    r"critical|E\d{4}|(?-i:[A-Z]\w*(?:Error|Exception)))|(?P<warning>warn|warning|warnings|deprecation|"
+    r"(?-i:[A-Z]\w*Warning)))(?![\w/-]|\.\w)",
+    re.IGNORECASE,
+)
+_ZERO = re.compile(r"\b(?:0|no) (?:errors?|failures?|warnings?)\b|\berror[s]?[=:] ?0\b", re.IGNORECASE)
+_TIMESTAMP = re.compile(r"^\S*\d{2}:\d{2}:\d{2}[\d.,:Z+-]*\]?\s*")
+_DIGITS = re.compile(r"\d+")
+_CONTEXT_AFTER = 1
+
+
+def outline(text: str) -> Outline:
+    """Steps (or blocks) and the error and warning lines of ``text``."""
+    lines = text.splitlines()
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}  # a repeated line's shape -> its index in found
+    found: list[list[object]] = []  # [severity rank, line number, text, count]
+    branches: set[str] = set()  # parallel branches interleave: each is an entry where it first speaks
+    branch = ""
+    for number, line in enumerate(lines, 1):
+        head = line[:400]
+        rest = _TIMESTAMP.sub("", head, count=1)
+        prefix = _BRANCH.match(rest)
+        branch = prefix.group(1) if prefix else ""
+        if branch and branch not in branches and len(branches) < 100 and len(entries) < MAX_ENTRIES:
+            branches.add(branch)
+            entries.append(Entry(title_of(f"[{branch}]"), 1, number))
+        step = _STEP.match(rest[prefix.end() :] if prefix else rest)
+        if step and len(entries) < MAX_ENTRIES:
+            # A group or task is titled by its name; a command or banner by its line, marker included.
+            name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
+            entries.append(Entry(title_of(name), 2 if branch else 1, number))
+        severity = _SEVERITY.search(head)
+        if severity is None or _ZERO.search(head):
+            continue
+        rank = 0 if severity.group("error") else 1
+        category = _CATEGORY.search(head.rstrip())
+        shape = category.group(0) if category else _DIGITS.sub("#", rest)
+        if shape in seen:
+            found[seen[shape]][3] = int(str(found[seen[shape]][3])) + 1
+            continue
+        if len(found) >= MAX_HIGHLIGHTS * 4:
+            continue
+        context = [clip(lines[n], 160) for n in range(number, min(len(lines), number + _CONTEXT_AFTER))]
+        shown = clip(line)
+        if category and category.group(0) not in shown:  # the category a long line ends with stays in sight
+            shown = f"{clip(line, 200)} {category.group(0)}"
+        shown += "".join(f"\n    {c}" for c in context if c.strip())
+        seen[shape] = len(found)
+        found.append([rank, number, shown, 1])
+    structured = bool(entries)
+    if not entries:
+        entries = prose.blocks(lines)
+    found.sort(key=lambda f: (f[0], f[1]))
+    highlights = tuple(f"L{n}{f' (x{c:,})' if int(str(c)) > 1 else ''} {t}" for _, n, t, c in found[:MAX_HIGHLIGHTS])
+    errors = sum(1 for f in found if f[0] == 0)
+    summary = f"{errors:,} distinct error lines, {len(found) - errors:,} distinct warning lines"
+    return Outline(
+        "log",
+        tuple(entries),
+        highlights=highlights,
+        highlights_label="errors and warnings",
+        summary=summary,
+        structured=structured,
+    )

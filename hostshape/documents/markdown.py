@@ -1,0 +1,90 @@
+"""Markdown: its headings, from markdown-it-py's token stream (``heading_open`` tokens carry ``.map``, their line
+range), or from ATX and setext heading lines outside fenced code when markdown-it-py is not installed."""
+
+from __future__ import annotations
+
+import re
+
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
+# Inline markup dropped from a title: links keep their text, emphasis and code marks go.
+_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,2000}\)")
+_MARKS = re.compile(r"[*_`]{1,3}")
+
+
+# markdown-it-py parses about 0.3 MB a second; a longer text is read by the line scan (also linear, 50x faster).
+MAX_PARSED_CHARS = 500_000
+
+
+def outline(text: str) -> Outline | None:
+    """The headings of ``text`` as entries (level = heading level), or None when it has none."""
+    notes: tuple[str, ...] = ()
+    if len(text) > MAX_PARSED_CHARS:
+        entries = _scanned(text)
+        notes = (f"{len(text):,} characters: headings read line by line, not parsed",)
+    else:
+        try:
+            entries = _parsed(text)
+        except ImportError:
+            entries = _scanned(text)
+    if not entries:
+        return None
+    if len(entries) > MAX_ENTRIES:
+        notes = (*notes, f"outline keeps the first {MAX_ENTRIES:,} headings")
+        entries = entries[:MAX_ENTRIES]
+    return Outline("markdown", tuple(entries), notes=notes)
+
+
+def clean_title(raw: str) -> str:
+    """A heading's source text without its inline markup."""
+    return title_of(_MARKS.sub("", _LINK.sub(r"\1", raw[:2000])))
+
+
+def _parsed(text: str) -> list[Entry]:
+    from markdown_it import MarkdownIt
+
+    # Block structure only: inline parsing (emphasis, links) is what costs time on hostile input, and a heading's
+    # title is its inline token's source text anyway. CommonMark's preset caps nesting (options.maxNesting).
+    parser = MarkdownIt("commonmark").disable("inline")
+    tokens = parser.parse(text)
+    entries: list[Entry] = []
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.map is None:
+            continue
+        inline = tokens[index + 1] if index + 1 < len(tokens) else None
+        title = clean_title(inline.content if inline is not None else "")
+        entries.append(Entry(title or "(untitled)", int(token.tag[1:]), token.map[0] + 1))
+        if len(entries) > MAX_ENTRIES:
+            break
+    return entries
+
+
+def _scanned(text: str) -> list[Entry]:
+    """ATX and setext headings, line by line, skipping fenced code blocks (linear)."""
+    entries: list[Entry] = []
+    fence: str | None = None
+    previous = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            previous = ""
+            continue
+        if opened:
+            fence = opened.group(1)
+            previous = ""
+            continue
+        atx = _ATX.match(line[:2000])
+        if atx:
+            entries.append(Entry(clean_title(atx.group(2) or "") or "(untitled)", len(atx.group(1)), number))
+        elif previous.strip() and _SETEXT.match(line) and not previous.lstrip().startswith(("-", "*", "+", ">")):
+            level = 1 if line.strip()[0] == "=" else 2
+            entries.append(Entry(clean_title(previous), level, number - 1))
+        if len(entries) > MAX_ENTRIES:
+            break
+        previous = line if not atx else ""
+    return entries

@@ -1,0 +1,232 @@
+"""XML: feeds (RSS, Atom: every item's title), test reports (JUnit: suites, cases, failures first), and any
+other XML by its elements three levels down, each titled by its identifying attribute or its short leaf values
+(a Maven POM's ``dependency: org.x:lib:1.2``).
+
+Parsed by defusedxml (entity declarations and external references refused: no entity bomb is expanded), or by
+the standard library's expat with the same refusals when defusedxml is not installed. Events are summarised as
+they come (no tree is kept), so memory follows the nesting, not the size. XML that cannot be parsed is outlined
+from its tag lines, and the outline says why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outline, clip, title_of
+
+_LABEL_ATTRIBUTES = ("name", "id", "key", "title", "ref", "type", "path", "artifactId")
+_LEAF_CHARS = 200
+_TAG_LINE = re.compile(r"[ \t]*<([A-Za-z_][\w.:-]{0,80})")
+_FEED_ROOTS = {"rss": "item", "RDF": "item", "feed": "entry"}
+_REPORT_ROOTS = ("testsuites", "testsuite")
+
+
+class _Refused(ValueError):
+    """An entity declaration or external reference: the document is not expanded."""
+
+
+@dataclass
+class _Frame:
+    name: str
+    attrs: dict[str, str]
+    line: int
+    depth: int
+    entry: int | None = None  # index of its entry, when it has one
+    text: list[str] = field(default_factory=list)
+    text_chars: int = 0
+    leaves: list[tuple[str, str]] = field(default_factory=list)  # (name, text) of its leaf children
+    children: int = 0
+    status: str = ""
+
+
+class _Summary:
+    """An expat target that turns element events into outline entries, with their lines."""
+
+    def __init__(self, shift: int = 0) -> None:
+        self.parser: Any = None
+        self.shift = shift  # lines before the parsed text (blank lines ahead of its XML declaration)
+        self.stack: list[_Frame] = []
+        self.entries: list[list[Any]] = []  # [title, level, start, end]
+        self.failed: list[str] = []
+        self.root = ""
+        self.items = 0
+        self.tests = 0
+        self.counts = {"failure": 0, "error": 0, "skipped": 0}
+        self.cut = False
+
+    def _line(self) -> int:
+        return int(getattr(self.parser, "CurrentLineNumber", 1) or 1) + self.shift
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        name = tag.rsplit("}", 1)[-1]
+        depth = len(self.stack) + 1
+        if depth == 1:
+            self.root = name
+        frame = _Frame(name, {k.rsplit("}", 1)[-1]: v for k, v in list(attrib.items())[:12]}, self._line(), depth)
+        if self.stack:
+            self.stack[-1].children += 1
+        level = self._level(frame)
+        if level and len(self.entries) < MAX_ENTRIES:
+            frame.entry = len(self.entries)
+            self.entries.append([name, level, frame.line, 0])
+        elif level:
+            self.cut = True
+        self.stack.append(frame)
+
+    def _level(self, frame: _Frame) -> int:
+        """The outline level of an element, 0 for none."""
+        item = _FEED_ROOTS.get(self.root)
+        if item is not None:
+            return 1 if frame.name == item else 0
+        if self.root in _REPORT_ROOTS:
+            return {"testsuite": 1, "testcase": 2}.get(frame.name, 0)
+        return frame.depth - 1 if 2 <= frame.depth <= 4 else 0
+
+    def data(self, text: str) -> None:
+        if self.stack:
+            frame = self.stack[-1]
+            if frame.text_chars < _LEAF_CHARS:
+                frame.text.append(text[: _LEAF_CHARS - frame.text_chars])
+                frame.text_chars += len(text)
+
+    def end(self, tag: str) -> None:
+        frame = self.stack.pop()
+        parent = self.stack[-1] if self.stack else None
+        text = " ".join("".join(frame.text).split())
+        if parent is not None and not frame.children and len(parent.leaves) < 12:
+            parent.leaves.append((frame.name, text))
+        if frame.name in ("failure", "error", "skipped") and parent is not None and parent.name == "testcase":
+            self.counts[frame.name] += 1
+            message = frame.attrs.get("message") or text
+            parent.status = f"{frame.name.upper()}{': ' + clip(message, 160) if message else ''}"
+        if frame.entry is None:
+            return
+        generic = self.root not in _FEED_ROOTS and self.root not in _REPORT_ROOTS
+        if generic and not frame.children and frame.depth > 2 and frame.entry == len(self.entries) - 1:
+            self.entries.pop()  # a leaf below the top is part of its parent's title
+            return
+        entry = self.entries[frame.entry]
+        entry[0] = self._title(frame, text)
+        entry[3] = self._line()
+        if frame.name == "testcase":
+            self.tests += 1
+            if frame.status and not frame.status.startswith("SKIPPED") and len(self.failed) < MAX_HIGHLIGHTS:
+                suite = parent.attrs.get("name", "") if parent is not None and parent.name == "testsuite" else ""
+                where = f"{suite} > " if suite and suite not in entry[0] else ""
+                self.failed.append(f"L{frame.line} {where}{entry[0]}")
+        if frame.name in ("item", "entry"):
+            self.items += 1
+
+    def _title(self, frame: _Frame, text: str) -> str:
+        leaves = dict(frame.leaves)
+        if frame.name in ("item", "entry") and self.root in _FEED_ROOTS:
+            date = leaves.get("pubDate") or leaves.get("updated") or leaves.get("published") or ""
+            return title_of(leaves.get("title") or "(untitled item)") + (f" ({title_of(date, 40)})" if date else "")
+        if frame.name == "testsuite":
+            counts = ", ".join(
+                f"{key}={frame.attrs[key]}" for key in ("tests", "failures", "errors", "skipped") if key in frame.attrs
+            )
+            name = frame.attrs.get("name", "testsuite")
+            return title_of(f"{name} ({counts})" if counts else name)
+        if frame.name == "testcase":
+            name = ".".join(v for v in (frame.attrs.get("classname"), frame.attrs.get("name")) if v)
+            return title_of(f"{name or 'testcase'} {frame.status or 'passed'}")
+        for key in _LABEL_ATTRIBUTES:
+            if frame.attrs.get(key):
+                return title_of(f"{frame.name} {frame.attrs[key]}")
+        if not frame.children:
+            return title_of(f"{frame.name}: {text}" if text else frame.name)
+        values = [v for _, v in frame.leaves if v and len(v) <= 80][:4]
+        return title_of(f"{frame.name}: {':'.join(values)}" if values else f"{frame.name} ({frame.children:,})")
+
+    def close(self) -> None:
+        return None
+
+
+def outline(text: str) -> Outline | None:
+    """The outline of an XML document; from its tag lines when it cannot be parsed."""
+    # An XML declaration must open the text: blanks before it (common in fetched feeds) are skipped, and the
+    # lines they held are counted back into every line number.
+    start = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    summary = _Summary(text.count("\n", 0, start))
+    try:
+        _parse(text[start:], summary)
+    except _Refused:
+        return _from_tag_lines(text, "entity declarations or external references refused: the XML is not expanded")
+    except Exception as exc:  # noqa: BLE001 - expat and defusedxml raise several types for broken XML
+        return _from_tag_lines(text, f"not well-formed XML ({type(exc).__name__}); outlined from its tag lines")
+    entries = tuple(Entry(str(t), int(lv), int(s), int(e)) for t, lv, s, e in summary.entries)
+    notes = (f"outline keeps the first {MAX_ENTRIES:,} elements",) if summary.cut else ()
+    if summary.root in _FEED_ROOTS:
+        return Outline("xml feed", entries, summary=f"{summary.items:,} items", notes=notes)
+    if summary.root in _REPORT_ROOTS:
+        c = summary.counts
+        line = f"{summary.tests:,} tests: {c['failure']:,} failed, {c['error']:,} errors, {c['skipped']:,} skipped"
+        return Outline(
+            "junit report",
+            entries,
+            highlights=tuple(summary.failed),
+            highlights_label="failed tests",
+            summary=line,
+            notes=notes,
+        )
+    if not entries:
+        entries = (Entry(summary.root or "(document)", 1, 1),)
+    return Outline("xml", entries, summary=f"root element <{summary.root}>", notes=notes)
+
+
+def _parse(text: str, target: _Summary) -> None:
+    try:
+        from defusedxml import DefusedXmlException
+        from defusedxml.ElementTree import DefusedXMLParser
+    except ImportError:
+        _parse_with_expat(text, target)
+        return
+    parser = DefusedXMLParser(target=target)
+    target.parser = parser.parser
+    try:
+        parser.feed(text)
+        parser.close()
+    except DefusedXmlException as exc:
+        raise _Refused(str(exc)) from None
+
+
+def _parse_with_expat(text: str, target: _Summary) -> None:
+    """The standard library's expat with defusedxml's refusals: no entity declaration, no external reference."""
+    from xml.parsers import expat
+
+    def refuse(*_: object) -> None:
+        raise _Refused("entity declaration or external reference")
+
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.EntityDeclHandler = refuse
+    parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.StartElementHandler = target.start
+    parser.EndElementHandler = target.end
+    parser.CharacterDataHandler = target.data
+    target.parser = parser
+    parser.Parse(text, True)
+
+
+def _from_tag_lines(text: str, why: str) -> Outline:
+    """Lines that open an element, at levels by indentation (the first three), for XML that was not parsed."""
+    entries: list[Entry] = []
+    indents: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _TAG_LINE.match(line[:200])
+        if not match or match.group(1).startswith(("?", "!")):
+            continue
+        indent = len(line) - len(line.lstrip())
+        while indents and indents[-1] > indent:
+            indents.pop()
+        if not indents or indents[-1] < indent:
+            indents.append(indent)
+        level = len(indents)
+        if level <= 3:
+            entries.append(Entry(title_of(line.strip(), 80), level, number))
+        if len(entries) >= MAX_ENTRIES:
+            break
+    return Outline("xml", tuple(entries) or (Entry("(document)", 1, 1),), notes=(why,))

@@ -1,0 +1,520 @@
+"""Fit a document, whatever its kind: the first answer (its whole outline with line ranges and sizes, what matters
+first for its kind, then its head) and the pages of one part of it (a section, a range of lines, the lines a
+pattern finds), each within the limit with its envelope line.
+
+The outline comes first and gives way last: when it is over its share of the budget, deeper levels are left out
+before shallower ones, then the last entries of the top level, and the envelope says so. Sizes are counted with the
+limit's encoding (estimated from two samples' density, and marked ``~``, beyond ``SIZE_EXACT_CHARS``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hostshape.documents import outline_of
+from hostshape.documents.grep import Matches, PatternError, find
+from hostshape.documents.model import Lines, Outline, Section, place
+from hostshape.fit._base import Fitted
+from hostshape.fit.budget import Limit
+from hostshape.fit.text import boundary, prefix_end, quiet
+from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
+
+# A view of a document and where in it a page starts -> the cursor of that page (None when there is no way back).
+ViewCursor = Callable[[str, int], "str | None"]
+
+SIZE_EXACT_CHARS = 2_000_000
+_SAMPLE_CHARS = 100_000
+OUTLINE_SHARE = 0.7  # of the tokens left after the envelope line, when the kind has no highlights
+OUTLINE_SHARE_WITH_HIGHLIGHTS = 0.55
+HIGHLIGHT_SHARE = 0.25
+MIN_HEAD_TOKENS = 40
+GREP_CONTEXT = 2
+GREP_LINE_CHARS = 300
+GREP_PLACE_LINES = 12
+_ROUNDS = 10
+_SHOWN_SIZE = re.compile(r"\s*\(L\d[\d,-]*, ~?[\d,]+ tok\)$")
+
+
+def no_view_cursor(view: str, offset: int) -> str | None:  # noqa: ARG001 - a ViewCursor that makes none
+    return None
+
+
+@dataclass
+class Document:
+    """A text read as a document: its outline, the ``body`` its line ranges refer to, and its placed sections."""
+
+    outline: Outline
+    body: str
+    lines: Lines
+    sections: list[Section]
+    _split: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def split(self) -> list[str]:
+        if self._split is None:
+            self._split = self.body.split("\n")
+            if self._split and self._split[-1] == "" and len(self._split) > self.lines.count:
+                self._split.pop()
+        return self._split
+
+    def find_section(self, wanted: str) -> list[Section]:
+        """The sections ``wanted`` names: by id, by title (exactly, else ignoring case), or by a whole outline line
+        copied as shown (``2.3 Title (L30-45, 512 tok)``); several when titles repeat, none when nothing matches."""
+        wanted = _SHOWN_SIZE.sub("", wanted.strip())
+        by_id = {s.id: s for s in self.sections}
+        if wanted in by_id:
+            return [by_id[wanted]]
+        ident, _, title = wanted.partition(" ")
+        if ident in by_id and by_id[ident].title == title:
+            return [by_id[ident]]
+        exact = [s for s in self.sections if s.title == wanted]
+        return exact or [s for s in self.sections if s.title.lower() == wanted.lower()]
+
+
+@functools.lru_cache(maxsize=2)
+def document(text: str) -> Document:
+    """``text`` read as a document (the last two are remembered: a model reads one result several times)."""
+    outline = outline_of(text)
+    body = quiet(outline.body if outline.body is not None else text)
+    lines = Lines(body)
+    return Document(outline, body, lines, place(outline.entries, lines.count))
+
+
+# -- the first answer --------------------------------------------------------------------------------------------
+def fit_document(
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: ViewCursor = no_view_cursor
+) -> Fitted | None:
+    """The outline of ``text``, its kind's highlights and its head, with the envelope line, within ``limit``;
+    None when the limit is too small to hold an outline at all, or when the text has no parts of its own and
+    nothing to highlight and is shown as it is (plain prose: its head says more than a map of its paragraphs; an
+    HTML page without headings still gets its readable text)."""
+    doc = document(text)
+    if not doc.outline.structured and not doc.outline.highlights and doc.outline.body is None:
+        return None
+    whole = f"lines:1-{doc.lines.count}"
+    sizes, approx, total = _sizes(doc, limit)
+    total_tokens = _size_text(total, approx)
+    facts = dataclasses.replace(facts, notes=[*facts.notes, *doc.outline.notes], truncated=True)
+    for style in LINE_STYLES:
+        probe = text_line(facts, way, cursor_at(whole, len(doc.body)), _detail_probe(doc), style)
+        avail = limit.tokens - limit.count(probe) - 8
+        if avail < 60:
+            continue
+        fitted = _first_answer(doc, sizes, approx, total_tokens, facts, limit, way, cursor_at, whole, avail, style)
+        if fitted is not None:
+            return fitted
+    return None
+
+
+def _first_answer(
+    doc: Document,
+    sizes: list[int],
+    approx: bool,
+    total_tokens: str,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: ViewCursor,
+    whole: str,
+    avail: int,
+    style: str,
+) -> Fitted | None:
+    outline = doc.outline
+    summary = f"; {outline.summary}" if outline.summary else ""
+    header = (
+        f"{outline.kind} document: {doc.lines.count:,} lines, {total_tokens} tokens{summary}. "
+        "Outline (id title (lines, tokens)):"
+    )
+    avail -= limit.count(header) + 1
+    share = OUTLINE_SHARE_WITH_HIGHLIGHTS if outline.highlights else OUTLINE_SHARE
+    outline_budget = int(avail * share)
+    for _ in range(_ROUNDS):
+        outline_lines, outline_note = _choose(doc, sizes, approx, limit, outline_budget)
+        outline_cost = sum(_cost(limit, line) for line in outline_lines)
+        highlight_budget = min(int(avail * HIGHLIGHT_SHARE), avail - outline_cost - MIN_HEAD_TOKENS)
+        highlights, highlight_note = _pick_highlights(outline, limit, highlight_budget)
+        highlight_cost = sum(_cost(limit, line) for line in highlights)
+        head_budget = avail - outline_cost - highlight_cost - 12
+        text = _assemble(
+            doc,
+            header,
+            outline_lines,
+            highlights,
+            outline_note,
+            highlight_note,
+            head_budget,
+            facts,
+            limit,
+            way,
+            cursor_at,
+            whole,
+            style,
+            len(outline_lines),
+        )
+        if text is not None:
+            return Fitted(text, facts, "outline")
+        outline_budget = int(outline_budget * 0.8)
+        avail = int(avail * 0.95)
+    return None
+
+
+def _assemble(
+    doc: Document,
+    header: str,
+    outline_lines: list[str],
+    highlights: list[str],
+    outline_note: str | None,
+    highlight_note: str | None,
+    head_budget: int,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: ViewCursor,
+    whole: str,
+    style: str,
+    shown: int,
+) -> str | None:
+    """The first answer with a head of about ``head_budget`` tokens (less until it fits), or None."""
+    notes = [n for n in (outline_note, highlight_note) if n]
+    facts = dataclasses.replace(facts, notes=[*facts.notes, *notes])
+    parts = [header, *outline_lines]
+    if highlights:
+        label = doc.outline.highlights_label or "what matters first"
+        parts += [f"{label[:1].upper()}{label[1:]}:", *highlights]
+    head_end = 0
+    if head_budget >= MIN_HEAD_TOKENS:
+        head_end = prefix_end(doc.body, head_budget, limit.chars or len(doc.body), limit)
+    for _ in range(_ROUNDS):
+        body = list(parts)
+        if head_end > 0:
+            last = doc.lines.line_at(head_end - 1)
+            body += [f"Head (lines 1-{last:,}):", doc.body[:head_end].rstrip("\n")]
+        else:
+            last = 0
+        detail = f"outline {shown:,} of {len(doc.sections):,} entries; " + (
+            f"head lines 1-{last:,} of {doc.lines.count:,}" if last else "no head"
+        )
+        next_cursor = cursor_at(whole, head_end) if head_end < len(doc.body) else None
+        text = "\n".join(body) + "\n" + text_line(facts, way, next_cursor, detail, style)
+        if limit.fits(text):
+            return text
+        if head_end <= 0:
+            return None
+        head_end = boundary(doc.body, int(head_end * 0.8)) if head_end > 200 else 0
+    return None
+
+
+def _detail_probe(doc: Document) -> str:
+    n = len(doc.sections)
+    return f"outline {n:,} of {n:,} entries; head lines 1-{doc.lines.count:,} of {doc.lines.count:,}"
+
+
+def _cost(limit: Limit, line: str) -> int:
+    """Tokens of one line of the answer, its newline included (a join may merge a token or two: the whole answer
+    is counted exactly at the end)."""
+    return limit.count(line) + 1
+
+
+def _entry_line(section: Section, size: int, approx: bool) -> str:
+    lines = f"L{section.start}" if section.start == section.end else f"L{section.start}-{section.end}"
+    return f"{'  ' * (section.depth - 1)}{section.id} {section.title} ({lines}, {_size_text(size, approx)} tok)"
+
+
+def _size_text(size: int, approx: bool) -> str:
+    return f"~{size:,}" if approx else f"{size:,}"
+
+
+def _choose(doc: Document, sizes: list[int], approx: bool, limit: Limit, budget: int) -> tuple[list[str], str | None]:
+    """The outline lines to show: every level down to the deepest that fits ``budget`` with ranges and sizes, then
+    the next level (the top one, when not even it fits so) by id and title alone when that fits; else the first
+    entries of the top level by id and title.
+    Each line is counted at most once, and counting stops once over the budget."""
+    by_depth: dict[int, list[int]] = {}
+    for index, section in enumerate(doc.sections):
+        by_depth.setdefault(section.depth, []).append(index)
+    depths = sorted(by_depth)
+    full: dict[int, str] = {}
+    used, chosen = 0, 0
+    for depth in depths:
+        lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used, compact=False)
+        if lines is None:
+            break
+        used += sum(cost for _, cost in lines.values())
+        full.update({i: line for i, (line, _) in lines.items()})
+        chosen = depth
+    compact: dict[int, str] = {}
+    if depths and chosen < depths[-1]:
+        lines = _lines_within(doc, by_depth[depths[chosen]], sizes, approx, limit, budget - used, compact=True)
+        if lines is not None:
+            compact = {i: line for i, (line, _) in lines.items()}
+    if full or compact:
+        shown = sorted([*full, *compact])
+        deepest = depths[chosen] if compact else chosen
+        left = len(doc.sections) - len(shown)
+        notes = []
+        if compact:
+            notes.append(f"level {depths[chosen]} shown by id and title only")
+        if left:
+            notes.append(f"levels below {deepest} left out ({left:,} entries: read a section to see its parts)")
+        return [full.get(i) or compact[i] for i in shown], "outline: " + "; ".join(notes) if notes else None
+    shown_lines: list[str] = []
+    used = 0
+    top = by_depth[depths[0]] if depths else []
+    for index in top:
+        line = f"{doc.sections[index].id} {doc.sections[index].title}"
+        used += _cost(limit, line)
+        if used > budget:
+            break
+        shown_lines.append(line)
+    if not shown_lines:
+        return [], "outline left out: the budget is too small for it"
+    last = doc.sections[top[len(shown_lines) - 1]].end
+    return shown_lines, (
+        f"outline cut: first {len(shown_lines):,} of {len(top):,} top-level entries (up to line {last:,}), by id and "
+        "title only; read on by lines or grep"
+    )
+
+
+def _lines_within(
+    doc: Document, indexes: list[int], sizes: list[int], approx: bool, limit: Limit, budget: int, *, compact: bool
+) -> dict[int, tuple[str, int]] | None:
+    """The outline lines of ``indexes`` with their costs, or None as soon as they exceed ``budget``."""
+    lines: dict[int, tuple[str, int]] = {}
+    used = 0
+    for index in indexes:
+        section = doc.sections[index]
+        line = (
+            f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
+            if compact
+            else _entry_line(section, sizes[index], approx)
+        )
+        cost = _cost(limit, line)
+        used += cost
+        if used > budget:
+            return None
+        lines[index] = (line, cost)
+    return lines
+
+
+def _pick_highlights(outline: Outline, limit: Limit, budget: int) -> tuple[list[str], str | None]:
+    picked: list[str] = []
+    used = 0
+    for line in outline.highlights:
+        used += _cost(limit, line)
+        if used > budget:
+            break
+        picked.append(line)
+    if len(picked) == len(outline.highlights):
+        return picked, None
+    label = outline.highlights_label or "highlights"
+    return picked, f"{label}: {len(picked):,} of {len(outline.highlights):,} shown (grep finds the rest)"
+
+
+# -- sizes -----------------------------------------------------------------------------------------------------
+def _sizes(doc: Document, limit: Limit) -> tuple[list[int], bool, int]:
+    """Tokens of each section's lines, whether they are estimates (for bodies over SIZE_EXACT_CHARS), and the
+    tokens of the whole body."""
+    lines = doc.lines
+    spans = [(lines.offset(s.start), lines.end_offset(s.end)) for s in doc.sections]
+    if len(doc.body) > SIZE_EXACT_CHARS:
+        middle = len(doc.body) // 2
+        sample = doc.body[:_SAMPLE_CHARS] + doc.body[middle : middle + _SAMPLE_CHARS]
+        density = _count(limit, sample) / max(1, len(sample))
+        return [round((end - start) * density) for start, end in spans], True, round(len(doc.body) * density)
+    points = sorted({0, len(doc.body), *(p for span in spans for p in span)})
+    where = {point: index for index, point in enumerate(points)}
+    prefix = [0]
+    for start, end in itertools.pairwise(points):
+        prefix.append(prefix[-1] + _count(limit, doc.body[start:end]))
+    return [prefix[where[end]] - prefix[where[start]] for start, end in spans], False, prefix[-1]
+
+
+def _count(limit: Limit, text: str) -> int:
+    from hostshape.tokens import counter
+
+    return len(counter(limit.encoding_name).encode_ordinary(text))
+
+
+# -- pages of a part -------------------------------------------------------------------------------------------
+class ViewError(ValueError):
+    """A view that names no part of this document; the message says what does."""
+
+
+def fit_view(
+    text: str, view: str, offset: int, facts: Facts, limit: Limit, way: WayBack, cursor_at: ViewCursor
+) -> Fitted:
+    """The page of ``view`` (``lines:A-B``, ``section:ID-or-title``, ``grep:PATTERN``) starting at ``offset``
+    (a character of the body for lines and sections, a match group for grep). Raises ViewError for a view that
+    does not apply (its message is for the model)."""
+    doc = document(text)
+    name, _, argument = view.partition(":")
+    if name == "lines":
+        first, last = _line_range(argument, doc.lines.count)
+        header = f"{doc.outline.kind} document, lines {first:,}-{last:,} of {doc.lines.count:,}:"
+        return _fit_range(doc, f"lines:{first}-{last}", first, last, offset, header, facts, limit, way, cursor_at)
+    if name == "section":
+        section = _section(doc, argument)
+        header = (
+            f"{doc.outline.kind} document, section {section.id} {section.title!r} (lines {section.start:,}-"
+            f"{section.end:,} of {doc.lines.count:,}):"
+        )
+        return _fit_range(
+            doc, f"section:{section.id}", section.start, section.end, offset, header, facts, limit, way, cursor_at
+        )
+    if name == "grep":
+        try:
+            matches = find(doc.split, argument)
+        except PatternError as exc:
+            raise ViewError(f"the grep pattern {argument[:60]!r} was refused: {exc}") from None
+        return _fit_grep(doc, view, argument, matches, offset, facts, limit, way, cursor_at)
+    raise ViewError(f"unknown view {name!r}")
+
+
+def _line_range(argument: str, count: int) -> tuple[int, int]:
+    start, _, end = argument.strip().partition("-")
+    try:
+        first = int(start)
+        last = int(end) if end.strip() else count
+    except ValueError:
+        raise ViewError(f'lines must be START-END, e.g. "1-40" (this document has {count:,} lines)') from None
+    if first < 1 or first > count or last < first:
+        raise ViewError(f"lines {argument!r} are outside this document: it has lines 1-{count:,}")
+    return first, min(last, count)
+
+
+def _section(doc: Document, wanted: str) -> Section:
+    found = doc.find_section(wanted)
+    if found:
+        return found[0]  # several share the title: the first, and the page's header names its id
+    examples = ", ".join(f"{s.id} {s.title!r}" for s in doc.sections[:5])
+    raise ViewError(
+        f"no section {wanted[:80]!r} in this document: pass an id or a title exactly as the outline shows it "
+        f"(e.g. {examples})"
+    )
+
+
+def _fit_range(
+    doc: Document,
+    view: str,
+    first: int,
+    last: int,
+    offset: int,
+    header: str,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: ViewCursor,
+) -> Fitted:
+    start = max(offset, doc.lines.offset(first))
+    end = doc.lines.end_offset(last)
+    segment = doc.body[start:end]
+    for style in LINE_STYLES:
+        probe = text_line(facts, way, cursor_at(view, end), f"lines {last:,}-{last:,} of {first:,}-{last:,}", style)
+        avail = limit.tokens - limit.count(header) - limit.count(probe) - 6
+        chars = len(segment) if limit.chars is None else limit.chars - len(header) - len(probe) - 4
+        cut = prefix_end(segment, avail, chars, limit) if segment else 0
+        for _ in range(_ROUNDS):
+            if cut <= 0 and segment:
+                break
+            shown_first = doc.lines.line_at(start)
+            shown_last = doc.lines.line_at(start + cut - 1) if cut else shown_first
+            more = start + cut < end
+            page_facts = dataclasses.replace(facts, truncated=more)
+            detail = f"lines {shown_first:,}-{shown_last:,} of {first:,}-{last:,}"
+            line = text_line(page_facts, way, cursor_at(view, start + cut) if more else None, detail, style)
+            text = f"{header}\n{segment[:cut].rstrip(chr(10))}\n{line}"
+            if limit.fits(text):
+                return Fitted(text, page_facts, "document")
+            cut = boundary(segment, int(cut * 0.85))
+    raise ViewError("the budget is too small for a page of this document")
+
+
+def _fit_grep(
+    doc: Document,
+    view: str,
+    pattern: str,
+    matches: Matches,
+    offset: int,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: ViewCursor,
+) -> Fitted:
+    places = _places(doc, matches)
+    more_note = f"; stopped at {len(matches.lines):,} matching lines" if matches.more else ""
+    if not places:
+        facts = dataclasses.replace(facts, matched=False)
+        text = f"grep {pattern[:80]!r} ({matches.how}): no line matches in {doc.lines.count:,} lines."
+        return Fitted(f"{text}\n{text_line(facts, way, None, 'no match', 'short')}", facts, "document")
+    head = (
+        f"grep {pattern[:80]!r} ({matches.how}): {len(matches.lines):,} matching lines in {len(places):,} "
+        f"places{more_note}, of {doc.lines.count:,} lines; line numbers with ':' match, with '-' are context."
+    )
+    for style in LINE_STYLES:
+        probe = text_line(
+            facts,
+            way,
+            cursor_at(view, len(places)),
+            f"places {len(places):,}-{len(places):,} of {len(places):,}",
+            style,
+        )
+        avail = limit.tokens - limit.count(head) - limit.count(probe) - 6
+        for width in (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10):
+            shown: list[str] = []
+            used = 0
+            for spot in places[offset:]:
+                block = _block(doc, spot, width)
+                cost = _cost(limit, block) + 1
+                if used + cost > avail and shown:
+                    break
+                shown.append(block)
+                used += cost
+            for _ in range(_ROUNDS):  # whole places only: a page never drops part of one
+                end = offset + len(shown)
+                more = end < len(places)
+                page_facts = dataclasses.replace(facts, truncated=more)
+                detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
+                line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
+                text = head + "\n" + "\n--\n".join(shown) + "\n" + line
+                if limit.fits(text):
+                    return Fitted(text, page_facts, "document")
+                if len(shown) == 1:
+                    break
+                shown.pop()
+    raise ViewError("the budget is too small for a page of matches")
+
+
+def _places(doc: Document, matches: Matches) -> list[list[tuple[int, int]]]:
+    """The matching lines with GREP_CONTEXT lines around them, overlapping windows merged and split into places of
+    at most GREP_PLACE_LINES lines: ``(line number, column of the match or -1 for context)``."""
+    columns = dict(matches.lines)
+    windows: list[list[int]] = []
+    last_line = doc.lines.count
+    for number, _ in matches.lines:
+        low, high = max(1, number - GREP_CONTEXT), min(last_line, number + GREP_CONTEXT)
+        if windows and low <= windows[-1][-1] + 1:
+            windows[-1].extend(range(windows[-1][-1] + 1, high + 1))
+        else:
+            windows.append(list(range(low, high + 1)))
+    places = []
+    for window in windows:
+        for at in range(0, len(window), GREP_PLACE_LINES):
+            places.append([(n, columns.get(n, -1)) for n in window[at : at + GREP_PLACE_LINES]])
+    return places
+
+
+def _block(doc: Document, place: list[tuple[int, int]], width: int) -> str:
+    """A place as text: each line by its number, cut to ``width`` characters around its match."""
+    shown = []
+    for number, at in place:
+        line = doc.split[number - 1] if number - 1 < len(doc.split) else ""
+        start = max(0, at - width // 3) if at > 0 else 0
+        piece = line[start : start + width]
+        piece = ("…" if start else "") + piece + ("…" if start + width < len(line) else "")
+        shown.append(f"{number}{':' if at >= 0 else '-'} {piece}")
+    return "\n".join(shown)
