@@ -40,6 +40,7 @@ def payloads() -> list[Path]:
 
 def _host_form(budget: int) -> Any:
     from hostshape.host import HostForm, json_result
+
     return HostForm(wrap=json_result, max_chars=budget * 3)
 
 
