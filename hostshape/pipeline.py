@@ -376,7 +376,8 @@ def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[
         return WayBack(reason="spill is off")
     try:
         store = open_store(policy)
-        saved = store.save(tool, dict(args or {}), payload.text, is_json=payload.is_data)
+        is_json = payload.is_data or _error_json(payload) is not None  # an error whose text is JSON reads back as JSON
+        saved = store.save(tool, dict(args or {}), payload.text, is_json=is_json)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
         return WayBack(reason=unsaved_reason(policy))

@@ -168,8 +168,14 @@ def fires_cells(module: str) -> list[Cell]:
     ]
 
 
-def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.received") -> list[Cell]:
-    """Run without, then with, hostshape; print what the model received each time and the envelope."""
+def before_after_cells(
+    module: str, with_call: str, unwrap: str = "shaped.received", without_text: str = "without.received"
+) -> list[Cell]:
+    """Run without, then with, hostshape; print what the model received each time and the envelope.
+    ``without_text`` is the expression for the text the model got without hostshape, as shown and counted."""
+    plain = without_text == "without.received"
+    seen = "without.received" if plain else "without_text"
+    shown = "" if plain else f"\n            without_text = {without_text}"
     return [
         md("""
             ## Without hostshape
@@ -179,10 +185,10 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
         code(f"""
             from hostshape.testing import {module} as harness
 
-            without = await harness.run(TOOL, policy=None)
-            print(f"model received: {{count_tokens(without.received):,}} tokens, "
-                  f"{{identifiers_kept(without.received, numbers):.0%}} of the pull request numbers")
-            print(without.received[:300], "…")
+            without = await harness.run(TOOL, policy=None){shown}
+            print(f"model received: {{count_tokens({seen}):,}} tokens, "
+                  f"{{identifiers_kept({seen}, numbers):.0%}} of the pull request numbers")
+            print({seen}[:300], "…")
         """),
         md("""
             ## With hostshape
@@ -205,7 +211,7 @@ def before_after_cells(module: str, with_call: str, unwrap: str = "shaped.receiv
             text = {unwrap}
             show_envelope(json.loads(text)["_hostshape"])
         """),
-        *chart_cells(),
+        *chart_cells(f"count_tokens({seen})"),
     ]
 
 
@@ -688,6 +694,156 @@ ADK: list[Cell] = [
 ]
 
 
+FOLLOW_ONCE = textwrap.dedent('''
+    CUT_TOOL = "list_issues"
+    read_name = "hostshape_read"
+
+
+    def next_call(received):
+        """The scripted model, given every tool result so far: follow the first result's next once."""
+        if len(received) > 1:
+            return None
+        env = json.loads(received[0])["_hostshape"]
+        return read_name, {"handle": env["handle"], "cursor": env["next"]}
+''').strip()
+
+
+def host_notebook(
+    title: str, intro: str, module: str, setup: str, cut_source: str, without_text: str = "without.received"
+) -> list[Cell]:
+    """A walkthrough for one of the hosts whose harness takes ``retrieval`` and ``next_call`` the same way:
+    ``setup`` shows the install line running, ``cut_source`` runs the cut result (setting ``cut``)."""
+    return [
+        md(f"# hostshape in {title}\n\n" + textwrap.dedent(intro).strip()),
+        SETUP,
+        TOOL_CELL,
+        md("## The one-line setup"),
+        code(setup),
+        *before_after_cells(module, "harness.run(TOOL, policy=policy, retrieval=True)", without_text=without_text),
+        *way_back_cells(
+            FOLLOW_ONCE + "\n\n" + textwrap.dedent(cut_source).strip() + '\nfirst, page = cut.extra["received"][:2]'
+        ),
+        *fires_cells(module),
+        CLEANUP,
+    ]
+
+
+STRANDS = host_notebook(
+    "Strands Agents",
+    """
+    Strands has no result-size limit of its own: without hostshape the model reads the whole result (its
+    `structuredContent` copy stays in the result dict, not sent). hostshape is a hook provider whose
+    `AfterToolCallEvent` callback replaces the result, ahead of Strands' own opt-in `ContextOffloader`.
+
+    Everything below runs offline: a real `Agent` and `MCPClient` over the example stdio MCP server, with a
+    scripted `strands.models.Model` (`hostshape.testing.strands.ScriptedModel`).
+    """,
+    "strands",
+    """
+    from hostshape.adapters.strands import install
+
+    hooks, read_tool = install(policy)   # or install(agent, policy) on an existing Agent
+    print("hook provider:", type(hooks).__name__)
+    print("retrieval tool:", read_tool.tool_name)
+    """,
+    "cut = await harness.run(CUT_TOOL, policy=policy, retrieval=True, next_call=next_call)",
+)
+
+LLAMAINDEX = host_notebook(
+    "LlamaIndex",
+    """
+    LlamaIndex's `McpToolSpec` tools hand the model `str(CallToolResult)`, the pydantic repr of the whole result,
+    its `structured_content` copy (and any image's base64) included. hostshape gives each tool a `callback` and an
+    `async_callback` that replace the output with the shaped text (images as image blocks).
+
+    Everything below runs offline: a real `FunctionAgent` with `McpToolSpec` tools over the example stdio MCP
+    server (`BasicMCPClient`), with a scripted function-calling LLM (`hostshape.testing.llamaindex.ScriptedLLM`).
+    """,
+    "llamaindex",
+    """
+    from llama_index.core.tools import FunctionTool
+
+    from hostshape.adapters.llamaindex import install
+
+    # tools = install(await McpToolSpec(client).to_tool_list_async(), policy)
+    tools = install([FunctionTool.from_defaults(fn=lambda: "ok", name="example")], policy)
+    print("tools:", [t.metadata.name for t in tools])
+    """,
+    "cut = await harness.run(CUT_TOOL, policy=policy, next_call=next_call)",
+)
+
+AGENT_FRAMEWORK = host_notebook(
+    "Microsoft Agent Framework",
+    """
+    Agent Framework's `MCPTool` shows the model a result's `structuredContent` first (`structured_first`): for a
+    FastMCP tool that is `{"result": "<the text, JSON-escaped>"}`, with no size limit. hostshape is a
+    `FunctionMiddleware` that overwrites `context.result` with the shaped text.
+
+    Everything below runs offline: a real `Agent` with an `MCPStdioTool` over the example stdio MCP server, with a
+    scripted chat client (`hostshape.testing.agent_framework.ScriptedChatClient`).
+    """,
+    "agent_framework",
+    """
+    from hostshape.adapters.agent_framework import install
+
+    middleware, read_tool = install(policy)   # or install(agent, policy) on an existing Agent
+    print("function middleware:", type(middleware).__name__)
+    print("retrieval tool:", read_tool.name)
+    """,
+    "cut = await harness.run(CUT_TOOL, policy=policy, next_call=next_call)",
+)
+
+AGNO = host_notebook(
+    "Agno",
+    """
+    Agno's `MCPTools` hand the model the text of a result with no size limit. hostshape is a tool hook
+    (`Agent(tool_hooks=[...])`) that wraps each call and returns the shaped result, in sync and async runs.
+
+    Everything below runs offline: a real `Agent` with `MCPTools` over the example stdio MCP server, with a
+    scripted `agno.models.base.Model` (`hostshape.testing.agno.ScriptedModel`).
+    """,
+    "agno",
+    """
+    from hostshape.adapters.agno import install
+
+    hook, read_tool = install(policy)   # or install(agent, policy) on an existing Agent
+    print("tool hook:", hook.__name__)
+    print("retrieval tool:", read_tool.name)
+    """,
+    "cut = await harness.run(CUT_TOOL, policy=policy, next_call=next_call)",
+)
+
+CREWAI = host_notebook(
+    "CrewAI",
+    """
+    CrewAI defers any result over 25% of the model's context window (counted as characters / 4) to a file the model
+    must read back: without hostshape the model gets a notice naming that file. hostshape is an `after_tool_call`
+    hook that fires before the deferral and fits the result under both the budget and that threshold.
+
+    Everything below runs offline: a real `Agent(mcps=[MCPServerStdio(...)])` over the example stdio MCP server,
+    with a scripted `BaseLLM` (`hostshape.testing.crewai.ScriptedLLM`, a 128k context window).
+    """,
+    "crewai",
+    """
+    from crewai import Agent
+
+    from hostshape.adapters.crewai import install, uninstall
+    from hostshape.testing.crewai import ScriptedLLM
+
+    agent = install(Agent(role="r", goal="g", backstory="b", llm=ScriptedLLM()), policy)  # this agent only
+    print("tools:", [t.name for t in agent.tools])
+    print("hooks removed:", uninstall())
+    """,
+    "cut = await harness.run(CUT_TOOL, policy=policy, next_call=next_call)",
+    # CrewAI names the file it deferred to with a random id (utilities/tool_result_artifacts.py:71) and the tool
+    # after the server's command, a path: shown, and counted, as fixed stand-ins, so this page reads the same anywhere
+    without_text=(
+        're.sub(r"tool-result-[\\w-]{22}", "tool-result-" + "x" * 22, without.received)'
+        '.replace(harness.tool_name(TOOL), "corpus_list_pull_requests")'
+    ),
+)
+
+
 NOTEBOOKS: dict[str, list[Cell]] = {
     "00_core": CORE,
     "01_claude_agent_sdk": CLAUDE,
@@ -695,6 +851,26 @@ NOTEBOOKS: dict[str, list[Cell]] = {
     "03_langchain": LANGCHAIN,
     "04_pydantic_ai": PYDANTIC_AI,
     "05_google_adk": ADK,
+    "06_strands_agents": STRANDS,
+    "07_llamaindex": LLAMAINDEX,
+    "08_agent_framework": AGENT_FRAMEWORK,
+    "09_agno": AGNO,
+    "10_crewai": CREWAI,
+}
+
+# The framework module each notebook needs; the frameworks' pins put some in other environments than .venv
+# (pyproject.toml, [all]), so tests/test_notebooks.py skips a notebook whose framework this interpreter lacks.
+REQUIRES: dict[str, str] = {
+    "01_claude_agent_sdk": "claude_agent_sdk",
+    "02_openai_agents": "agents",
+    "03_langchain": "langchain_mcp_adapters",
+    "04_pydantic_ai": "pydantic_ai.mcp",
+    "05_google_adk": "google.adk",
+    "06_strands_agents": "strands",
+    "07_llamaindex": "llama_index.tools.mcp",
+    "08_agent_framework": "agent_framework",
+    "09_agno": "agno.tools.mcp",
+    "10_crewai": "crewai",
 }
 
 

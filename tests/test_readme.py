@@ -25,7 +25,7 @@ from hostshape.adapters.registry import HOSTS, hosts
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 HOOK_DOC = (ROOT / "docs" / "claude-code-hook.md").read_text(encoding="utf-8")
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "AWS_ACCESS_KEY_ID")
 
 
 def fenced(text: str, language: str) -> list[str]:
@@ -43,8 +43,11 @@ def _read_tool_names(g: dict[str, Any]) -> set[str]:
         assert "hostshape" in g["options"].mcp_servers
     if "agent" in g and hasattr(g["agent"], "tools") and isinstance(g["agent"].tools, list):  # OpenAI Agents, ADK
         names |= {getattr(t, "name", "") for t in g["agent"].tools}
-    if "read_tool" in g:  # LangChain, ADK
-        names.add(g["read_tool"].name)
+    if "read_tool" in g:  # LangChain, ADK, Strands (tool_name), Agent Framework, Agno
+        tool = g["read_tool"]
+        names.add(getattr(tool, "name", None) or getattr(tool, "tool_name", ""))
+    for tool in g.get("tools", []):  # LlamaIndex
+        names.add(getattr(getattr(tool, "metadata", None), "name", None) or "")
     for toolset in g.get("toolsets", []):  # Pydantic AI
         names |= set(getattr(toolset, "tools", None) or ())
     if "mcp" in g and type(g["mcp"]).__name__ == "FastMCP":  # a FastMCP server: what a client lists

@@ -68,3 +68,10 @@ def read_page(
 
         text = refusal_for(policy, exc, host=host)
     return text or "[hostshape] empty page"
+
+
+def rule_names(policy: Policy, tool: str | None, server: str | None) -> bool:
+    """True when a rule of ``policy`` names ``tool`` (a tool pattern more than a bare ``*``): how an adapter decides
+    to shape a result of a tool that is not an MCP tool, which it otherwise leaves alone."""
+    rule = policy.rule_for(tool, server)
+    return rule is not None and rule.tool.strip("*") != ""

@@ -11,7 +11,9 @@ import asyncio
 import importlib
 import json
 import logging
+import os
 import re
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -26,6 +28,10 @@ TOOL = "list_pull_requests"
 
 
 HOSTS = tuple(hosts(demo=True))  # the registry's hosts with an offline harness (hostshape.testing.<key>)
+
+# Interpreters of other environments (os.pathsep-separated) that `hostshape demo` asks for the rows of hosts whose
+# framework this one lacks: the frameworks' mcp pins cannot share one environment (pyproject.toml, [all]).
+PYTHONS_ENV = "HOSTSHAPE_DEMO_PYTHONS"
 
 
 def _aliases() -> dict[str, Host]:
@@ -156,6 +162,23 @@ def render_table(rows: list[Row], budget: int) -> str:
     return "\n".join(out) + f"\n\nTool: {TOOL} (gh_pulls_list.json); tokens are o200k_base; budget {budget:,}."
 
 
+def _row_elsewhere(host: Host, budget: int) -> Row | None:
+    """``host``'s row from the first interpreter of ``$HOSTSHAPE_DEMO_PYTHONS`` whose environment has its
+    framework (``python -m hostshape demo --json --host KEY`` there), or None."""
+    for python in filter(None, os.environ.get(PYTHONS_ENV, "").split(os.pathsep)):
+        argv = [python, "-m", "hostshape", "demo", "--json", "--budget", str(budget), "--host", host.key]
+        env = {k: v for k, v in os.environ.items() if k != PYTHONS_ENV}
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=env, check=False)
+            (found,) = json.loads(done.stdout)
+            row = Row(**found)
+        except (OSError, ValueError, TypeError, subprocess.SubprocessError):  # not a row: try the next one
+            continue
+        if row.skipped is None:
+            return row
+    return None
+
+
 def main(*, budget: int = 4000, as_json: bool = False, hosts: list[str] | None = None) -> int:
     """Run the demo and print the table (or JSON); returns the process exit code."""
     logging.basicConfig(level=logging.WARNING)
@@ -169,7 +192,8 @@ def main(*, budget: int = 4000, as_json: bool = False, hosts: list[str] | None =
     for i, host in enumerate(chosen, 1):
         print(f"[{i}/{len(chosen)}] {host.key}", file=sys.stderr, flush=True)
         try:
-            rows.append(asyncio.run(run_host(host, policy, progress)))
+            row = asyncio.run(run_host(host, policy, progress))
+            rows.append(row if row.skipped is None else _row_elsewhere(host, budget) or row)
         except Exception as exc:  # noqa: BLE001 - one broken host must not hide the others
             adapter = importlib.import_module(host.adapter_module)
             rows.append(

@@ -238,6 +238,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``hostshape proxy-config`` command; returns the exit code."""
     args = _parser().parse_args(_glue(list(sys.argv[1:] if argv is None else argv)))
     path: Path = args.file
+    if args.action == "wrap":  # the host would launch a proxy that fails: every wrapped server down
+        from hostshape.proxy.upstream import require_mcp
+
+        try:
+            require_mcp()
+        except ImportError as exc:
+            print(
+                f"hostshape proxy-config: not wrapping {path}: hostshape proxy cannot start here ({exc})",
+                file=sys.stderr,
+            )
+            return 2
     try:
         data = read_bytes(path)
     except OSError as exc:

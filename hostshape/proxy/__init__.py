@@ -7,10 +7,13 @@ languages): the host starts ``hostshape proxy -- <the server's command>`` instea
 Built on the ``mcp`` SDK (1.x): a low-level ``Server`` downstream whose request handlers forward each request
 object unchanged to a ``ClientSession`` upstream. What passes through untouched: tools/list (with its cursor;
 ``hostshape_read`` is appended to the last page), resources, resource templates, prompts, completion, logging
-level, subscriptions, every upstream notification (to every downstream session), progress (per request),
-cancellation (a cancelled downstream request sends ``notifications/cancelled`` upstream), JSON-RPC errors and
-``isError`` results. Only a successful ``tools/call`` result is reshaped by ``hostshape.shape`` under the policy
-(per-tool rules match the upstream's tool names; ``--server NAME`` sets the server name rules may match).
+level, subscriptions, every upstream notification, progress (per request), cancellation (a cancelled downstream
+request sends ``notifications/cancelled`` upstream), JSON-RPC errors and ``isError`` results. Each client session
+has an upstream session of its own (over ``--http``, one upstream process or connection per client session, at
+most ``MAX_SESSIONS`` at once): the upstream's requests (sampling, elicitation, roots), notifications, cursors and
+subscriptions reach only the client they belong to. Only a successful ``tools/call`` result is reshaped by
+``hostshape.shape`` under the policy (per-tool rules match the upstream's tool names; ``--server NAME`` sets the
+server name rules may match).
 
 Faults of the upstream never take the proxy down: a crashed upstream answers the calls in flight with a clear error
 and is restarted (stdio) or reconnected (HTTP) on the next request; a call that gets no answer within ``timeout``

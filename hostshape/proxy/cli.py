@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from hostshape.cli import policy_file
 from hostshape.policy import Policy
 from hostshape.proxy.server import Proxy, serve_http, serve_stdio
 from hostshape.proxy.upstream import DEFAULT_TIMEOUT, GROUP, Upstream, UpstreamError, require_mcp
@@ -20,8 +21,10 @@ def _parser() -> argparse.ArgumentParser:
         "to the policy's token budget and adds the hostshape_read tool.",
         epilog="Example: hostshape proxy --budget 4000 -- npx -y @modelcontextprotocol/server-github",
     )
-    parser.add_argument("--policy", help="a policy TOML file (the same format as everywhere in hostshape)")
-    parser.add_argument("--budget", type=int, help="token budget per tool result (default: the policy's, 4000)")
+    parser.add_argument(
+        "--policy", help=f"a policy TOML file (the same format and discovery rule as every command: {policy_file.RULE})"
+    )
+    parser.add_argument("--budget", type=_positive, help="token budget per tool result (default: the policy's, 4000)")
     parser.add_argument("--server", dest="server_name", help="server name that policy rules with server= match")
     parser.add_argument("--url", help="the upstream's URL (streamable HTTP; SSE when it ends in /sse)")
     parser.add_argument(
@@ -59,21 +62,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
-    logging.basicConfig(
-        level=os.environ.get("HOSTSHAPE_LOG", "WARNING").upper(),
-        stream=sys.stderr,
-        format="%(name)s: %(message)s",
-        force=True,
-    )
+    level, problem = _log_level(os.environ.get("HOSTSHAPE_LOG", ""))
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(name)s: %(message)s", force=True)
+    if problem:
+        print(f"hostshape proxy: {problem}", file=sys.stderr)
     try:
         headers = dict(_header(h) for h in args.header)
         upstream = Upstream(command=tuple(command), url=args.url, headers=headers, transport=args.transport)
-        policy = Policy.from_toml(args.policy) if args.policy else Policy()
-        if args.budget:
-            policy = policy.replace(budget=args.budget)
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:
         print(f"hostshape proxy: {exc}", file=sys.stderr)
         return 2
+    path = policy_file.find(args.policy)
+    try:
+        policy = Policy.from_toml(path) if path else Policy()
+    except (OSError, ValueError) as exc:
+        print(f"hostshape proxy: bad policy {str(path)!r}: {exc}", file=sys.stderr)
+        return 2
+    if args.budget:
+        policy = policy.replace(budget=args.budget)
     try:
         require_mcp()
         import anyio
@@ -103,10 +109,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _log_level(value: str) -> tuple[int, str | None]:
+    """The logging level ``$HOSTSHAPE_LOG`` names (a name such as ``info``, or a number); WARNING, with a note,
+    for anything else: a typo must not take down every server behind the proxy."""
+    text = value.strip()
+    if not text:
+        return logging.WARNING, None
+    if text.isdigit():
+        return int(text), None
+    found = logging.getLevelName(text.upper())  # the level's number for a level's name
+    level = found if isinstance(found, int) else None
+    if level is None:
+        return (
+            logging.WARNING,
+            f"HOSTSHAPE_LOG={text[:40]!r} is not a logging level (debug, info, warning, error); using warning",
+        )
+    return level, None
+
+
 def _leaves(exc: BaseException) -> list[BaseException]:
     if isinstance(exc, GROUP):
         return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
     return [exc]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a budget is a number of tokens, at least 1, not {text!r}")
+    return value
 
 
 def _header(text: str) -> tuple[str, str]:

@@ -3,9 +3,12 @@ and shape successful tool results, served over stdio or streamable HTTP."""
 
 from __future__ import annotations
 
+import json
 import logging
-import weakref
-from collections.abc import Awaitable, Callable, Mapping
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from inspect import signature
 from typing import Any, Literal
 
 from hostshape.policy import Policy
@@ -22,6 +25,8 @@ from hostshape.proxy.upstream import (
 from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
 log = logging.getLogger("hostshape.proxy")
+
+MAX_SESSIONS = 64  # client sessions served at once over HTTP: each has its own upstream process or connection
 
 RETRIEVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -60,59 +65,45 @@ class Proxy:
         self.output_schemas: OutputSchemas = output_schemas
         self._schemas: dict[str, dict[str, Any]] = {}  # output schemas the client was shown, by tool
         self._warned: set[str] = set()
-        self.link = Link(
-            upstream,
-            timeout=timeout,
-            connect_timeout=connect_timeout,
-            on_notification=self._broadcast,
-            errlog=errlog,
-            on_request=self._ask_client,
-        )
+        self.upstream = upstream
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.errlog = errlog
         self.init: Any = None
-        self.upstream_has_read = False
-        self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
-        self._latest: Any = None  # weakref to the session that sent the latest request
+        self._tg: Any = None
+        self._spare: Client | None = None  # the connection made at start, for the first client session
+        self.clients: set[Client] = set()
         self.server = self._build_server()
 
     async def start(self, task_group: Any) -> None:
-        self.init = await self.link.start(task_group)
+        """Connect upstream once (a server that cannot start is a clear exit, and its InitializeResult is what
+        every client session is told); that connection serves the first client session."""
+        self._tg = task_group
+        self._spare = Client(self)
+        self.init = await self._spare.link.start(task_group)
 
-    # downstream sessions and notifications
-    def _session(self) -> Any:
-        ctx = self.server.request_context
-        self._sessions.add(ctx.session)
-        self._latest = weakref.ref(ctx.session)
-        return ctx
+    async def close(self) -> None:
+        for client in [*self.clients, *([self._spare] if self._spare else [])]:
+            await client.link.close()
 
-    async def _ask_client(self, request: Any, result_type: type, needs: Any, what: str) -> Any:
-        """Relay one request of the upstream to the client (the one that spoke last); errors come back as data."""
-        from mcp import types
-        from mcp.shared.exceptions import McpError
-
-        session = self._latest() if self._latest is not None else None
-        if session is None or not session.check_client_capability(needs):
-            return types.ErrorData(
-                code=types.INVALID_REQUEST, message=f"the client behind hostshape proxy does not support {what}"
-            )
+    @asynccontextmanager
+    async def _lifespan(self, server: Any) -> AsyncIterator[Client]:
+        """One client session (the SDK enters the server's lifespan once per session, mcp/server/lowlevel/
+        server.py:663 in 1.30): it gets an upstream session of its own, closed when it ends."""
+        client, self._spare = (self._spare, None) if self._spare is not None else (Client(self), None)
+        self.clients.add(client)
         try:
-            return await session.send_request(types.ServerRequest(request), result_type)
-        except McpError as exc:
-            return exc.error
-        except Exception as exc:  # noqa: BLE001 - the upstream gets an error, the proxy keeps running
-            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"hostshape proxy: {describe(exc)}")
+            yield client
+        finally:
+            self.clients.discard(client)
+            await client.link.close()
 
-    async def _broadcast(self, notification: Any) -> None:
-        from mcp import types
-
-        data = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
-        data.pop("jsonrpc", None)  # the upstream's JSON-RPC envelope, kept as an extra field
-        notification = types.ServerNotification.model_validate(data)
-        for session in list(self._sessions):
-            try:
-                await session.send_notification(notification)
-            except Exception:
-                log.debug("could not forward a notification", exc_info=True)
-                self._sessions.discard(session)
+    def _client(self) -> tuple[Client, Any]:
+        """The client session of the request being handled, and the request's context."""
+        ctx = self.server.request_context
+        client: Client = ctx.lifespan_context
+        client.session = ctx.session
+        return client, ctx
 
     def _build_server(self) -> Any:
         from mcp import types
@@ -134,7 +125,7 @@ class Proxy:
                     instructions=init.instructions,
                 )
 
-        server = ProxyServer("hostshape-proxy")
+        server = ProxyServer("hostshape-proxy", lifespan=self._lifespan)
         forwarded = {
             types.ListResourcesRequest: types.ListResourcesResult,
             types.ListResourceTemplatesRequest: types.ListResourceTemplatesResult,
@@ -151,7 +142,8 @@ class Proxy:
         server.request_handlers[types.ListToolsRequest] = self._list_tools
 
         async def roots_changed(notification: Any) -> None:
-            await self.link.notify(types.ClientNotification(types.RootsListChangedNotification()))
+            client: Client = self.server.request_context.lifespan_context
+            await client.link.notify(types.ClientNotification(types.RootsListChangedNotification()))
 
         server.notification_handlers[types.RootsListChangedNotification] = roots_changed
         server.request_handlers[types.CallToolRequest] = self._call_tool
@@ -159,66 +151,89 @@ class Proxy:
 
     def _forwarder(self, result_type: type) -> Callable[[Any], Awaitable[Any]]:
         async def forward(request: Any) -> Any:
-            ctx = self._session()
-            result = await self._send(request, result_type, ctx, timeout=self.link.connect_timeout)
+            client, ctx = self._client()
+            result = await client.send(request, result_type, ctx, timeout=self.connect_timeout)
             return _server_result(result)
 
         return forward
 
-    async def _send(self, request: Any, result_type: type, ctx: Any, *, timeout: float | None = None) -> Any:
-        """Forward ``request`` upstream with its progress token relayed; upstream failures become McpError."""
-        from mcp import types
-        from mcp.shared.exceptions import McpError
-
-        token = getattr(ctx.meta, "progressToken", None) if ctx.meta is not None else None
-        progress = None
-        if token is not None:
-
-            async def progress(value: float, total: float | None, message: str | None) -> None:
-                await ctx.session.send_progress_notification(
-                    token, value, total, message, related_request_id=ctx.request_id
-                )
-
-        try:
-            return await self.link.request(_outgoing(request), result_type, timeout=timeout, progress=progress)
-        except UpstreamError as exc:
-            raise McpError(types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))) from None
-
     async def _list_tools(self, request: Any) -> Any:
+        """The upstream's tools, with ``hostshape_read`` on the last page. An upstream tool of that name is left
+        out: the proxy's own answers for handles it saved and relays the others to the upstream's (shaped)."""
         from mcp import types
 
-        ctx = self._session()
-        result = await self._send(request, types.ListToolsResult, ctx, timeout=self.link.connect_timeout)
-        result = result.model_copy(update={"tools": [self._tool(t) for t in result.tools]})
-        if result.nextCursor is None:  # the last page: add the way back, unless the upstream has one of its own
-            self.upstream_has_read = any(t.name == RETRIEVAL_TOOL for t in result.tools)
-            if not self.upstream_has_read:
-                result = result.model_copy(update={"tools": [*result.tools, retrieval_tool_definition()]})
-        return types.ServerResult(result)
+        client, ctx = self._client()
+        result = await client.send(request, types.ListToolsResult, ctx, timeout=self.connect_timeout)
+        if any(t.name == RETRIEVAL_TOOL for t in result.tools):
+            client.upstream_has_read = True
+        tools = [self._tool(t) for t in result.tools if t.name != RETRIEVAL_TOOL]
+        if result.nextCursor is None:
+            tools.append(retrieval_tool_definition())
+        return types.ServerResult(result.model_copy(update={"tools": tools}))
 
     async def _call_tool(self, request: Any) -> Any:
         import anyio
         from mcp import types
+        from mcp.shared.exceptions import McpError
 
-        ctx = self._session()
+        client, ctx = self._client()
         name, args = request.params.name, request.params.arguments or {}
-        if name == RETRIEVAL_TOOL and not self.upstream_has_read:
-            text = await anyio.to_thread.run_sync(
-                lambda: read(
-                    str(args.get("handle", "")),
-                    query=args.get("query") or None,
-                    cursor=args.get("cursor") or None,
-                    section=args.get("section") or None,
-                    lines=args.get("lines") or None,
-                    grep=args.get("grep") or None,
-                    policy=self.policy,
-                )
-            )
-            return types.ServerResult(types.CallToolResult(content=[types.TextContent(type="text", text=text)]))
-        result = await self._send(request, types.CallToolResult, ctx)
-        if name != RETRIEVAL_TOOL:
-            result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
+        if name == RETRIEVAL_TOOL:
+            page = await anyio.to_thread.run_sync(lambda: self._read(args))
+            if page is not None or not client.upstream_has_read:
+                text = page if page is not None else _unknown_handle(args)
+                failed = text.startswith("[hostshape] ")  # read() answers every failure so
+                block = types.TextContent(type="text", text=text)
+                return types.ServerResult(types.CallToolResult(content=[block], isError=failed))
+        try:
+            result = await client.send(request, types.CallToolResult, ctx)
+        except McpError as exc:
+            upstream_error = exc.error
+            error = await anyio.to_thread.run_sync(lambda: self._shape_error(upstream_error, name))
+            raise McpError(error) from None
+        result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
         return types.ServerResult(result)
+
+    def _read(self, args: Mapping[str, Any]) -> str | None:
+        """A page of a result this proxy saved; None when the handle is not one of its own (in the store the
+        policy names, as ``read`` opens it)."""
+        from hostshape.wayback.spill import SpillError
+        from hostshape.wayback.stores import open_store
+
+        handle = str(args.get("handle", ""))
+        query, cursor = args.get("query") or None, args.get("cursor") or None
+        try:
+            known = open_store(self.policy).load(handle) is not None
+        except SpillError:  # unreachable: read() says so
+            known = True
+        if not known:
+            return None
+        return read(
+            handle,
+            query=query,
+            cursor=cursor,
+            section=args.get("section") or None,
+            lines=args.get("lines") or None,
+            grep=args.get("grep") or None,
+            policy=self.policy,
+        )
+
+    def _shape_error(self, error: Any, name: str) -> Any:
+        """The upstream's JSON-RPC error with its message (and data) within the budget: hosts show it to the
+        model. Larger ones become one shaped message (its full form saved behind a handle) and no data."""
+        from mcp import types
+
+        from hostshape.pipeline import shape
+        from hostshape.tokens import count_tokens
+
+        budget = self.policy.budget_for(name, self.server_name)
+        data = "" if error.data is None else json.dumps(error.data, ensure_ascii=False, default=str)
+        message = error.message if not data else f"{error.message}\n{data}"
+        if count_tokens(message, self.policy.encoding) * self.policy.safety_factor <= budget:
+            return error
+        room = max(1, budget - 40)  # the host's own words around it ("MCP error -32000: ...")
+        shaped = shape(message, policy=self.policy.replace(budget=room), tool=name, server=self.server_name)
+        return types.ErrorData(code=error.code, message=shaped.text)
 
     def _tool(self, tool: Any) -> Any:
         """The tool as the client sees it: unchanged, unless its output schema must go (see ``OutputSchemas``)."""
@@ -251,6 +266,97 @@ class Proxy:
                     problem,
                 )
         return shaped
+
+
+class Client:
+    """One client session of the proxy and its own upstream session (a process for a stdio upstream, a connection
+    for a URL). Whatever the upstream sends on it (sampling, elicitation and roots requests, logging and other
+    notifications) goes to this client only: the upstream's messages carry nothing that would say which client
+    caused them, so sharing one upstream between clients would hand one client's requests to another."""
+
+    def __init__(self, proxy: Proxy) -> None:
+        self.proxy = proxy
+        self.session: Any = None  # the client's ServerSession, known from its first request
+        self.upstream_has_read = False
+        self.in_flight: dict[Any, int] = {}  # the client's request ids waiting on the upstream
+        self.link = Link(
+            proxy.upstream,
+            timeout=proxy.timeout,
+            connect_timeout=proxy.connect_timeout,
+            on_notification=self.notify,
+            errlog=proxy.errlog,
+            on_request=self.ask,
+        )
+        if proxy._tg is not None:
+            self.link.bind(proxy._tg)
+
+    async def send(self, request: Any, result_type: type, ctx: Any, *, timeout: float | None = None) -> Any:
+        """Forward ``request`` upstream with its progress token relayed; upstream failures become McpError."""
+        from mcp import types
+        from mcp.shared.exceptions import McpError
+
+        token = getattr(ctx.meta, "progressToken", None) if ctx.meta is not None else None
+        progress = None
+        if token is not None:
+
+            async def progress(value: float, total: float | None, message: str | None) -> None:
+                await ctx.session.send_progress_notification(
+                    token, value, total, message, related_request_id=ctx.request_id
+                )
+
+        self.in_flight[ctx.request_id] = self.in_flight.get(ctx.request_id, 0) + 1
+        try:
+            return await self.link.request(_outgoing(request), result_type, timeout=timeout, progress=progress)
+        except UpstreamError as exc:
+            raise McpError(types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))) from None
+        finally:
+            left = self.in_flight.pop(ctx.request_id) - 1
+            if left:
+                self.in_flight[ctx.request_id] = left
+
+    async def ask(self, request: Any, result_type: type, needs: Any, what: str) -> Any:
+        """Relay one request of the upstream to this client; errors come back as data. While exactly one request
+        of the client waits, the relayed request is sent as related to it (streamable HTTP then delivers it on
+        that request's stream, which a client reads even when it opened no standalone stream)."""
+        from mcp import types
+        from mcp.shared.exceptions import McpError
+        from mcp.shared.message import ServerMessageMetadata
+
+        session = self.session
+        if session is None or not session.check_client_capability(needs):
+            return types.ErrorData(
+                code=types.INVALID_REQUEST, message=f"the client behind hostshape proxy does not support {what}"
+            )
+        related = next(iter(self.in_flight)) if len(self.in_flight) == 1 else None
+        try:
+            return await session.send_request(
+                types.ServerRequest(request), result_type, metadata=ServerMessageMetadata(related_request_id=related)
+            )
+        except McpError as exc:
+            return exc.error
+        except Exception as exc:  # noqa: BLE001 - the upstream gets an error, the proxy keeps running
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"hostshape proxy: {describe(exc)}")
+
+    async def notify(self, notification: Any) -> None:
+        """Relay one notification of the upstream to this client (dropped before its first request)."""
+        from mcp import types
+
+        if self.session is None:
+            return
+        data = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
+        data.pop("jsonrpc", None)  # the upstream's JSON-RPC envelope, kept as an extra field
+        try:
+            await self.session.send_notification(types.ServerNotification.model_validate(data))
+        except Exception:
+            log.debug("could not forward a notification", exc_info=True)
+
+
+def _unknown_handle(args: Mapping[str, Any]) -> str:
+    shown = repr(str(args.get("handle", ""))[:40])
+    return (
+        f"[hostshape] no saved result for handle {shown}: it is unknown or was evicted. Call the original tool "
+        "again to get a fresh result and handle."
+    )
 
 
 def _server_result(result: Any) -> Any:
@@ -300,18 +406,34 @@ async def serve_stdio(proxy: Proxy) -> None:
         await proxy.start(tg)
         async with stdio_server() as (read_stream, write_stream):
             await proxy.server.run(read_stream, write_stream, proxy.server.create_initialization_options())
-        await proxy.link.close()
+        await proxy.close()
         tg.cancel_scope.cancel()
 
 
+class _ClientGone(logging.Filter):
+    """Drops the SDK's tracebacks for a client that went away (its stream closed under the server, e.g.
+    "Error in standalone SSE writer": mcp/server/streamable_http.py:775 in 1.30), kept at DEBUG."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import anyio
+
+        error = record.exc_info[1] if record.exc_info else None
+        gone = isinstance(error, (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError))
+        return not gone or logging.getLogger("hostshape.proxy").isEnabledFor(logging.DEBUG)
+
+
 async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int], None] | None = None) -> None:
-    """Connect upstream, then serve streamable HTTP at ``http://host:port/mcp`` until cancelled."""
+    """Connect upstream, then serve streamable HTTP at ``http://host:port/mcp`` until cancelled; the address is
+    printed on stderr (port 0: a free port, the one printed) and given to ``ready``."""
     import anyio
     import uvicorn
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
+    quiet = _ClientGone()
+    for name in ("mcp.server.streamable_http", "mcp.server.streamable_http_manager"):
+        logging.getLogger(name).addFilter(quiet)
     async with anyio.create_task_group() as tg:
         await proxy.start(tg)
         security = None
@@ -323,7 +445,12 @@ async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int
                 allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
                 allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
             )
-        manager = StreamableHTTPSessionManager(app=proxy.server, security_settings=security)
+        limits: dict[str, Any] = (
+            {"max_sessions": MAX_SESSIONS}
+            if "max_sessions" in signature(StreamableHTTPSessionManager).parameters
+            else {}
+        )
+        manager = StreamableHTTPSessionManager(app=proxy.server, security_settings=security, **limits)
 
         async def handle(scope: Any, receive: Any, send: Any) -> None:
             await manager.handle_request(scope, receive, send)
@@ -332,14 +459,17 @@ async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
         server = uvicorn.Server(config)
         async with manager.run():
-            if ready is None:
-                await server.serve()
-            else:
-                tg.start_soon(server.serve)
-                while not server.started:
-                    await anyio.sleep(0.02)
-                ready(server.servers[0].sockets[0].getsockname()[1])
-                while not server.should_exit:
-                    await anyio.sleep(0.1)
-        await proxy.link.close()
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:  # it could not bind the address (uvicorn has said why)
+                    raise OSError(f"could not serve at {host}:{port}")
+                await anyio.sleep(0.02)
+            bound = server.servers[0].sockets[0].getsockname()[1]
+            shown = f"[{host}]" if ":" in host else host
+            print(f"hostshape proxy: serving MCP at http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+            if ready is not None:
+                ready(bound)
+            while not server.should_exit:
+                await anyio.sleep(0.1)
+        await proxy.close()
         tg.cancel_scope.cancel()

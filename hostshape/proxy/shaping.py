@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -17,14 +17,12 @@ log = logging.getLogger("hostshape.proxy")
 def shape_call_result(
     result: Any, policy: Policy, *, tool: str, server: str | None = None, args: Mapping[str, Any] | None = None
 ) -> Any:
-    """A successful ``CallToolResult`` shaped to ``policy``; the same object when it fits (or is an error).
+    """A ``CallToolResult`` (an ``isError`` one too) shaped to ``policy``; the same object when it fits.
 
-    The shaped result has one text block and, when the original had ``structuredContent``, a structured copy that
-    fits the same budget (see ``shape_mcp_result``). Never raises on bad data: ``shape`` does not."""
+    The shaped result has one text block and, when the original had ``structuredContent``, a structured copy; the
+    two together fit the budget (see ``shape_mcp_result``). Never raises on bad data: ``shape`` does not."""
     from mcp import types
 
-    if result.isError:
-        return result
     shaped = shape_mcp_result(
         result.model_dump(mode="json", by_alias=True, exclude_none=True), policy, tool=tool, server=server, args=args
     )
@@ -44,44 +42,147 @@ def shape_mcp_result(
     server: str | None = None,
     args: Mapping[str, Any] | None = None,
 ) -> tuple[str, dict[str, Any] | None] | None:
-    """Shape one MCP tool result (``{"content": [...], "structuredContent": ...}`` as plain data).
+    """Shape one MCP tool result (``{"content": [...], "structuredContent": ..., "isError": ...}`` as plain data).
 
     None when it is left as it is (it fits, or on a fault with ``on_fault="pass"``); else ``(text, structured)``:
     the text for a single text block, and for results that had ``structuredContent`` a structured copy (None
     otherwise). Hosts differ in which of the two they show the model (Claude Code shows the structured copy, most
-    others the text), so both fit the budget as the host serialises them (compact JSON): FastMCP's
-    ``{"result": "<text>"}`` wrapper becomes ``{"result": text}``, with the text shaped to a smaller budget when the
-    JSON escaping would push it over; other structured results become the shaped JSON object."""
-    from hostshape.pipeline import shape
+    others the text, Google ADK both), so the text and the structured copy as the host serialises it (compact JSON)
+    fit the budget together. A structured copy of the text (FastMCP's ``{"result": "<text>"}`` wrapper, or the
+    text's JSON) is rebuilt from the shaped text; structured content that is not a copy is shaped on its own
+    (its full form saved behind its own handle) and the text kept or shaped beside it."""
     from hostshape.tokens import count_tokens
 
-    shaped = shape(dict(raw), policy=policy, tool=tool, server=server, args=args)
-    if not shaped.changed:
-        return None
     original = raw.get("structuredContent")
+    if original is None:
+        shaped = _shape(raw, policy, tool, server, args)
+        return (shaped.text, None) if shaped.changed else None
     budget = policy.budget_for(tool, server)
-    current = policy
-    structured = None
-    for attempt in range(6):
+    text_raw = {k: v for k, v in raw.items() if k != "structuredContent"}
+    text = _joined_text(raw)
+
+    def tokens(value: str) -> float:
+        return count_tokens(value, policy.encoding) * policy.safety_factor
+
+    structured_tokens = tokens(_compact(original))
+    text_tokens = tokens(text) if text is not None else budget + 1  # other blocks: let shape decide
+    if text is not None and text_tokens + structured_tokens <= budget:
+        return None
+    if _is_copy(text, original):
+        return _shape_with_copy(raw, original, policy, tool, server, args, budget, tokens)
+    # Two different things: each keeps what it needs when small, else they share the budget.
+    if text_tokens <= budget / 2:
+        text_share = text_tokens
+    elif structured_tokens <= budget / 2:
+        text_share = budget - structured_tokens
+    else:
+        text_share = budget / 2
+    shaped_text = text if text is not None and text_tokens <= text_share else None
+    if shaped_text is None:
+        shaped_text = _fit_text(text_raw, policy, tool, server, args, max(1, int(text_share)), tokens)
+    room = budget - tokens(shaped_text)
+    structured = _fit_structured(original, policy, tool, server, args, int(room), tokens)
+    return shaped_text, structured
+
+
+def _shape(raw: Any, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Any:
+    from hostshape.pipeline import shape
+
+    return shape(dict(raw) if isinstance(raw, Mapping) else raw, policy=policy, tool=tool, server=server, args=args)
+
+
+def _joined_text(raw: Mapping[str, Any]) -> str | None:
+    """The text of a result made of text blocks only (None when it has other blocks)."""
+    blocks = raw.get("content") or []
+    if not all(isinstance(b, Mapping) and b.get("type") == "text" for b in blocks):
+        return None
+    return "\n".join(str(b.get("text", "")) for b in blocks)
+
+
+def _is_copy(text: str | None, structured: Any) -> bool:
+    """Whether ``structured`` holds what the text says (so one shaped form serves both)."""
+    if text is None:
+        return False
+    if structured == {"result": text}:
+        return True
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return bool(value == structured or structured == {"result": value})
+
+
+def _shape_with_copy(
+    raw: Mapping[str, Any],
+    original: Any,
+    policy: Policy,
+    tool: str,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+    budget: int,
+    tokens: Callable[[str], float],
+) -> tuple[str, dict[str, Any] | None]:
+    current = _with_budget(policy, tool, server, max(1, budget // 2))
+    for attempt in range(8):
+        shaped = _shape(raw, current, tool, server, args)
         structured = _structured(original, shaped)
-        if structured is None:
-            break
-        over = count_tokens(_compact(structured), policy.encoding) * policy.safety_factor - budget
+        over = tokens(shaped.text) + tokens(_compact(structured)) - budget
         if over <= 0:
-            break
+            return shaped.text, structured
         # The fit moves in steps (whole records, whole pages), so a cut the size of the excess may change nothing:
         # cut twice as much each time.
-        smaller = max(1, int(current.budget_for(tool, server) - (over + 8) * 2**attempt))
+        smaller = max(1, int(current.budget_for(tool, server) - (over + 8) * 2**attempt / 2))
         current = _with_budget(current, tool, server, smaller)
-        shaped = shape(dict(raw), policy=current, tool=tool, server=server, args=args)
-    else:  # the structured copy could not be made to fit: leave it out rather than break the budget
-        structured = None
-    return shaped.text, structured
+    # the copy could not be made to fit beside the text: the text alone, at the whole budget
+    return _shape(raw, policy, tool, server, args).text, None
 
 
-def _structured(original: Any, shaped: Any) -> dict[str, Any] | None:
-    if original is None:
+def _fit_text(
+    raw: Mapping[str, Any],
+    policy: Policy,
+    tool: str,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+    share: int,
+    tokens: Callable[[str], float],
+) -> str:
+    current = _with_budget(policy, tool, server, share)
+    text = ""
+    for attempt in range(6):
+        text = _shape(raw, current, tool, server, args).text
+        over = tokens(text) - share
+        if over <= 0:
+            break
+        current = _with_budget(current, tool, server, max(1, int(share - (over + 8) * 2**attempt)))
+    return text
+
+
+def _fit_structured(
+    original: Any,
+    policy: Policy,
+    tool: str,
+    server: str | None,
+    args: Mapping[str, Any] | None,
+    room: int,
+    tokens: Callable[[str], float],
+) -> dict[str, Any] | None:
+    """``original`` shaped as JSON into ``room`` tokens (compact), as an object; None when nothing fits."""
+    if room < 8:
         return None
+    payload = _compact(original)
+    current = _with_budget(policy, tool, server, room)
+    for attempt in range(6):
+        shaped = _shape(payload, current, tool, server, args)
+        value = json.loads(shaped.text) if shaped.is_json else shaped.text
+        structured = value if isinstance(value, dict) else {"result": value}
+        over = tokens(_compact(structured)) - room
+        if over <= 0:
+            return structured
+        current = _with_budget(current, tool, server, max(1, int(room - (over + 8) * 2**attempt)))
+    return None
+
+
+def _structured(original: Any, shaped: Any) -> dict[str, Any]:
     if isinstance(original, dict) and set(original) == {"result"} and isinstance(original["result"], str):
         return {"result": shaped.text}
     if shaped.is_json:

@@ -61,13 +61,16 @@ class Upstream:
     async def connect(self, errlog: Any) -> AsyncIterator[tuple[Any, Any]]:
         """The (read, write) streams of a fresh connection."""
         if self.command:
-            from mcp.client.stdio import StdioServerParameters, stdio_client
+            from hostshape.proxy.stdio import stdio_process
 
             # The whole environment, as the host gave it to the proxy: a host's config sets the server's variables
             # (tokens, API keys) on the proxy's process, and the SDK default would keep only HOME, PATH and a few.
             env = {**os.environ, **dict(self.env or {})}
-            params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=env, cwd=self.cwd)
-            async with stdio_client(params, errlog=errlog) as (read_stream, write_stream):
+            command, args = self.command[0], list(self.command[1:])
+            async with stdio_process(command, args, env=env, cwd=self.cwd, errlog=errlog) as (
+                read_stream,
+                write_stream,
+            ):
                 yield read_stream, write_stream
             return
         assert self.url is not None
@@ -149,9 +152,13 @@ class Link:
         self._lock = anyio.Lock()
         self.restarts = 0
 
+    def bind(self, task_group: Any) -> None:
+        """Use ``task_group`` for the connection tasks; the first request connects."""
+        self._tg = task_group
+
     async def start(self, task_group: Any) -> Any:
         """Bind to ``task_group`` (which owns the connection tasks) and connect; returns the InitializeResult."""
-        self._tg = task_group
+        self.bind(task_group)
         conn = await self._connection()
         return conn.init
 
@@ -258,7 +265,11 @@ class Link:
     async def _on_message(self, conn: _Connection, message: Any) -> None:
         from mcp import types
 
-        if isinstance(message, Exception):  # a line that is not JSON-RPC (mcp/client/stdio/__init__.py, 1.30)
+        if isinstance(message, RuntimeError) and "unknown request id" in str(message).lower():
+            # a late answer to a request that was cancelled or timed out (mcp/shared/session.py:518, 1.30)
+            log.debug("hostshape proxy: ignoring %s", describe(message))
+            return
+        if isinstance(message, Exception):  # a line that is not JSON-RPC (stdio.MalformedLine, or the SDK's)
             reason = f"it sent malformed JSON-RPC ({describe(message)})"
             log.warning("hostshape proxy: the upstream server %s", reason)
             if conn.inflight:
@@ -305,12 +316,16 @@ class Link:
                 )
             except McpError as exc:
                 code = exc.error.code
-                if code == types.CONNECTION_CLOSED or conn.broken:
+                # The SDK answers a request with CONNECTION_CLOSED (-32000) when the connection ends
+                # (mcp/shared/session.py:451, 1.30), and -32000 is also a code any server may use for its own
+                # errors: only an upstream that then fails a ping is gone.
+                if conn.broken or (code == types.CONNECTION_CLOSED and not await self._alive(conn)):
                     conn.fail(conn.broken or "it closed the connection")
                     raise UpstreamError(self._message(conn.broken or "it closed the connection")) from None
                 if code == 408:  # REQUEST_TIMEOUT: mcp/shared/session.py raises it when the read timeout expires
                     await self._cancel_upstream(session, request_id, "timed out")
-                    await self._check_alive(conn)
+                    if not await self._alive(conn):
+                        conn.fail("it stopped answering")
                     raise UpstreamError(self._message(f"it did not answer within {wait:g} s")) from None
                 raise
             except anyio.get_cancelled_exc_class():
@@ -350,19 +365,20 @@ class Link:
             except Exception:  # the upstream may already be gone
                 log.debug("could not tell the upstream about the cancelled request", exc_info=True)
 
-    async def _check_alive(self, conn: _Connection) -> None:
-        """After a timeout: restart the upstream unless it still answers a ping."""
+    async def _alive(self, conn: _Connection) -> bool:
+        """Whether the upstream still answers a ping within PING_TIMEOUT."""
         import anyio
 
-        alive = False
+        session = conn.session
+        if session is None:
+            return False
         with anyio.move_on_after(PING_TIMEOUT):
             try:
-                await conn.session.send_ping()
-                alive = True
-            except Exception:  # noqa: BLE001
-                alive = False
-        if not alive:
-            conn.fail("it stopped answering")
+                await session.send_ping()
+                return True
+            except Exception:  # noqa: BLE001 - any failure means it is gone
+                return False
+        return False
 
 
 try:  # anyio's task groups raise exception groups: the backport on 3.10 (it re-exports the builtin on 3.11+)

@@ -1,0 +1,205 @@
+"""Microsoft Agent Framework adapter: a ``FunctionMiddleware`` that overwrites each MCP tool's ``context.result``.
+
+Where it fires: before the model, after the tool's own parsing, and no host limit stands in the way; hostshape's
+budget is the only budget for what the model reads. Agent Framework's function middleware sees the parsed result
+after ``call_next()`` and whatever it leaves in ``context.result`` is what the model receives (agent-framework-core
+1.23.0, _middleware.py:428-460, 977-981). The framework bounds only the copy of the MCP result it keeps for hosts
+(``max_host_payload_size_bytes``, 1 MiB, _mcp.py:454-493), never the model-visible text; its compaction strategies
+(_compaction.py) act later, on the history before a model call, so hostshape's text is what they see. The
+framework's runs are async only (``Agent.run``, streaming or not); both paths run the middleware.
+
+Use it in one call, ``agent = install(Agent(client=..., tools=[mcp_tool]), policy)``, or build the parts:
+``middleware, read_tool = install(policy)`` then ``Agent(client=..., tools=[mcp_tool, read_tool],
+middleware=[middleware])``.
+
+What the model receives: by default, for a result with ``structuredContent``, the JSON of the structured content
+(``structured_first``, _mcp.py:175-189; FastMCP's ``-> str`` tools send ``{"result": text}``, so the payload arrives
+JSON-escaped). Shaped, the result is one text item, the shaped text, followed by the original non-text items
+(images, audio, files, which the model receives natively). A tool error reaches the model as
+``Error: Function failed.`` (with ``include_detailed_errors=True``, followed by ``Exception: <message>``,
+_tools.py:1995-2025); a long message is budgeted in that form and re-raised as a ``ToolExecutionException``. Left
+alone: results that fit as the model reads them, functions that are not MCP tools unless a policy rule names them,
+and ``hostshape_read`` itself. Rules route by the MCP tool's own name (``_mcp_remote_name``, _mcp.py:192) and the
+``server`` given to :func:`install`. Nothing raises into the run: a fault is logged to
+``hostshape.adapters.agent_framework`` and answered as the core answers it (``policy.on_fault``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hostshape.adapters._shared import default_policy, read_page, require, rule_names
+from hostshape.host import HostForm, glue_fault
+from hostshape.policy import Policy
+
+__all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "middleware", "retrieval_tool", "shape_result"]
+
+HOST = "Microsoft Agent Framework"
+INTERCEPTION_POINT = "FunctionMiddleware: context.result"
+FIRES = "before the model (the host has no limit)"
+
+EXTRA = "agent-framework"
+ERROR_PREFIX = "Error: Function failed. Exception: "  # _tools.py:2016-2018 with include_detailed_errors=True
+
+logger = logging.getLogger("hostshape.adapters.agent_framework")
+
+
+def _require() -> None:
+    require(EXTRA, "agent_framework")
+
+
+def _route(function: Any, server: str | None) -> tuple[str, bool]:
+    """(the MCP tool's own name, is an MCP tool) for the invoked ``function``."""
+    properties = getattr(function, "additional_properties", None) or {}
+    remote = properties.get("_mcp_remote_name")  # set on every MCP-generated function (_mcp.py:192, 1605-1631)
+    if isinstance(remote, str) and remote:
+        return remote, True
+    return str(getattr(function, "name", "") or ""), False
+
+
+def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: str | None = None) -> Any:
+    """The replacement for one function's ``context.result`` (a ``list[Content]`` or ``str``), or None to keep it.
+    Never raises."""
+    try:
+        from agent_framework import Content
+
+        from hostshape import shape
+
+        items = [Content.from_text(result)] if isinstance(result, str) else result
+        if not isinstance(items, list) or not all(isinstance(i, Content) for i in items):
+            return None
+        texts = [i.text or "" for i in items if i.type == "text"]
+        native = [i for i in items if i.type != "text"]
+        if not texts:
+            return None  # media only: nothing textual to budget
+        raw = {"content": [{"type": "text", "text": t} for t in texts]}
+        res = shape(
+            raw,
+            policy=policy,
+            tool=tool,
+            server=server,
+            args=dict(args) if isinstance(args, dict) else {},
+            host=HostForm(as_is="\n".join(texts)),
+        )
+        if not res.changed:
+            return None
+        return [Content.from_text(res.text), *native]
+    except Exception as exc:  # never raise into the run
+        logger.exception("hostshape could not shape the result of %s", tool)
+        return glue_fault(result, policy, exc, tool=tool, server=server)
+
+
+def _shaped_error(message: str, *, tool: str, args: Any, policy: Policy, server: str | None) -> str | None:
+    """A tool error's message fitted to the budget as the model reads it (after ``ERROR_PREFIX``), or None."""
+    from hostshape import shape
+
+    try:
+        res = shape(
+            {"content": [{"type": "text", "text": message}], "isError": True},
+            policy=policy,
+            tool=tool,
+            server=server,
+            args=dict(args) if isinstance(args, dict) else {},
+            host=HostForm(as_is=ERROR_PREFIX + message, wrap=lambda text: ERROR_PREFIX + text),
+        )
+    except Exception:  # keep the host's own error
+        logger.exception("hostshape could not shape the error of %s", tool)
+        return None
+    return res.text if res.changed and res.text else None
+
+
+@functools.cache
+def _middleware_class() -> Any:
+    from agent_framework import FunctionInvocationContext, FunctionMiddleware
+    from agent_framework.exceptions import ToolExecutionException
+
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
+
+    class ShapingMiddleware(FunctionMiddleware):
+        """Shapes each tool result by ``policy`` (see the module docstring)."""
+
+        def __init__(self, policy: Policy, server: str | None = None) -> None:
+            self.policy = policy
+            self.server = server
+
+        async def process(self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]) -> None:
+            tool, is_mcp = _route(context.function, self.server)
+            wanted = tool != RETRIEVAL_TOOL and (is_mcp or rule_names(self.policy, tool, self.server))
+            try:
+                await call_next()
+            except ToolExecutionException as exc:
+                if not wanted:
+                    raise
+                message = _shaped_error(
+                    str(exc), tool=tool, args=context.arguments, policy=self.policy, server=self.server
+                )
+                if message is None:
+                    raise
+                raise ToolExecutionException(message) from exc
+            if not wanted:
+                return
+            import anyio.to_thread
+
+            result = context.result
+
+            def work() -> Any:
+                return shape_result(result, tool=tool, args=context.arguments, policy=self.policy, server=self.server)
+
+            shaped = await anyio.to_thread.run_sync(work)
+            if shaped is not None:
+                context.result = shaped
+
+    ShapingMiddleware.__module__ = __name__
+    return ShapingMiddleware
+
+
+def middleware(policy: Policy | None = None, *, server: str | None = None) -> Any:
+    """A ``FunctionMiddleware`` for ``Agent(middleware=[...])`` (or a chat client's, or one run's) that shapes tool
+    results by ``policy``; ``server`` names the MCP server for the policy's rules."""
+    _require()
+    return _middleware_class()(default_policy(policy), server)
+
+
+def retrieval_tool(policy: Policy | None = None) -> Any:
+    """The ``hostshape_read`` ``FunctionTool``: a budgeted page of a spilled result. Never raises."""
+    _require()
+    from agent_framework import tool
+
+    from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
+
+    chosen = default_policy(policy)
+
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=chosen)
+
+    return tool(hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)
+
+
+def install(target: Any = None, policy: Policy | None = None, *, server: str | None = None) -> Any:
+    """Install hostshape in an Agent Framework ``Agent`` (in place; returns it): its middleware gets hostshape's and
+    its tools ``hostshape_read``. Given a ``Policy`` or nothing, return the pair (middleware, ``hostshape_read``
+    tool). The policy gets ``retrieval_tool="hostshape_read"`` so each envelope's hint names the tool."""
+    _require()
+    from agent_framework import Agent
+
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
+
+    if isinstance(target, Policy):
+        target, policy = None, target
+    chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    shaping = _middleware_class()(chosen, server)
+    read_tool = retrieval_tool(chosen)
+    if target is None:
+        return shaping, read_tool
+    if not isinstance(target, Agent):
+        raise TypeError(f"install() takes an agent_framework Agent or a Policy, not {type(target).__name__}")
+    target.middleware = [*(target.middleware or []), shaping]
+    tools = list(target.default_options.get("tools") or [])
+    if not any(getattr(t, "name", None) == RETRIEVAL_TOOL for t in tools):
+        target.default_options["tools"] = [*tools, read_tool]
+    return target

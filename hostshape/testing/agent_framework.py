@@ -1,0 +1,143 @@
+"""Microsoft Agent Framework run with a scripted model: a real ``Agent`` with an ``MCPStdioTool`` over the example
+stdio server.
+
+:class:`ScriptedChatClient` is an Agent Framework chat client (``BaseChatClient`` with the framework's function
+invocation and middleware layers, as its provider clients compose them; agent-framework-core 1.23.0 _clients.py:
+221-270, 419-432): it asks for one tool call, then whatever ``next_call`` asks for, then answers with text, and
+records every request. Use it to test your own agent offline::
+
+    client = ScriptedChatClient(("list_pull_requests", {}))
+    await Agent(client=client, tools=[mcp_tool]).run("go")
+    client.received  # each tool result, as the model read it
+
+``received`` is the text of each ``function_result``'s text items (joined by newlines), the text a provider is sent;
+``extra["items"]`` in :func:`run` keeps the item types, so images show as ``data`` items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, Content, Message
+from agent_framework._middleware import ChatMiddlewareLayer
+from agent_framework._tools import FunctionInvocationLayer
+
+from hostshape.policy import Policy
+from hostshape.testing import HostRun, mcp_server_command
+
+HOST = "Microsoft Agent Framework"
+
+# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
+NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
+
+
+def received_text(result: Content) -> str:
+    """The text of one ``function_result`` as a provider is sent it: its text items, joined by newlines."""
+    items = result.items or []
+    if not items:
+        return str(result.result or "")
+    return "\n".join(i.text or "" for i in items if i.type == "text")
+
+
+class ScriptedChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
+    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
+    ``final_text``. ``received`` holds each tool result's text, ``results`` the ``function_result`` contents,
+    ``requests`` the messages of every request. No network."""
+
+    OTEL_PROVIDER_NAME = "scripted"
+
+    def __init__(
+        self, first: tuple[str, dict[str, Any]] | None, next_call: NextCall | None = None, final_text: str = "done"
+    ) -> None:
+        super().__init__()
+        self.first, self.next_call, self.final_text = first, next_call, final_text
+        self.received: list[str] = []
+        self.results: list[Content] = []
+        self.requests: list[list[Message]] = []
+
+    def _reply(self, messages: Sequence[Message]) -> Message:
+        self.requests.append(list(messages))
+        answers = [c for c in (messages[-1].contents if messages else []) if c.type == "function_result"]
+        call = self.first
+        if answers:
+            for answer in answers:
+                self.results.append(answer)
+                self.received.append(received_text(answer))
+            call = self.next_call(list(self.received)) if self.next_call is not None else None
+        if call is None:
+            return Message(role="assistant", contents=[self.final_text])
+        name, args = call
+        return Message(
+            role="assistant",
+            contents=[Content.from_function_call(call_id=f"call-{len(self.requests)}", name=name, arguments=args)],
+        )
+
+    def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Any, **kwargs: Any) -> Any:
+        if not stream:
+
+            async def respond() -> ChatResponse:
+                return ChatResponse(messages=[self._reply(messages)])
+
+            return respond()
+        from agent_framework import ResponseStream
+
+        async def updates() -> AsyncIterator[ChatResponseUpdate]:
+            message = self._reply(messages)
+            yield ChatResponseUpdate(role="assistant", contents=list(message.contents))
+
+        return ResponseStream(updates(), finalizer=ChatResponse.from_updates)
+
+
+async def run(
+    tool: str,
+    *,
+    policy: Policy | None,
+    arguments: dict[str, Any] | None = None,
+    retrieval: bool = True,
+    next_call: NextCall | None = None,
+    stream: bool = False,
+    detailed_errors: bool = False,
+    server: str | None = None,
+    **_: Any,
+) -> HostRun:
+    """One ``Agent.run`` in which the scripted client calls ``tool`` and records what it receives.
+
+    ``policy=None`` runs the host without hostshape; else ``hostshape.adapters.agent_framework.install`` adds the
+    middleware and ``hostshape_read`` to the agent. ``stream`` runs the streaming path; ``detailed_errors`` sets
+    the client's ``include_detailed_errors``. ``received`` is the first tool result's text; ``extra["received"]``
+    holds each in order and ``extra["items"]`` the item types of each.
+    """
+    from agent_framework import Agent, MCPStdioTool
+
+    command = mcp_server_command()
+    client = ScriptedChatClient((tool, dict(arguments or {})), next_call)
+    if detailed_errors:
+        client.function_invocation_configuration["include_detailed_errors"] = True
+    mcp_tool = MCPStdioTool(name="corpus", command=command[0], args=command[1:], request_timeout=60)
+    async with mcp_tool:
+        agent = Agent(client=client, tools=[mcp_tool])
+        if policy is not None:
+            from hostshape.adapters import agent_framework
+
+            agent = agent_framework.install(agent, policy, server=server)
+            if not retrieval:
+                agent.default_options["tools"] = agent.default_options["tools"][:-1]
+        if stream:
+            response_stream = agent.run(f"Call {tool}.", stream=True)
+            async for _update in response_stream:
+                pass
+            answer = await response_stream.get_final_response()
+        else:
+            answer = await agent.run(f"Call {tool}.")
+    return HostRun(
+        host=HOST,
+        tool=tool,
+        received=client.received[0] if client.received else "",
+        requests=list(client.requests),
+        extra={
+            "received": client.received,
+            "items": [[i.type for i in (r.items or [])] for r in client.results],
+            "final": answer.text,
+        },
+    )

@@ -1,0 +1,152 @@
+"""Agno run with a scripted model: a real ``Agent`` with ``MCPTools`` over the example stdio server.
+
+:class:`ScriptedModel` implements Agno's own model interface (``agno.models.base.Model``: ``invoke``, ``ainvoke``
+and their streaming forms, agno 3.1.10 models/base.py:552-585): it asks for one tool call, then whatever
+``next_call`` asks for, then answers with text, recording what it was sent. Use it to test your own agent offline::
+
+    model = ScriptedModel(first=("list_pull_requests", {}))
+    await Agent(model=model, tools=[mcp_tools]).arun("go")
+    model.received  # each tool result, as the model read it
+
+``received`` is the ``content`` of each ``tool`` message the model is sent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agno.models.base import Model
+from agno.models.response import ModelResponse
+
+from hostshape.policy import Policy
+from hostshape.testing import HostRun, mcp_server_command
+
+HOST = "Agno"
+
+# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
+NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
+
+
+@dataclass
+class ScriptedModel(Model):
+    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
+    ``final_text``. ``received`` holds each tool message's content, ``requests`` the messages of every request.
+    No network."""
+
+    id: str = "scripted"
+    name: str | None = "ScriptedModel"
+    provider: str | None = "hostshape"
+    first: tuple[str, dict[str, Any]] | None = None
+    next_call: NextCall | None = None
+    final_text: str = "done"
+    received: list[str] = field(default_factory=list)
+    requests: list[list[Any]] = field(default_factory=list)
+    seen: int = 0
+
+    def _respond(self, messages: list[Any]) -> ModelResponse:
+        self.requests.append(list(messages))
+        tool_messages = [m for m in messages if m.role == "tool"]
+        call = self.first
+        if tool_messages:
+            for message in tool_messages[self.seen :]:
+                self.received.append(message.get_content_string())
+            self.seen = len(tool_messages)
+            call = self.next_call(list(self.received)) if self.next_call is not None else None
+        if call is None:
+            return ModelResponse(role="assistant", content=self.final_text)
+        name, args = call
+        tool_call = {
+            "id": f"call-{len(self.requests)}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        return ModelResponse(role="assistant", tool_calls=[tool_call])
+
+    def invoke(self, *args: Any, messages: list[Any], **kwargs: Any) -> ModelResponse:
+        return self._respond(messages)
+
+    async def ainvoke(self, *args: Any, messages: list[Any], **kwargs: Any) -> ModelResponse:
+        return self._respond(messages)
+
+    def invoke_stream(self, *args: Any, messages: list[Any], **kwargs: Any) -> Iterator[ModelResponse]:
+        yield self._respond(messages)
+
+    async def ainvoke_stream(self, *args: Any, messages: list[Any], **kwargs: Any) -> AsyncIterator[ModelResponse]:
+        yield self._respond(messages)
+
+    def _parse_provider_response(self, response: Any, **kwargs: Any) -> ModelResponse:
+        return response
+
+    def _parse_provider_response_delta(self, response: Any) -> ModelResponse:
+        return response
+
+
+async def run(
+    tool: str,
+    *,
+    policy: Policy | None,
+    arguments: dict[str, Any] | None = None,
+    retrieval: bool = True,
+    next_call: NextCall | None = None,
+    prefix: str | None = None,
+    stream: bool = False,
+    **_: Any,
+) -> HostRun:
+    """One ``Agent.arun`` in which the scripted model calls ``tool`` and records what it receives.
+
+    ``policy=None`` runs the host without hostshape; else ``hostshape.adapters.agno.install`` adds the hook and
+    ``hostshape_read``. ``prefix`` is ``MCPTools(tool_name_prefix=...)``; ``stream`` runs the streaming path.
+    ``received`` is the first tool result's text; ``extra["received"]`` holds each in order.
+    """
+    import shlex
+
+    from agno.agent import Agent
+    from agno.tools.mcp import MCPTools
+
+    command = shlex.join(mcp_server_command())
+    model = ScriptedModel(first=(f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call=next_call)
+    async with MCPTools(command=command, timeout_seconds=60, tool_name_prefix=prefix) as mcp_tools:
+        agent = Agent(model=model, tools=[mcp_tools], telemetry=False)
+        if policy is not None:
+            from hostshape.adapters import agno
+
+            agno.install(agent, policy)
+            if not retrieval and isinstance(agent.tools, list):
+                agent.tools = agent.tools[:-1]
+        if stream:
+            parts = []
+            async for event in agent.arun(f"Call {tool}.", stream=True):
+                if getattr(event, "event", None) == "RunContent" and isinstance(event.content, str):
+                    parts.append(event.content)
+            answer = None
+            final: str | None = "".join(parts)
+        else:
+            answer = await agent.arun(f"Call {tool}.")
+            final = answer.content
+    return HostRun(
+        host=HOST,
+        tool=tool,
+        received=model.received[0] if model.received else "",
+        requests=list(model.requests),
+        extra={"received": model.received, "final": final, "output": answer},
+    )
+
+
+def run_sync_function(policy: Policy | None, function: Callable[..., Any], tool: str) -> HostRun:
+    """The sync path: ``Agent.run`` with a plain function tool ``function`` (Agno's MCP tools are async), the hook
+    installed with ``policy``; ``received`` is the tool message's content."""
+    from agno.agent import Agent
+
+    model = ScriptedModel(first=(tool, {}))
+    agent = Agent(model=model, tools=[function], telemetry=False)
+    if policy is not None:
+        from hostshape.adapters import agno
+
+        agno.install(agent, policy)
+    answer = agent.run(f"Call {tool}.")
+    return HostRun(
+        host=HOST, tool=tool, received=model.received[0] if model.received else "", extra={"final": answer.content}
+    )

@@ -1,0 +1,146 @@
+"""LlamaIndex run with a scripted model: a real ``FunctionAgent`` with ``McpToolSpec`` tools over the example stdio
+server (``BasicMCPClient``).
+
+:class:`ScriptedLLM` is a LlamaIndex function-calling LLM (it extends the framework's own
+``llama_index.core.llms.mock.MockFunctionCallingLLM``, a ``FunctionCallingLLM``) that asks for one tool call, then
+whatever ``next_call`` asks for, then answers with text, recording what it was sent. Use it to test your own agent
+offline::
+
+    llm = ScriptedLLM(("list_pull_requests", {}))
+    await FunctionAgent(tools=tools, llm=llm).run("go")
+    llm.received  # each tool result, as the model read it
+
+``received`` is the text of the tool message's text blocks (an agent sends the model the tool output's blocks,
+core/agent/workflow/function_agent.py:155-163); image blocks are counted apart (``images``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock, ToolCallBlock
+from llama_index.core.llms.mock import MockFunctionCallingLLM
+from pydantic import PrivateAttr
+
+from hostshape.policy import Policy
+from hostshape.testing import HostRun, mcp_server_command
+
+HOST = "LlamaIndex"
+
+# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
+NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
+
+
+def received_text(message: ChatMessage) -> str:
+    """The text of one tool message as the model reads it: its text blocks, joined by newlines."""
+    return "\n".join(block.text for block in message.blocks if isinstance(block, TextBlock))
+
+
+class ScriptedLLM(MockFunctionCallingLLM):
+    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
+    ``final_text``. ``received`` holds each tool message's text, ``images`` the number of image blocks each carried,
+    ``requests`` the messages of every request. No network."""
+
+    _first: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)
+    _next_call: NextCall | None = PrivateAttr(default=None)
+    _final_text: str = PrivateAttr(default="done")
+    _received: list[str] = PrivateAttr(default_factory=list)
+    _images: list[int] = PrivateAttr(default_factory=list)
+    _requests: list[list[ChatMessage]] = PrivateAttr(default_factory=list)
+    _seen: int = PrivateAttr(default=0)
+
+    def __init__(
+        self, first: tuple[str, dict[str, Any]] | None, next_call: NextCall | None = None, final_text: str = "done"
+    ) -> None:
+        super().__init__(response_generator=self._respond, is_chat_model=True)
+        self._first, self._next_call, self._final_text = first, next_call, final_text
+
+    @property
+    def received(self) -> list[str]:
+        return self._received
+
+    @property
+    def images(self) -> list[int]:
+        return self._images
+
+    @property
+    def requests(self) -> list[list[ChatMessage]]:
+        return self._requests
+
+    def _respond(self, messages: Sequence[ChatMessage], **_: Any) -> ChatMessage:
+        self._requests.append(list(messages))
+        tool_messages = [m for m in messages if m.role == MessageRole.TOOL]
+        call = self._first
+        if tool_messages:
+            for message in tool_messages[self._seen :]:
+                self._received.append(received_text(message))
+                self._images.append(sum(isinstance(b, ImageBlock) for b in message.blocks))
+            self._seen = len(tool_messages)
+            call = self._next_call(list(self._received)) if self._next_call is not None else None
+        if call is None:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=self._final_text)
+        name, args = call
+        block = ToolCallBlock(tool_call_id=f"call-{len(self._requests)}", tool_name=name, tool_kwargs=args)
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block])
+
+
+async def run(
+    tool: str,
+    *,
+    policy: Policy | None,
+    arguments: dict[str, Any] | None = None,
+    retrieval: bool = True,
+    next_call: NextCall | None = None,
+    server: str | None = None,
+    **_: Any,
+) -> HostRun:
+    """One ``FunctionAgent`` run in which the scripted LLM calls ``tool`` and records what it receives.
+
+    ``policy=None`` runs the host without hostshape; else the tools go through ``hostshape.adapters.llamaindex.
+    install`` (with ``hostshape_read``; ``retrieval=False`` shapes the MCP tools only). ``received`` is the first tool
+    message's text; ``extra["received"]`` holds each in order and ``extra["images"]`` their image block counts.
+    """
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
+
+    command = mcp_server_command()
+    client = BasicMCPClient(command[0], args=command[1:], timeout=60)
+    tools: list[Any] = await McpToolSpec(client=client).to_tool_list_async()
+    if policy is not None:
+        from hostshape.adapters import llamaindex
+
+        tools = llamaindex.install(tools, policy, server=server)
+        if not retrieval:
+            tools = tools[:-1]
+    llm = ScriptedLLM((tool, dict(arguments or {})), next_call)
+    agent = FunctionAgent(tools=tools, llm=llm, streaming=False)
+    answer = await agent.run(f"Call {tool}.")
+    return HostRun(
+        host=HOST,
+        tool=tool,
+        received=llm.received[0] if llm.received else "",
+        requests=list(llm.requests),
+        extra={"received": llm.received, "images": llm.images, "final": str(answer)},
+    )
+
+
+def call_sync(tool: str, *, policy: Policy | None, arguments: dict[str, Any] | None = None) -> HostRun:
+    """The sync path: ``ScriptedLLM.predict_and_call`` runs the tool through ``FunctionTool.call`` (its sync
+    ``callback``); ``received`` is the text of the tool output it returns, the blocks an agent would send on."""
+    import asyncio
+
+    from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
+
+    command = mcp_server_command()
+    client = BasicMCPClient(command[0], args=command[1:], timeout=60)
+    tools: list[Any] = asyncio.run(McpToolSpec(client=client).to_tool_list_async())
+    if policy is not None:
+        from hostshape.adapters import llamaindex
+
+        tools = llamaindex.install(tools, policy)
+    llm = ScriptedLLM((tool, dict(arguments or {})))
+    response = llm.predict_and_call(tools, user_msg=f"Call {tool}.")
+    output = response.sources[0]
+    text = "\n".join(b.text for b in output.blocks if isinstance(b, TextBlock))
+    return HostRun(host=HOST, tool=tool, received=text, extra={"output": output})

@@ -1,0 +1,131 @@
+"""Microsoft Agent Framework adapter, in the real framework: ``Agent`` with an ``MCPStdioTool`` over the example
+stdio server, with a scripted chat client at the framework's own client interface
+(hostshape.testing.agent_framework). Offline: no model API, no network.
+
+What the model "received" is the text of the ``function_result`` the agent sends the client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agent_framework")
+pytest.importorskip("mcp.client")
+
+from helpers import PR_NUMBERS
+
+from hostshape import Policy, Rule
+from hostshape.adapters import agent_framework as adapter
+from hostshape.testing.agent_framework import run
+from hostshape.tokens import count_tokens
+
+pytestmark = pytest.mark.host
+
+BUDGET = 2000
+LONG_ERROR = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+
+
+@pytest.fixture
+def policy(tmp_path: Any) -> Policy:
+    return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
+
+
+def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
+    assert count_tokens(received) <= budget
+    shaped = json.loads(received)
+    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
+    for number in PR_NUMBERS:
+        assert str(number) in received, f"PR #{number} is missing from what the model received"
+
+
+async def test_without_hostshape_the_model_reads_the_structured_copy_json_escaped() -> None:
+    run_ = await run("list_pull_requests", policy=None)
+    assert run_.received.startswith('{"result": "[{\\"url\\"')  # structured_first: {"result": text} as JSON
+    assert count_tokens(run_.received) > 20 * BUDGET  # no limit on the model-visible text
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "run-stream"])
+async def test_the_model_receives_the_list_within_the_budget(policy: Policy, stream: bool) -> None:
+    run_ = await run("list_pull_requests", policy=policy, stream=stream)
+    _assert_pull_list_shaped(run_.received)
+    assert run_.extra["final"] == "done"
+
+
+async def test_a_rule_routes_by_tool_and_server(policy: Policy) -> None:
+    rule = Rule(tool="list_pull_requests", server="github", fields=("number", "title"), budget=1200)
+    run_ = await run("list_pull_requests", policy=policy.replace(rules=(rule,)), server="github")
+    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
+    for number in PR_NUMBERS:
+        assert str(number) in run_.received
+
+
+async def test_a_detailed_tool_error_is_budgeted_as_the_model_reads_it(policy: Policy) -> None:
+    without = await run("fail", policy=None, arguments={"message": LONG_ERROR}, detailed_errors=True)
+    assert count_tokens(without.received) > BUDGET
+    shaped = await run("fail", policy=policy, arguments={"message": LONG_ERROR}, detailed_errors=True)
+    assert shaped.received.startswith("Error: Function failed. Exception: ")
+    assert count_tokens(shaped.received) <= BUDGET
+    assert "upstream API returned 502" in shaped.received and "[hostshape]" in shaped.received
+    plain = await run("fail", policy=policy, arguments={"message": LONG_ERROR})
+    assert plain.received == "Error: Function failed."  # the host's own message, without the detail
+
+
+async def test_images_stay_native_beside_the_shaped_text(policy: Policy) -> None:
+    run_ = await run("mixed", policy=policy.replace(budget=12))
+    assert count_tokens(run_.received) <= 12
+    assert run_.extra["items"][0][0] == "text" and "data" in run_.extra["items"][0][1:]
+
+
+def _boom(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("injected fault")
+
+
+async def test_a_fault_never_reaches_the_run(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("hostshape.pipeline.project", _boom)
+    with caplog.at_level(logging.ERROR, logger="hostshape"):
+        passed = await run("list_pull_requests", policy=policy.replace(on_fault="pass"))
+    assert passed.received.startswith('{"result": ') and passed.extra["final"] == "done"
+    refused = await run("list_pull_requests", policy=policy.replace(on_fault="refuse"))
+    assert refused.received.startswith("[hostshape]") and count_tokens(refused.received) <= BUDGET
+    monkeypatch.setattr("agent_framework.Content.from_text", _boom)  # the adapter's own glue
+    assert adapter.shape_result("x" * 50_000, tool="t", args={}, policy=policy.replace(on_fault="pass")) is None
+
+
+def test_non_mcp_results_are_left_alone_unless_a_rule_names_the_tool(policy: Policy) -> None:
+    from agent_framework import tool
+
+    def numbers() -> str:
+        """Numbers."""
+        return json.dumps(list(range(5000)))
+
+    function = tool(numbers)
+    assert adapter._route(function, None) == ("numbers", False)
+    shaped = adapter.shape_result(numbers(), tool="numbers", args={}, policy=policy.replace(budget=300))
+    assert shaped is not None and count_tokens(shaped[0].text) <= 300
+    assert adapter.rule_names(policy.replace(rules=(Rule(tool="numbers"),)), "numbers", None)
+
+
+async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
+    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
+        envelope = json.loads(received[-1])["_hostshape"]
+        if not envelope.get("next"):
+            return None
+        handle = json.loads(received[0])["_hostshape"]["handle"]
+        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
+
+    run_ = await run("list_pull_requests", policy=policy, next_call=next_call)
+    pages: list[str] = run_.extra["received"]
+    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
+    seen: list[int] = []
+    for page in pages:
+        assert count_tokens(page) <= BUDGET
+        doc = json.loads(page)
+        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        seen += [item["number"] for item in items]
+    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page

@@ -1,0 +1,123 @@
+"""Agno adapter, in the real framework: ``Agent`` with ``MCPTools`` over the example stdio server, with a scripted
+model at Agno's own model interface (hostshape.testing.agno). Offline: no model API, no network.
+
+What the model "received" is the content of the tool message the agent sends the model.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agno.tools.mcp")
+
+from helpers import PR_NUMBERS
+
+from hostshape import Policy, Rule
+from hostshape.adapters import agno as adapter
+from hostshape.testing.agno import run, run_sync_function
+from hostshape.tokens import count_tokens
+
+pytestmark = pytest.mark.host
+
+BUDGET = 2000
+
+
+@pytest.fixture
+def policy(tmp_path: Any) -> Policy:
+    return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
+
+
+def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
+    assert count_tokens(received) <= budget
+    shaped = json.loads(received)
+    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
+    for number in PR_NUMBERS:
+        assert str(number) in received, f"PR #{number} is missing from what the model received"
+
+
+async def test_without_hostshape_agno_hands_the_model_the_whole_result() -> None:
+    run_ = await run("list_pull_requests", policy=None)
+    assert count_tokens(run_.received) > 20 * BUDGET  # no limit of its own
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["arun", "arun-stream"])
+async def test_the_model_receives_the_list_within_the_budget(policy: Policy, stream: bool) -> None:
+    run_ = await run("list_pull_requests", policy=policy, stream=stream)
+    _assert_pull_list_shaped(run_.received)
+    assert run_.extra["final"] == "done"
+
+
+def test_the_sync_run_is_shaped_by_the_same_hook(policy: Policy) -> None:
+    def numbers() -> str:
+        """Returns many numbers."""
+        return json.dumps(list(range(5000)))
+
+    named = policy.replace(rules=(Rule(tool="numbers", budget=300),))
+    run_ = run_sync_function(named, numbers, "numbers")  # Agent.run: the sync chain (tools/function.py:2468)
+    assert count_tokens(run_.received) <= 300 and next(iter(json.loads(run_.received))) == "_hostshape"
+    unnamed = run_sync_function(policy.replace(budget=300), numbers, "numbers")
+    assert unnamed.received == numbers()  # not an MCP tool, no rule names it: left alone
+
+
+async def test_a_toolkit_prefix_routes_as_the_server(policy: Policy) -> None:
+    rule = Rule(tool="list_pull_requests", server="gh", fields=("number", "title"), budget=1200)
+    run_ = await run("list_pull_requests", policy=policy.replace(rules=(rule,)), prefix="gh")
+    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
+    for number in PR_NUMBERS:
+        assert str(number) in run_.received
+
+
+async def test_a_long_tool_error_is_budgeted_as_the_model_reads_it(policy: Policy) -> None:
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    without = await run("fail", policy=None, arguments={"message": message})
+    assert count_tokens(without.received) > BUDGET
+    shaped = await run("fail", policy=policy, arguments={"message": message})
+    assert shaped.received.startswith("Error from MCP tool 'fail'")
+    assert count_tokens(shaped.received) <= BUDGET and "[hostshape]" in shaped.received
+
+
+async def test_images_stay_artifacts_beside_the_shaped_text(policy: Policy) -> None:
+    run_ = await run("mixed", policy=policy.replace(budget=30))
+    assert count_tokens(run_.received) <= 30 and "Build 4812" in run_.received
+    assert [image.mime_type for image in run_.extra["output"].images] == ["image/png"]
+
+
+def _boom(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("injected fault")
+
+
+async def test_a_fault_never_reaches_the_run(
+    policy: Policy, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("hostshape.pipeline.project", _boom)
+    with caplog.at_level(logging.ERROR, logger="hostshape"):
+        passed = await run("list_pull_requests", policy=policy.replace(on_fault="pass"))
+    assert passed.received.startswith('[{"url"') and passed.extra["final"] == "done"
+    refused = await run("list_pull_requests", policy=policy.replace(on_fault="refuse"))
+    assert refused.received.startswith("[hostshape]") and count_tokens(refused.received) <= BUDGET
+    monkeypatch.setattr("hostshape.adapters.agno.HostForm", _boom)  # the adapter's own glue
+    assert adapter.shape_result("x" * 50_000, tool="t", args={}, policy=policy.replace(on_fault="pass")) is None
+
+
+async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
+    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
+        envelope = json.loads(received[-1])["_hostshape"]
+        if not envelope.get("next"):
+            return None
+        handle = json.loads(received[0])["_hostshape"]["handle"]
+        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
+
+    run_ = await run("list_pull_requests", policy=policy, next_call=next_call)
+    pages: list[str] = run_.extra["received"]
+    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
+    seen: list[int] = []
+    for page in pages:
+        assert count_tokens(page) <= BUDGET
+        doc = json.loads(page)
+        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        seen += [item["number"] for item in items]
+    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page

@@ -1,0 +1,126 @@
+"""CrewAI adapter, in the real framework: ``Agent(mcps=[MCPServerStdio(...)])`` over the example stdio server, run
+by ``kickoff``/``kickoff_async``, with a scripted LLM at CrewAI's own model interface (hostshape.testing.crewai).
+Offline: no model API, no network, telemetry off.
+
+What the model "received" is the content of the tool message CrewAI sends the LLM.
+"""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytest.importorskip("crewai")
+
+from helpers import PR_NUMBERS
+
+from hostshape import Policy, Rule
+from hostshape.adapters import crewai as adapter
+from hostshape.testing.crewai import run_sync
+from hostshape.tokens import count_tokens
+
+pytestmark = pytest.mark.host
+
+BUDGET = 2000
+
+
+@pytest.fixture
+def policy(tmp_path: Any) -> Policy:
+    return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
+
+
+def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
+    assert count_tokens(received) <= budget
+    shaped = json.loads(received)
+    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
+    for number in PR_NUMBERS:
+        assert str(number) in received, f"PR #{number} is missing from what the model received"
+
+
+def test_without_hostshape_crewai_defers_the_result_to_a_file() -> None:
+    deferred = run_sync("list_pull_requests", policy=None)  # over 25% of a 128k window (chars / 4)
+    assert "was stored as temporary artifact" in deferred.received
+    assert count_tokens(deferred.received) < BUDGET  # a notice naming the file and a preview, not the records
+    whole = run_sync("list_pull_requests", policy=None, context_window=10_000_000)
+    assert count_tokens(whole.received) > 20 * BUDGET  # under the threshold, the whole result
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["kickoff", "kickoff_async"])
+def test_it_fires_before_the_deferral_in_sync_and_async_runs(policy: Policy, sync: bool) -> None:
+    run_ = run_sync("list_pull_requests", policy=policy, sync=sync)
+    _assert_pull_list_shaped(run_.received)
+    assert run_.extra["final"] == "done"
+
+
+def test_a_budget_above_the_deferral_threshold_is_fitted_under_it(policy: Policy) -> None:
+    # A 32k window defers results over 8k "tokens" (32,000 characters); a 20k-token budget would exceed that.
+    run_ = run_sync("list_pull_requests", policy=policy.replace(budget=20_000), context_window=32_000)
+    assert "temporary artifact" not in run_.received and len(run_.received) <= 32_000
+    assert next(iter(json.loads(run_.received))) == "_hostshape"
+
+
+def test_a_rule_routes_by_the_mcp_tool_name_and_server(policy: Policy) -> None:
+    rule = Rule(tool="list_pull_requests", server="github", fields=("number", "title"), budget=1200)
+    run_ = run_sync("list_pull_requests", policy=policy.replace(rules=(rule,)), server="github")
+    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
+    for number in PR_NUMBERS:
+        assert str(number) in run_.received
+
+
+def test_a_long_tool_error_is_budgeted_and_images_stay_placeholders(policy: Policy) -> None:
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    shaped = run_sync("fail", policy=policy, arguments={"message": message}, context_window=10_000_000)
+    assert count_tokens(shaped.received) <= BUDGET
+    assert "upstream API returned 502" in shaped.received and "[hostshape]" in shaped.received
+    image = run_sync("image", policy=policy)
+    assert image.received == "[image: image/png]"  # CrewAI's own placeholder (mcp/content.py:43-44), left alone
+
+
+def _boom(*_: Any, **__: Any) -> Any:
+    raise RuntimeError("injected fault")
+
+
+def test_a_fault_never_reaches_the_crew(policy: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("hostshape.pipeline.project", _boom)
+    refused = run_sync("list_pull_requests", policy=policy.replace(on_fault="refuse"))
+    assert refused.received.startswith("[hostshape]") and count_tokens(refused.received) <= BUDGET
+    assert refused.extra["final"] == "done"
+    monkeypatch.setattr("hostshape.adapters.crewai.HostForm", _boom)  # the adapter's own glue
+    context = SimpleNamespace(tool_name="t", tool_input={}, tool=None, agent=None, tool_result="x" * 50_000)
+    named = policy.replace(on_fault="pass", rules=(Rule(tool="t"),))
+    assert adapter.shape_tool_result(context, policy=named) is None
+
+
+def test_the_hook_applies_only_to_the_agents_it_was_installed_for(policy: Policy) -> None:
+    mine, other = object(), object()
+    named = policy.replace(rules=(Rule(tool="numbers", budget=300),))
+    hook = adapter.after_tool_call(named, agents=[mine])
+    text = json.dumps(list(range(5000)))
+    context = SimpleNamespace(tool_name="numbers", tool_input={}, tool=None, tool_result=text)
+    assert hook(SimpleNamespace(**vars(context), agent=other)) is None
+    shaped = hook(SimpleNamespace(**vars(context), agent=mine))
+    assert shaped is not None and count_tokens(shaped) <= 300
+    assert adapter.after_tool_call(policy)(SimpleNamespace(**vars(context), agent=mine)) is None  # no rule: not MCP
+
+
+def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
+    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
+        envelope = json.loads(received[-1])["_hostshape"]
+        if not envelope.get("next"):
+            return None
+        handle = json.loads(received[0])["_hostshape"]["handle"]
+        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
+
+    run_ = run_sync("list_pull_requests", policy=policy, next_call=next_call)
+    pages: list[str] = run_.extra["received"]
+    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
+    seen: list[int] = []
+    for page in pages:
+        assert count_tokens(page) <= BUDGET
+        doc = json.loads(page)
+        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        seen += [item["number"] for item in items]
+    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
