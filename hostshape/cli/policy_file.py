@@ -22,6 +22,10 @@ from pathlib import Path
 ENV_VAR = "HOSTSHAPE_POLICY"
 PROJECT_FILE = ".hostshape.toml"
 USER_FILE = Path("hostshape") / "policy.toml"
+RULE = (
+    f"--policy FILE, else ${ENV_VAR}, else ./{PROJECT_FILE}, else $XDG_CONFIG_HOME/{USER_FILE.as_posix()} "
+    f"(~/.config/{USER_FILE.as_posix()}), else the defaults"
+)
 
 
 def candidates(
