@@ -34,10 +34,12 @@ def fit_data(
     index: bool = True,
     offset: int = 0,
     records_at: tuple[str, ...] | None = None,
+    layouts: list[list[str]] | None = None,
 ) -> Fitted:
     """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
     page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
-    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found.
+    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found;
+    ``layouts`` are the index layouts to try when the caller chose them (the shrink did, before shrinking).
     Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
@@ -62,7 +64,7 @@ def fit_data(
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
         level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
         fit = _RecordFit(
-            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio
+            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio, layouts
         )
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
@@ -143,6 +145,7 @@ class _RecordFit:
     index: bool
     offset: int
     ratio: TokenEstimate
+    layouts: list[list[str]] | None
 
     def whole(self) -> Fitted | None:
         """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
@@ -223,7 +226,7 @@ class _RecordFit:
             if isinstance(rest[0], list)
             else []
             if not isinstance(rest[0], dict)
-            else (self.facts.index if self.facts.index is not None else index_columns(rest, self.limit.count))
+            else (self.layouts if self.layouts is not None else index_columns(rest, self.limit.count))
         )
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
         wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens // 2 + 1]] if layouts else []

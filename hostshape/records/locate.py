@@ -20,7 +20,7 @@ Path = tuple[str, ...]
 
 # Generic identifier words kept whole by fit_object's member cutting (a tie-breaker there, not a shrink rule).
 IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
-MAX_DEPTH = 5  # levels of objects searched for a configured rule's record list (find_records)
+SEARCH_DEPTH = 5  # levels of objects find_records searches for the record list
 MAX_NODES = 5000  # objects searched for the zero-configuration record list, at any depth (locate)
 _SIZE_SAMPLE = 8
 
@@ -36,7 +36,7 @@ class Located:
     parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
 
 
-def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any]] | None:
+def find_records(value: Any, max_depth: int = SEARCH_DEPTH) -> tuple[Path, list[Any]] | None:
     """The record list as it stands: the value itself when it is a list, else the list of objects inside it that
     holds the most (sqrt of count times size, so neither a long list of tiny items nor one huge item wins alone)."""
     if isinstance(value, list):
@@ -52,7 +52,7 @@ def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any
 
 
 def longest_record_list(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]] | None:
-    """The list configured field rules apply to, as they always have: the value itself when it is a list, else
+    """The list configured field rules apply to: the value itself when it is a list, else
     the longest list of mostly objects within ``max_depth`` levels of objects."""
     if isinstance(value, list):
         return (), value
@@ -422,15 +422,6 @@ def with_path(value: Any, path: Path, replacement: Any) -> Any:
     copy = dict(value)
     copy[path[0]] = with_path(value[path[0]], path[1:], replacement)
     return copy
-
-
-def primary_key(records: list[Any]) -> str | None:
-    """The column that identifies the records, from their statistics (see ``structure.identifier``)."""
-    return structure.identifier(records)
-
-
-def title_key(records: list[Any]) -> str | None:
-    return structure.title_field(records)
 
 
 MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at most

@@ -13,14 +13,13 @@ from hostshape.output.envelope import KEY, Facts
 from hostshape.output.render import dumps
 from hostshape.policy import Rule
 from hostshape.records.locate import longest_record_list, with_path
-from hostshape.records.previews import cap_strings, decode_base64_content, preview
 from hostshape.records.shrink import Cuts, shrink_document
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from hostshape.tokens import Count
 
-__all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
+__all__ = ["Projection", "project", "shrink", "surrogate_note"]
 
 # Any escape of a UTF-16 surrogate (a literal prefix, so the scan is fast); pairing is checked per match.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -71,7 +70,11 @@ class Projection:
             facts.shrunk = self.cuts.cut
             facts.notes.extend(self.cuts.summary())
             facts.same = dict(self.cuts.same)
-            facts.index = self.cuts.index
+
+    @property
+    def layouts(self) -> list[list[str]] | None:
+        """The index layouts the shrink chose for the record list (None: the fit chooses)."""
+        return self.cuts.index if self.cuts is not None else None
 
 
 def project(

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
-MAX_DEPTH = 4
+SHOWN_DEPTH = 4  # levels of nesting shown below a record before the shrink collapses them (grown by the budget)
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
 _LEARN = 100  # records whose nested objects teach the schema
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
@@ -47,7 +47,7 @@ class Cuts:
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
-    depth: int = MAX_DEPTH  # nesting shown below a record (grown by the budget)
+    depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
 
     blobs: int = 0
 
@@ -206,7 +206,7 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
 # ---- learning the schema from the records -------------------------------------------------------------------
 
 
-def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = MAX_DEPTH) -> _Schema:
+def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = SHOWN_DEPTH) -> _Schema:
     groups: dict[str, list[dict[str, Any]]] = {}
     for record in records[:_LEARN]:
         _gather(record, "", groups, 0, max_depth)
