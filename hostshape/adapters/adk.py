@@ -344,7 +344,7 @@ def install(
       ``hostshape_read``;
     - an ``App``: a copy whose plugins end with :class:`ShapingPlugin` (it also covers workflow tool nodes) and
       whose root agent, when an ``LlmAgent``, has the ``hostshape_read`` tool;
-    - a ``Policy`` or nothing (the former form, ``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
+    - a ``Policy`` or nothing (``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
       tool), the hook an ``after_tool_callback`` (``mode="callback"``) or a :class:`ShapingPlugin` (``"plugin"``).
     """
     _require()

@@ -219,7 +219,7 @@ def install(
 
     - a ``MultiServerMCPClient``: the client, with the interceptor added first to its ``tool_interceptors``
       (outermost, so it shapes what every other interceptor returns), and the ``hostshape_read`` tool;
-    - a ``Policy`` or nothing (the former form, ``install(policy)``): the interceptor, for
+    - a ``Policy`` or nothing (``install(policy)``): the interceptor, for
       ``MultiServerMCPClient(tool_interceptors=[...])``, and the ``hostshape_read`` tool.
     """
     if isinstance(target, Policy):
