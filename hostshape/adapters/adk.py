@@ -48,7 +48,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.host import HostForm, glue_fault, json_result
+from hostshape.host import HostForm, fits_half_budget, glue_fault, json_result, smallest_answer_budget
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -150,9 +150,7 @@ def _text_beside_structured(response: Any, policy: Policy, tool: str, server: st
         parsed = None
     if structured in ({"result": text}, parsed, {"result": parsed}):
         return None  # a copy: shaping the result shapes both
-    from hostshape.tokens import count_tokens
-
-    if count_tokens(text, policy.encoding) * policy.safety_factor * 2 > policy.budget_for(tool, server):
+    if not fits_half_budget(text, policy, tool=tool, server=server):
         return None
     return text, structured
 
@@ -394,19 +392,10 @@ def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | No
 # --- the artifact service as the spill store ------------------------------------------------------------------------
 
 
-# The smallest answer that can name the way back, as ADK sends it: the envelope alone with a handle, in ADK's
-# {"result": ...} wrapper (33 to 36 o200k tokens, by the handle's digits), and a margin for other encodings.
-_SMALLEST_ANSWER = json_result(json.dumps({"_hostshape": {"truncated": True, "handle": "hs_" + "0" * 24}}))
-_MARGIN_TOKENS = 8
-
-
 def minimum_budget(policy: Policy) -> int:
-    """The smallest budget ADK can answer within while naming the handle that gets a result back."""
-    import math
-
-    from hostshape.tokens import count_tokens
-
-    return math.ceil(count_tokens(_SMALLEST_ANSWER, policy.encoding) * policy.safety_factor) + _MARGIN_TOKENS
+    """The smallest budget ADK can answer within while naming the handle that gets a result back (the envelope alone
+    in ADK's ``{"result": ...}`` wrapper, about 33-36 o200k tokens, plus a margin)."""
+    return smallest_answer_budget(policy, HostForm(wrap=json_result))
 
 
 def _check_budget(policy: Policy) -> None:
