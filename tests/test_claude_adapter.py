@@ -630,10 +630,11 @@ def _fastmcp_server(tmp_path: Path, middleware: str) -> list[str]:
 
 @pytest.mark.host
 async def test_a_result_within_a_large_budget_reaches_the_model_whole(tmp_path: Path) -> None:
-    """A result within a 20,000-token budget can pass Claude Code's 50,000-character threshold: without the size the
-    middleware declares, the model reads a 2,000-character preview of a saved file; with it, the result."""
+    """A result within a 40,000-token budget can pass Claude Code's 50,000-character threshold: without the size the
+    middleware declares, the model reads a 2,000-character preview of a saved file; with it, the result (its text
+    and structured copy, 16,104 tokens each, fit the budget together, so the middleware leaves it as it is)."""
     pytest.importorskip("fastmcp")
-    policy = f"Policy(budget=20000, spill_dir={str(tmp_path / 'spill')!r})"
+    policy = f"Policy(budget=40000, spill_dir={str(tmp_path / 'spill')!r})"
     plain = await run("long_answer", policy=None, server_command=_fastmcp_server(tmp_path, ""))
     declared = await run(
         "long_answer",
@@ -642,7 +643,7 @@ async def test_a_result_within_a_large_budget_reaches_the_model_whole(tmp_path: 
     )
     assert len(plain.received) < 3000 and "persisted-output" in plain.received
     assert len(declared.received) > 60_000 and "line 1899 of a long plain answer" in declared.received
-    assert count_tokens(declared.received) <= 20_000
+    assert count_tokens(declared.received) <= 40_000
 
 
 def test_the_declared_size_only_raises_the_hosts_threshold() -> None:
