@@ -3,13 +3,16 @@ form a user meets it (``shape``, ``read`` or the CLI)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 import hostshape
 from hostshape import Policy
+from hostshape.documents.grep import MAX_MATCHED_LINES
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 HEADINGS = "".join(f"# Heading {i}\n\ntext {i}\n\n" for i in range(20_000))
 LOG = "".join(
@@ -23,3 +26,29 @@ def test_a_cut_text_at_a_small_budget_still_gives_its_handle(tmp_path: Path, tex
     assert count_tokens(shaped.text) <= 50
     assert shaped.truncated and shaped.handle
     assert f"handle={shaped.handle}" in shaped.text
+
+
+def test_a_section_whose_title_looks_like_a_shown_size_is_read_by_that_title(tmp_path: Path) -> None:
+    policy = Policy(budget=300, spill_dir=tmp_path)
+    text = "# Intro (L1-5, 10 tok)\n\n" + "alpha " * 400 + "\n\n# Other\n\n" + "beta " * 400 + "\n"
+    shaped = hostshape.shape(text, policy=policy)
+    page = read(shaped.handle, section="Intro (L1-5, 10 tok)", policy=policy)
+    assert page.startswith("markdown document, section 1 ")
+    assert count_tokens(page) <= 300
+
+
+def test_a_grep_stopped_at_its_match_cap_says_truncated_on_every_page(tmp_path: Path) -> None:
+    policy = Policy(budget=2000, spill_dir=tmp_path)
+    text = "".join(f"line {i} {'match' if i % 3 == 0 else 'none'}\n" for i in range(3 * MAX_MATCHED_LINES + 30))
+    shaped = hostshape.shape(text, policy=policy)
+    cursor: str | None = None
+    for _ in range(2000):
+        page = read(shaped.handle, cursor=cursor, policy=policy, **({} if cursor else {"grep": "match"}))
+        assert count_tokens(page) <= 2000
+        assert page.splitlines()[-1].startswith("[hostshape] truncated")
+        found = re.search(r"next=(\S+)", page.splitlines()[-1])
+        if found is None:
+            break
+        cursor = found.group(1)
+    else:
+        pytest.fail("next never ended")
