@@ -32,7 +32,7 @@ def test_a_section_whose_title_looks_like_a_shown_size_is_read_by_that_title(tmp
     policy = Policy(budget=300, spill_dir=tmp_path)
     text = "# Intro (L1-5, 10 tok)\n\n" + "alpha " * 400 + "\n\n# Other\n\n" + "beta " * 400 + "\n"
     shaped = hostshape.shape(text, policy=policy)
-    page = read(shaped.handle, section="Intro (L1-5, 10 tok)", policy=policy)
+    page = read(str(shaped.handle), section="Intro (L1-5, 10 tok)", policy=policy)
     assert page.startswith("markdown document, section 1 ")
     assert count_tokens(page) <= 300
 
@@ -43,7 +43,7 @@ def test_a_grep_stopped_at_its_match_cap_says_truncated_on_every_page(tmp_path: 
     shaped = hostshape.shape(text, policy=policy)
     cursor: str | None = None
     for _ in range(2000):
-        page = read(shaped.handle, cursor=cursor, policy=policy, **({} if cursor else {"grep": "match"}))
+        page = read(str(shaped.handle), cursor=cursor, policy=policy, **({} if cursor else {"grep": "match"}))
         assert count_tokens(page) <= 2000
         assert page.splitlines()[-1].startswith("[hostshape] truncated")
         found = re.search(r"next=(\S+)", page.splitlines()[-1])
@@ -62,9 +62,27 @@ def test_a_grep_stopped_at_its_match_cap_says_truncated_on_every_page(tmp_path: 
 def test_a_cursor_passed_with_another_part_is_refused(tmp_path: Path) -> None:
     policy = Policy(budget=300, spill_dir=tmp_path)
     shaped = hostshape.shape(HEADINGS, policy=policy)
-    first = read(shaped.handle, lines="1-4000", policy=policy)
+    first = read(str(shaped.handle), lines="1-4000", policy=policy)
     cursor = re.search(r"next=(\S+)", first.splitlines()[-1])
     assert cursor is not None
-    page = read(shaped.handle, cursor=cursor.group(1), lines="3000-3001", policy=policy)
+    page = read(str(shaped.handle), cursor=cursor.group(1), lines="3000-3001", policy=policy)
     assert count_tokens(page) <= 300
     assert page.startswith("[hostshape]")
+
+
+@pytest.mark.parametrize("budget", [120, 150])
+def test_next_walks_every_line_once_at_a_small_budget(tmp_path: Path, budget: int) -> None:
+    policy = Policy(budget=budget, spill_dir=tmp_path)
+    text = "".join(f"# H{i}\n\n" + f"word{i} " * 30 + "\n\nline two\n\n" for i in range(10))
+    shaped = hostshape.shape(text, policy=policy)
+    cursor: str | None = None
+    shown = []
+    for _ in range(2000):
+        page = read(str(shaped.handle), cursor=cursor, policy=policy)
+        assert count_tokens(page) <= budget
+        shown.append("\n".join(page.split("\n")[1:-1]))
+        found = re.search(r"next=(\S+)", page.splitlines()[-1])
+        if found is None:
+            break
+        cursor = found.group(1)
+    assert "".join(shown).replace("\n", "") == text.replace("\n", "")
