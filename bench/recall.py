@@ -369,12 +369,14 @@ def summary(cells: list[Cell], payloads: list[Payload]) -> list[str]:
         row = [c for c in cells if c.budget == budget and kinds[c.file] == "list"]
         hs = [c.hs_recall for c in row if c.hs_recall is not None]
         sf = [c.sf_recall for c in row if c.sf_recall is not None]
+        fit = [c.hs_recall for c in row if c.floor_fits and c.hs_recall is not None]
         low = [c.file for c in row if c.floor_fits and (c.hs_recall or 0) < 0.90]
         behind = [c.file for c in row if c.sf_recall is not None and (c.hs_recall or 0) < c.sf_recall]
         unfit = [c.file for c in cells if c.budget == budget and not c.hs_fits]
         lines.append(
             f"budget {budget}: {len(row)} list payloads, hostshape mean recall {_r(_mean(hs))}"
-            f" (shrinkfit condense {_r(_mean(sf))}); below 0.90 where the ids fit: {len(low)}"
+            f" (shrinkfit condense {_r(_mean(sf))}); where the ids fit ({len(fit)}): mean {_r(_mean(fit))},"
+            f" below 0.90: {len(low)}"
             + (f" ({', '.join(low)})" if low else "")
             + f"; behind shrinkfit: {len(behind)}"
             + (f" ({', '.join(behind)})" if behind else "")

@@ -39,6 +39,23 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "gh_search_issues.json": ("title", "state"),
     "gh_commits_list.json": ("commit.message", None),
     "gh_pull_files_patches.json": (None, "status"),
+    "corpus/zipkin_trace_mobile_web_install.json": ("name", "kind"),
+    "corpus/jaeger_trace_genai.json": ("operationName", None),
+    "corpus/grafana_dashboard_ingress_nginx.json": ("title", "type"),
+    "corpus/pypi_simple_django.json": (None, "yanked"),
+    "corpus/ingress_nginx_configuration.json": (None, None),
+}
+#: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
+#: span's duration and service, a file's upload time and size, a server's TLS passthrough).
+MORE: dict[str, tuple[str, ...]] = {
+    "corpus/zipkin_trace_mobile_web_install.json": ("duration", "localEndpoint.serviceName"),
+    "corpus/jaeger_trace_genai.json": ("duration", "processID"),
+    "corpus/grafana_dashboard_ingress_nginx.json": ("datasource.uid",),
+    "corpus/pypi_simple_django.json": ("upload-time", "size"),
+    "corpus/ingress_nginx_configuration.json": ("sslPassthrough",),
+    "corpus/jira_projects_apache.json": ("name", "projectTypeKey"),
+    "corpus/slack_conversations_list.json": ("created", "num_members"),
+    "corpus/datadog_hosts_list.json": ("up", "last_reported_time"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
@@ -47,9 +64,10 @@ COUNT_WORDS = r"total|count|records|items|rows|row_count|returned|results|entrie
 
 @dataclass(frozen=True)
 class Question:
-    kind: str  # "id", "title", "status" (of the k-th record), "count", "which"
+    kind: str  # "id", "title", "status", "field" (of the k-th record), "count", "which"
     k: int  # 1-based position (0 for count)
     expected: Any
+    field: str | None = None  # the member a "field" question asks for
 
 
 @dataclass(frozen=True)
@@ -58,11 +76,14 @@ class Truth:
     id_field: str
     title_field: str | None
     status_field: str | None
+    more: tuple[str, ...] = ()
 
 
 def _get(record: Any, path: str | None) -> Any:
     if path is None or not isinstance(record, dict):
         return None
+    if path in record and not isinstance(record[path], (dict, list)):
+        return record[path]  # a column named by its dotted path (an index or columnar table)
     node: Any = record
     for part in path.split("."):
         if not isinstance(node, dict) or part not in node:
@@ -119,7 +140,7 @@ def truth(payload: Payload, records: list[dict[str, Any]] | None = None, id_fiel
         paths = _scalar_paths(records[0])
         title = next((p for p in paths if p.split(".")[-1] in TITLE_NAMES and p != id_field), None)
         status = next((p for p in paths if p.split(".")[-1] in STATUS_NAMES), None)
-    return Truth(list(records), id_field, title, status)
+    return Truth(list(records), id_field, title, status, MORE.get(payload.name, ()))
 
 
 def questions(t: Truth) -> list[Question]:
@@ -134,6 +155,9 @@ def questions(t: Truth) -> list[Question]:
             out.append(Question("title", k, _get(rec, t.title_field)))
         if t.status_field:
             out.append(Question("status", k, _get(rec, t.status_field)))
+        for field in t.more:
+            if _get(rec, field) is not None:
+                out.append(Question("field", k, _get(rec, field), field))
         out.append(Question("which", k, _get(rec, t.id_field)))
     return out
 
@@ -148,9 +172,15 @@ class Reading:
     text: str
 
 
-def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
+def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Records in a JSON text: lists of objects that carry the identifier (and, when ``known`` holds the true
+    records' identifiers, at least one of them: another list that happens to have an ``id``, or a list inside
+    the records, is not the record list), and columnar tables naming the identifier's column."""
     out: list[dict[str, Any]] = []
     leaf = id_field.split(".")[-1]
+
+    def like(items: list[dict[str, Any]]) -> bool:
+        return not known or any(str(_get(x, id_field)) in known for x in items)
 
     def walk(node: Any, depth: int) -> None:
         if depth > 12:
@@ -163,7 +193,12 @@ def _json_records(doc: Any, id_field: str) -> list[dict[str, Any]]:
             for value in node.values():
                 walk(value, depth + 1)
         elif isinstance(node, list):
-            if node and all(isinstance(x, dict) for x in node) and any(_get(x, id_field) is not None for x in node):
+            if (
+                node
+                and all(isinstance(x, dict) for x in node)
+                and any(_get(x, id_field) is not None for x in node)
+                and like(node)
+            ):
                 out.extend(x for x in node if _get(x, id_field) is not None)
                 return
             for value in node:
@@ -223,7 +258,8 @@ def read(text: str, t: Truth) -> Reading:
         doc = json.loads(text)
     except ValueError:
         return Reading(_regex_records(text, t), False, text)
-    return Reading(_json_records(doc, t.id_field), True, text)
+    known = frozenset(str(_get(r, t.id_field)) for r in t.records)
+    return Reading(_json_records(doc, t.id_field, known), True, text)
 
 
 def _same_id(a: Any, b: Any) -> bool:
@@ -267,6 +303,8 @@ def answer(q: Question, r: Reading, t: Truth) -> bool:
         return False  # the reader's k-th record is not the k-th record
     if q.kind == "title":
         return _title_ok(_get(rec, t.title_field), q.expected)
+    if q.kind == "field":
+        return _title_ok(_get(rec, q.field), q.expected)
     return _get(rec, t.status_field) == q.expected
 
 
@@ -275,3 +313,60 @@ def score(text: str, t: Truth) -> tuple[int, int]:
     qs = questions(t)
     r = read(text, t)
     return sum(answer(q, r, t) for q in qs), len(qs)
+
+
+# --- the table: hostshape against the peers a user would pick instead -------------------------------------------
+
+PEER_NAMES = ("shrinkfit condense", "tooltrim", "terse-mcp")
+
+
+def main(argv: list[str] | None = None) -> str:
+    """Questions answered from the first answer, per list payload and budget: hostshape against the best of
+    shrinkfit condense, tooltrim and terse-mcp at a setting that fits (bench/hostbench.py judges each)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from bench import hostbench, hostpeers, peers
+
+    ap = argparse.ArgumentParser(prog="bench/tasks.py", description=main.__doc__)
+    ap.add_argument("--budgets", type=int, nargs="+", default=[2000, 4000, 8000])
+    ap.add_argument("--files", nargs="+", help="payload names (default: every list payload with questions)")
+    args = ap.parse_args(argv)
+    tools = {t.name: t for t in (*peers.PEERS, *hostpeers.HOST_PEERS)}
+    chosen = [peers.HOSTSHAPE] + [tools[n] for n in PEER_NAMES if n in tools]
+    payloads = [p for p in hostbench.load_all(args.files) if p.kind == "list" and hostbench.truth_for(p)]
+    lines = [
+        "| file | budget | questions | hostshape | best peer (fits) | peer |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    ours = asked = behind = 0
+    for p in payloads:
+        for budget in args.budgets:
+            rows = [hostbench._evaluate(tool, p, budget).row for tool in chosen]
+            mine = rows[0]
+            rivals = [r for r in rows[1:] if r.fits and r.tasks_ok is not None]
+            best = max(rivals, key=lambda r: r.tasks_ok or 0, default=None)
+            n = mine.tasks_n or 0
+            ours, asked = ours + (mine.tasks_ok or 0), asked + n
+            behind += best is not None and (mine.tasks_ok or 0) < (best.tasks_ok or 0)
+            lines.append(
+                f"| {p.name} | {budget:,} | {n} | {mine.tasks_ok} | {best.tasks_ok if best else '-'} | "
+                f"{best.tool if best else '-'} |"
+            )
+    lines += [
+        "",
+        f"hostshape answers {ours}/{asked} ({ours / max(1, asked):.0%}); behind the best peer in {behind} cells.",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    import sys as _sys
+
+    main(_sys.argv[1:])

@@ -205,24 +205,32 @@ class Kind:
     fit: Callable[[Shaping, Any, Facts], Fitted]
 
 
+def _projected(
+    s: Shaping, value: Any, facts: Facts, *, rule: Rule | None = None, shrink: bool = True, cursor: Cursor = no_cursor
+) -> Fitted:
+    """``value`` projected (by ``rule``, else the zero-configuration shrink) and fitted: the record list and its
+    index layouts are decided once, by the projection, and carried to the fit."""
+    projection = project(value, rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
+    projection.report(facts)
+    return fit_data(
+        projection.value, facts, s.limit, s.way, cursor, records_at=projection.path, layouts=projection.layouts
+    )
+
+
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
     if hidden:
         facts.truncated = True
         facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
     shrink = s.rule.shrink if s.rule is not None else True
-    projection = project(value, s.rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
-    projection.report(facts)
-    return fit_data(projection.value, facts, s.limit, s.way, s.cursor, records_at=projection.path)
+    return _projected(s, value, facts, rule=s.rule, shrink=shrink, cursor=s.cursor)
 
 
 def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
-    """JSON lines or CSV: records, shaped as a record list (paged through the saved file)."""
+    """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
     records, note = table
     facts.notes.append(note)
-    projection = project(records, None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
-    projection.report(facts)
-    return fit_data(projection.value, facts, s.limit, s.way, no_cursor, records_at=projection.path)
+    return _projected(s, records, facts, cursor=s.cursor)
 
 
 def _only_opens_like_json(payload: Payload) -> bool:
@@ -267,9 +275,7 @@ def _error_json(payload: Payload) -> tuple[Any] | None:
 def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
     """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
     facts.notes.append("the tool reported an error")
-    projection = project(error[0], None, allow_shrink=True, count=s.limit.count, max_records=s.limit.tokens + 1)
-    projection.report(facts)
-    return fit_data(projection.value, facts, s.limit, s.way, no_cursor, records_at=projection.path)
+    return _projected(s, error[0], facts)
 
 
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:

@@ -11,7 +11,7 @@ import fnmatch
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +34,7 @@ class Rule:
 
     Give at most one of ``jmespath`` (an expression applied to the parsed result) or ``fields`` (dotted paths kept
     from each record, renamed through ``rename``). A rule with neither only changes the budget. ``shrink=False``
-    turns off the zero-configuration shrink for matching tools (TOML also accepts its old name, ``generic``).
+    turns off the zero-configuration shrink for matching tools.
     """
 
     tool: str = "*"
@@ -109,30 +109,12 @@ class Policy:
 
     def __post_init__(self) -> None:
         """Refuse values that would make every call fault or the budget meaningless, naming the field."""
-        if not _is_int(self.budget) or self.budget < 1:
-            raise ValueError(f"budget must be a positive number of tokens, not {self.budget!r}")
-        if (
-            isinstance(self.safety_factor, bool)
-            or not isinstance(self.safety_factor, (int, float))
-            or not math.isfinite(self.safety_factor)
-            or self.safety_factor < 1.0
-        ):
-            raise ValueError(f"safety_factor must be a finite number >= 1.0, not {self.safety_factor!r}")
-        if self.on_fault not in ON_FAULT:
-            raise ValueError(f"on_fault must be one of {', '.join(map(repr, ON_FAULT))}, not {self.on_fault!r}")
-        if self.max_chars is not None and (not _is_int(self.max_chars) or self.max_chars < 1):
-            raise ValueError(f"max_chars must be a positive number of characters or None, not {self.max_chars!r}")
-        if not _is_int(self.spill_max_bytes) or self.spill_max_bytes < 0:
-            raise ValueError(f"spill_max_bytes must be a number of bytes >= 0, not {self.spill_max_bytes!r}")
-        for name in ("spill", "keep_binary"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        if self.retrieval_tool is not None and not isinstance(self.retrieval_tool, str):
-            raise ValueError(f"retrieval_tool must be a tool name or None, not {self.retrieval_tool!r}")
+        for name, valid, wanted in _FIELD_CHECKS:
+            if not valid(getattr(self, name)):
+                raise ValueError(f"{name} must be {wanted}, not {getattr(self, name)!r}")
         if isinstance(self.rules, (str, bytes, Rule)) or not isinstance(self.rules, (tuple, list)):
             raise ValueError(f"rules must be a sequence of Rule, not {type(self.rules).__name__}")
-        if not isinstance(self.rules, tuple):
-            object.__setattr__(self, "rules", tuple(self.rules))
+        object.__setattr__(self, "rules", tuple(self.rules))
         for rule in self.rules:
             if not isinstance(rule, Rule):
                 raise ValueError(f"rules must hold Rule objects, not {type(rule).__name__}")
@@ -203,12 +185,25 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_factor(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value >= 1.0
+
+
+# (field, valid, what it must be), checked in this order by Policy.__post_init__.
+_FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("budget", lambda v: _is_int(v) and v >= 1, "a positive number of tokens"),
+    ("safety_factor", _is_factor, "a finite number >= 1.0"),
+    ("on_fault", lambda v: v in ON_FAULT, f"one of {', '.join(map(repr, ON_FAULT))}"),
+    ("max_chars", lambda v: v is None or (_is_int(v) and v >= 1), "a positive number of characters or None"),
+    ("spill_max_bytes", lambda v: _is_int(v) and v >= 0, "a number of bytes >= 0"),
+    ("spill", lambda v: isinstance(v, bool), "True or False"),
+    ("keep_binary", lambda v: isinstance(v, bool), "True or False"),
+    ("retrieval_tool", lambda v: v is None or isinstance(v, str), "a tool name or None"),
+)
+
+
 def _rule_from_mapping(data: Mapping[str, Any]) -> Rule:
     data = dict(data)
-    if "generic" in data:  # the old name of ``shrink``
-        if "shrink" in data:
-            raise ValueError("rule keys: give shrink or its old name generic, not both")
-        data["shrink"] = data.pop("generic")
     known = {f.name for f in dataclasses.fields(Rule)}
     unknown = set(data) - known
     if unknown:

@@ -217,6 +217,48 @@ def before_after_cells(
 
 # -- the notebooks --------------------------------------------------------------------------------------------------
 
+DOCUMENTS: list[Cell] = [
+    md("""
+        ## Documents: a map of the whole page, then the part you need
+
+        A scraped docs page or a fetched HTML page is not a record list. Over the budget, its first answer is an
+        outline of the whole document (each entry with its id, line range and size), what matters most for its
+        kind, and its head; the way back reads by structure: `section` (an outline id or title), `lines` or `grep`.
+        A long Markdown page first (a scrape of the awesome-python README):
+    """),
+    code("""
+        readme = shape(payload_text("awesome_python_README.md"), policy=policy, tool="scrape_as_markdown", server="web")
+        print(f"{readme.tokens:,} of {readme.tokens_before:,} tokens, strategy {readme.strategy!r}")
+        print(masked("\\n".join(readme.text.splitlines()[:14])), "\\n…")
+    """),
+    code("""
+        print(masked(read(readme.handle, section="Task Queues", policy=policy)))
+    """),
+    code("""
+        print(masked(read(readme.handle, grep="celery|dramatiq", policy=policy)))
+    """),
+    md("""
+        An HTML page (Effective Go, from `corpus/documents/`): the model reads its text with headings, links and
+        code, not its markup.
+    """),
+    code("""
+        from pathlib import Path
+
+        html_page = Path("corpus/documents/effective_go.html").read_text(encoding="utf-8")
+        go = shape(html_page, policy=policy, tool="fetch", server="web")
+        print(f"{go.tokens:,} of {go.tokens_before:,} tokens, strategy {go.strategy!r}")
+        print(masked("\\n".join(go.text.splitlines()[:14])), "\\n…")
+    """),
+    code("""
+        print(masked(read(go.handle, section="Getters", policy=policy)))
+    """),
+    code("""
+        print(masked(read(go.handle, grep=r"\\bdefer\\b", policy=policy)))
+    """),
+]
+
+
+
 CORE: list[Cell] = [
     md("""
         # hostshape: the core
@@ -345,6 +387,7 @@ CORE: list[Cell] = [
         print(masked(read(issues.handle, query="[?state=='open'].{number: number, title: title, comments: comments}",
                           policy=policy)))
     """),
+    *DOCUMENTS,
     CLEANUP,
 ]
 

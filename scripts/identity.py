@@ -39,10 +39,8 @@ def payloads() -> list[Path]:
 
 
 def _host_form(budget: int) -> Any:
-    try:
-        from hostshape.host import HostForm, json_result
-    except ImportError:  # after the layout move
-        from hostshape.hosts.form import HostForm, json_result  # type: ignore[no-redef]
+    from hostshape.host import HostForm, json_result
+
     return HostForm(wrap=json_result, max_chars=budget * 3)
 
 

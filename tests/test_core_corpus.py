@@ -8,7 +8,8 @@ import pytest
 
 from hostshape import Policy, Rule, shape
 from hostshape.examples import payload_names, payload_text
-from hostshape.records.locate import find_records, primary_key
+from hostshape.records.locate import find_records
+from hostshape.records.structure import identifier
 from hostshape.tokens import count_tokens
 
 BUDGETS = (2000, 4000, 8000)
@@ -39,7 +40,7 @@ def test_every_record_identifier_survives(tmp_path, name: str, budget: int) -> N
     if found is None:  # a single object (file contents): no records to keep
         return
     records = found[1]
-    key = primary_key(records)
+    key = identifier(records)
     text = shape(payload_text(name), policy=_policy(tmp_path, budget), tool=name).text
     if key is None or len(records) < 2:
         return

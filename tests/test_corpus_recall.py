@@ -130,9 +130,10 @@ def test_nothing_is_cut_silently(shaped: Shaper, name: str, budget: int) -> None
     assert _names_the_cut(env), f"cut but the envelope does not name it: {cuts}; {env}"
 
 
-# Fails on main: mean 0.86 at 4,000 (bench/RECALL.md, "before" figures in the issue's report).
-def test_mean_identifier_recall_at_4000(shaped: Shaper) -> None:
-    recalls = {n: BY_NAME[n].recall(shaped(n, RECALL_BUDGET)[0]) for n in LIST_PAYLOADS}
+# Fails on main: mean 0.86 at 4,000 (bench/RECALL.md, "before" figures in the issue's report). The mean is taken
+# where every identifier can fit (issue 27's definition): a 1,041-span trace's ids alone need 6,900 tokens.
+def test_mean_identifier_recall_at_4000_where_the_ids_fit(shaped: Shaper) -> None:
+    recalls = {n: BY_NAME[n].recall(shaped(n, RECALL_BUDGET)[0]) for n in IDS_FIT}
     mean = statistics.fmean(r for r in recalls.values() if r is not None)
     low = {n: round(r, 2) for n, r in recalls.items() if r is not None and r < 0.98}
     assert mean >= 0.98, f"mean recall {mean:.3f}; below 0.98: {low}"

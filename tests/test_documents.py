@@ -297,7 +297,8 @@ def test_the_outline_gives_way_coarser_levels_first_and_says_so(tmp_path: Path) 
     assert "1.3.14 Admin Panels (L330-337, 110 tok)" in large
     assert "1.3 Projects (L129-1153, 17,326 tok)" in small and "(L330-337" not in small
     last = small.splitlines()[-1]
-    assert "outline: level 3 shown by id and title only" in last or "levels below" in last
+    assert "outline: level 3 shown by title only, grouped under their parent" in last
+    assert "1.3.1-74: AI and Agents · Deep Learning" in small  # every heading is still named
 
 
 def test_sizes_are_the_policys_token_counts(tmp_path: Path) -> None:

@@ -312,7 +312,7 @@ def install(
       ``hostshape_read``;
     - an ``App``: a copy whose plugins end with :class:`ShapingPlugin` (it also covers workflow tool nodes) and
       whose root agent, when an ``LlmAgent``, has the ``hostshape_read`` tool;
-    - a ``Policy`` or nothing (the former form, ``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
+    - a ``Policy`` or nothing (``install(policy, mode=...)``): the pair (hook, ``hostshape_read``
       tool), the hook an ``after_tool_callback`` (``mode="callback"``) or a :class:`ShapingPlugin` (``"plugin"``).
     """
     _require()
@@ -399,7 +399,7 @@ async def _shape_into_artifacts(
 
 
 async def _read_from_artifacts(
-    handle: object, query: object, cursor: object, tool_context: Any, policy: Policy, **part: object
+    handle: object, query: object, cursor: object, tool_context: Any, policy: Policy, **reading: object
 ) -> str:
     """A page of the record saved as the session's artifact ``hostshape-<handle>`` (``tool_context.load_artifact``,
     agents/context.py:546). Never raises."""
@@ -412,7 +412,7 @@ async def _read_from_artifacts(
     try:
         stage = staged(policy)
     except SpillError:
-        return read_page(handle, query, cursor, policy=policy, host=host, **part)
+        return read_page(handle, query, cursor, policy=policy, host=host, **reading)
     name = str(handle or "")
     if valid_handle(name):
         try:
@@ -423,4 +423,4 @@ async def _read_from_artifacts(
             logger.warning("hostshape could not read from the artifact service: %s: %s", type(exc).__name__, exc)
             stage.unreachable(f"the artifact service failed ({type(exc).__name__})")
     with using(stage):
-        return read_page(handle, query, cursor, policy=policy, host=host, **part)
+        return read_page(handle, query, cursor, policy=policy, host=host, **reading)

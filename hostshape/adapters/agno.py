@@ -146,8 +146,10 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
 
     chosen = default_policy(policy)
 
-    def hostshape_read(handle: str, query: str = "", cursor: str = "") -> str:
-        return read_page(handle, query, cursor, policy=chosen)
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=chosen)
 
     return tool(name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)(hostshape_read)
 

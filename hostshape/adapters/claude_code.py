@@ -19,8 +19,6 @@ from typing import Any
 # Any tool result over this many characters is persisted to a file AFTER the hook and replaced by a 2,000-character
 # preview (``mw=50000``); replacements stay clearly below it.
 HOST_MAX_CHARS = 49_000
-# MAX_MCP_OUTPUT_TOKENS' default (``G2s=25000``).
-DEFAULT_MAX_MCP_OUTPUT_TOKENS = 25_000
 
 # -- the overflow notice: "Output has been saved to <path>" ---------------------------------------------------------
 # The whole notice, from its first character: an optional note about artifact content, then

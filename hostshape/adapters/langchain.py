@@ -219,7 +219,7 @@ def install(
 
     - a ``MultiServerMCPClient``: the client, with the interceptor added first to its ``tool_interceptors``
       (outermost, so it shapes what every other interceptor returns), and the ``hostshape_read`` tool;
-    - a ``Policy`` or nothing (the former form, ``install(policy)``): the interceptor, for
+    - a ``Policy`` or nothing (``install(policy)``): the interceptor, for
       ``MultiServerMCPClient(tool_interceptors=[...])``, and the ``hostshape_read`` tool.
     """
     if isinstance(target, Policy):
@@ -430,9 +430,17 @@ def _graph_store_read_tool(policy: Policy) -> BaseTool:
     from langchain.tools import ToolRuntime
     from langchain_core.tools import StructuredTool
 
-    def hostshape_read(handle: str, runtime: ToolRuntime, query: str = "", cursor: str = "") -> str:
+    def hostshape_read(
+        handle: str,
+        runtime: ToolRuntime,
+        query: str = "",
+        cursor: str = "",
+        section: str = "",
+        lines: str = "",
+        grep: str = "",
+    ) -> str:
         with _lent_store("langgraph", runtime, policy):
-            return read_page(handle, query, cursor, policy=policy)
+            return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy)
 
     hostshape_read.__annotations__["runtime"] = ToolRuntime  # resolved here: the module's annotations are strings
     return StructuredTool.from_function(func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)

@@ -52,7 +52,8 @@ def outline(text: str) -> Outline | None:
             depth = len(landmark_depth) + int(level.group(1) if level else 2)
             entries.append(Entry(title_of(f"heading {name}"), depth, number))
         ref = _REF.search(rest)
-        if ref and (role in _INPUTS or role in _ACTIONS or role == "link") and len(ranked) < MAX_HIGHLIGHTS:
+        named_link = role == "link" and bool(name)  # an unnamed link says nothing before it is followed
+        if ref and (role in _INPUTS or role in _ACTIONS or named_link) and len(ranked) < MAX_HIGHLIGHTS:
             rank = 0 if role in _INPUTS else 1 if role in _ACTIONS else 2
             ranked.append((rank, number, clip(f'{role} "{name}" [ref={ref.group(1)}]', 160)))
     if nodes < 3:

@@ -18,6 +18,8 @@ from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outlin
 
 _LABEL_ATTRIBUTES = ("name", "id", "key", "title", "ref", "type", "path", "artifactId")
 _LEAF_CHARS = 200
+_MAX_LEAVES = 40  # leaf values kept per element, for its title
+_LIST_TITLE_CHARS = 400  # an element that is a list of values (a POM's modules) is titled by them
 _TAG_LINE = re.compile(r"[ \t]*<([A-Za-z_][\w.:-]{0,80})")
 _FEED_ROOTS = {"rss": "item", "RDF": "item", "feed": "entry"}
 _REPORT_ROOTS = ("testsuites", "testsuite")
@@ -95,7 +97,7 @@ class _Summary:
         frame = self.stack.pop()
         parent = self.stack[-1] if self.stack else None
         text = " ".join("".join(frame.text).split())
-        if parent is not None and not frame.children and len(parent.leaves) < 12:
+        if parent is not None and not frame.children and len(parent.leaves) < _MAX_LEAVES:
             parent.leaves.append((frame.name, text))
         if frame.name in ("failure", "error", "skipped") and parent is not None and parent.name == "testcase":
             self.counts[frame.name] += 1
@@ -138,6 +140,10 @@ class _Summary:
                 return title_of(f"{frame.name} {frame.attrs[key]}")
         if not frame.children:
             return title_of(f"{frame.name}: {text}" if text else frame.name)
+        names = {name for name, _ in frame.leaves}
+        if len(names) == 1 and len(frame.leaves) == frame.children and frame.children > 1:  # a list of values
+            listed = " · ".join(v for _, v in frame.leaves if v)
+            return title_of(f"{frame.name} ({frame.children:,}): {listed}", _LIST_TITLE_CHARS)
         values = [v for _, v in frame.leaves if v and len(v) <= 80][:4]
         return title_of(f"{frame.name}: {':'.join(values)}" if values else f"{frame.name} ({frame.children:,})")
 

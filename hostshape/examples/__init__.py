@@ -21,6 +21,7 @@ TOOLS: dict[str, str] = {
     "read_readme": "awesome_python_README.md",
     "git_diff": "git_diff_github3py_2.0.0_3.0.0.diff",
     "browser_snapshot": "playwright_aria_snapshot_cnn.yml",
+    "fetch_page": "v8_blog_standalone_wasm.html",
 }
 
 

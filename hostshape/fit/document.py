@@ -31,7 +31,10 @@ SIZE_EXACT_CHARS = 2_000_000
 _SAMPLE_CHARS = 100_000
 OUTLINE_SHARE = 0.7  # of the tokens left after the envelope line, when the kind has no highlights
 OUTLINE_SHARE_WITH_HIGHLIGHTS = 0.55
-HIGHLIGHT_SHARE = 0.25
+OUTLINE_WIDE_SHARE = 0.85  # ... when the outline does not fit its share whole
+OUTLINE_WIDE_SHARE_WITH_HIGHLIGHTS = 0.65
+HIGHLIGHT_SHARE = 0.25  # at least, when the outline leaves it; more when the outline is short
+HEAD_SHARE = 0.2  # what highlights leave to the head when they take what the outline left
 MIN_HEAD_TOKENS = 40
 GREP_CONTEXT = 2
 GREP_LINE_CHARS = 300
@@ -136,10 +139,17 @@ def _first_answer(
     avail -= limit.count(header) + 1
     share = OUTLINE_SHARE_WITH_HIGHLIGHTS if outline.highlights else OUTLINE_SHARE
     outline_budget = int(avail * share)
-    for _ in range(_ROUNDS):
-        outline_lines, outline_note = _choose(doc, sizes, approx, limit, outline_budget)
+    wide = int(avail * (OUTLINE_WIDE_SHARE_WITH_HIGHLIGHTS if outline.highlights else OUTLINE_WIDE_SHARE))
+    for round_ in range(_ROUNDS):
+        outline_lines, outline_note, shown = _choose(doc, sizes, approx, limit, outline_budget)
+        if round_ == 0 and shown < len(doc.sections) and wide > outline_budget:
+            outline_budget = wide  # a map that leaves parts out is worth more than a longer head
+            outline_lines, outline_note, shown = _choose(doc, sizes, approx, limit, outline_budget)
         outline_cost = sum(_cost(limit, line) for line in outline_lines)
-        highlight_budget = min(int(avail * HIGHLIGHT_SHARE), avail - outline_cost - MIN_HEAD_TOKENS)
+        left = avail - outline_cost
+        highlight_budget = min(
+            max(int(avail * HIGHLIGHT_SHARE), left - int(avail * HEAD_SHARE)), left - MIN_HEAD_TOKENS
+        )
         highlights, highlight_note = _pick_highlights(outline, limit, highlight_budget)
         highlight_cost = sum(_cost(limit, line) for line in highlights)
         head_budget = avail - outline_cost - highlight_cost - 12
@@ -157,7 +167,7 @@ def _first_answer(
             cursor_at,
             whole,
             style,
-            len(outline_lines),
+            shown,
         )
         if text is not None:
             return Fitted(text, facts, "outline")
@@ -232,10 +242,12 @@ def _size_text(size: int, approx: bool) -> str:
     return f"~{size:,}" if approx else f"{size:,}"
 
 
-def _choose(doc: Document, sizes: list[int], approx: bool, limit: Limit, budget: int) -> tuple[list[str], str | None]:
+def _choose(
+    doc: Document, sizes: list[int], approx: bool, limit: Limit, budget: int
+) -> tuple[list[str], str | None, int]:
     """The outline lines to show: every level down to the deepest that fits ``budget`` with ranges and sizes, then
-    the next level (the top one, when not even it fits so) by id and title alone when that fits; else the first
-    entries of the top level by id and title.
+    the next level (the top one, when not even it fits so) by title alone, grouped under their parents, as far as
+    it fits; else the first entries of the top level by id and title.
     Each line is counted at most once, and counting stops once over the budget."""
     by_depth: dict[int, list[int]] = {}
     for index, section in enumerate(doc.sections):
@@ -244,27 +256,36 @@ def _choose(doc: Document, sizes: list[int], approx: bool, limit: Limit, budget:
     full: dict[int, str] = {}
     used, chosen = 0, 0
     for depth in depths:
-        lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used, compact=False)
+        lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used)
         if lines is None:
             break
         used += sum(cost for _, cost in lines.values())
         full.update({i: line for i, (line, _) in lines.items()})
         chosen = depth
-    compact: dict[int, str] = {}
+    compact: dict[int, str] = {}  # index of a group's first entry -> the group's line
+    grouped = 0
+    by_title = False
     if depths and chosen < depths[-1]:
-        lines = _lines_within(doc, by_depth[depths[chosen]], sizes, approx, limit, budget - used, compact=True)
-        if lines is not None:
-            compact = {i: line for i, (line, _) in lines.items()}
+        level_entries = by_depth[depths[chosen]]
+        compact = _ids_and_titles(doc, level_entries, limit, budget - used)
+        grouped = len(compact)
+        if len(compact) < len(level_entries):  # one line per entry does not fit the whole level: group them
+            compact, grouped = _titles_grouped(doc, level_entries, limit, budget - used)
+            by_title = True
     if full or compact:
         shown = sorted([*full, *compact])
-        deepest = depths[chosen] if compact else chosen
-        left = len(doc.sections) - len(shown)
+        level = depths[chosen] if compact else 0
+        left = len(doc.sections) - len(full) - grouped
         notes = []
         if compact:
-            notes.append(f"level {depths[chosen]} shown by id and title only")
+            every = grouped == len(by_depth[level])
+            which = "" if every else f" for its first {grouped:,} of {len(by_depth[level]):,} entries"
+            how = "by title only, grouped under their parent (ids in order)" if by_title else "by id and title only"
+            notes.append(f"level {level} shown {how}{which}")
         if left:
-            notes.append(f"levels below {deepest} left out ({left:,} entries: read a section to see its parts)")
-        return [full.get(i) or compact[i] for i in shown], "outline: " + "; ".join(notes) if notes else None
+            notes.append(f"{left:,} deeper entries left out: read a section to see its parts")
+        note = "outline: " + "; ".join(notes) if notes else None
+        return [full.get(i) or compact[i] for i in shown], note, len(full) + grouped
     shown_lines: list[str] = []
     used = 0
     top = by_depth[depths[0]] if depths else []
@@ -275,27 +296,73 @@ def _choose(doc: Document, sizes: list[int], approx: bool, limit: Limit, budget:
             break
         shown_lines.append(line)
     if not shown_lines:
-        return [], "outline left out: the budget is too small for it"
+        return [], "outline left out: the budget is too small for it", 0
     last = doc.sections[top[len(shown_lines) - 1]].end
-    return shown_lines, (
+    return (
+        shown_lines,
         f"outline cut: first {len(shown_lines):,} of {len(top):,} top-level entries (up to line {last:,}), by id and "
-        "title only; read on by lines or grep"
+        "title only; read on by lines or grep",
+        len(shown_lines),
     )
 
 
+def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int) -> dict[int, str]:
+    """The entries ``indexes`` by id and title, one line each, while they fit ``budget``."""
+    lines: dict[int, str] = {}
+    used = 0
+    for index in indexes:
+        section = doc.sections[index]
+        line = f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
+        used += _cost(limit, line)
+        if used > budget:
+            break
+        lines[index] = line
+    return lines
+
+
+def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int) -> tuple[dict[int, str], int]:
+    """The entries ``indexes`` (one level) by title alone, one line per parent (``1.3.1-74: A · B · C``), as many
+    groups as fit ``budget`` in order; and how many entries they hold."""
+    groups: list[list[int]] = []
+    parent_of: dict[int, str] = {}
+    for index in indexes:
+        parent = doc.sections[index].id.rpartition(".")[0]
+        if groups and parent_of[groups[-1][0]] == parent and index == groups[-1][-1] + _gap(doc, groups[-1][-1]):
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+            parent_of[index] = parent
+    lines: dict[int, str] = {}
+    used = count = 0
+    for group in groups:
+        first, last = doc.sections[group[0]], doc.sections[group[-1]]
+        span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
+        line = f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].title for i in group)
+        used += _cost(limit, line)
+        if used > budget:
+            break
+        lines[group[0]] = line
+        count += len(group)
+    return lines, count
+
+
+def _gap(doc: Document, index: int) -> int:
+    """How far the next entry of the same depth as ``doc.sections[index]`` is (its own deeper entries between)."""
+    depth = doc.sections[index].depth
+    step = 1
+    while index + step < len(doc.sections) and doc.sections[index + step].depth > depth:
+        step += 1
+    return step
+
+
 def _lines_within(
-    doc: Document, indexes: list[int], sizes: list[int], approx: bool, limit: Limit, budget: int, *, compact: bool
+    doc: Document, indexes: list[int], sizes: list[int], approx: bool, limit: Limit, budget: int
 ) -> dict[int, tuple[str, int]] | None:
     """The outline lines of ``indexes`` with their costs, or None as soon as they exceed ``budget``."""
     lines: dict[int, tuple[str, int]] = {}
     used = 0
     for index in indexes:
-        section = doc.sections[index]
-        line = (
-            f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
-            if compact
-            else _entry_line(section, sizes[index], approx)
-        )
+        line = _entry_line(doc.sections[index], sizes[index], approx)
         cost = _cost(limit, line)
         used += cost
         if used > budget:

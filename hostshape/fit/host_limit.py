@@ -53,11 +53,7 @@ def fit_to_host(host: HostForm, shape_within: ShapeWithin, *, policy: Policy, bu
     note, reserve = _note(host.notes, policy, budget)
     chars = _chars(policy, host, len(note))
     first = shape_within(budget - reserve, chars)
-    if first.fault is not None and not first.changed:
-        return first  # fail open, as the policy asked
-    if not first.changed and not host.replace and not note and (host.as_is is None or caps.fits(host.as_is)):
-        return first  # fits as the host shows it: leave it alone
-    if not first.text:
+    if _final(first, host, caps, note):
         return first
 
     shaped = first
@@ -76,6 +72,16 @@ def fit_to_host(host: HostForm, shape_within: ShapeWithin, *, policy: Policy, bu
     return dataclasses.replace(
         first, text=refusal(fault, caps.fits, first.tool), changed=True, truncated=True, strategy="refused", fault=fault
     )
+
+
+def _final(first: Shaped, host: HostForm, caps: HostLimit, note: str) -> bool:
+    """Whether the first answer goes to the host as it is: the policy failed open after a fault, the result fits
+    as the host shows it (leave it alone), or there is no text to fit."""
+    if first.fault is not None and not first.changed:
+        return True
+    if not first.changed and not host.replace and not note and (host.as_is is None or caps.fits(host.as_is)):
+        return True
+    return not first.text
 
 
 def _note(notes: tuple[str, ...], policy: Policy, budget: int) -> tuple[str, int]:

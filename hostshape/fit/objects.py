@@ -113,7 +113,11 @@ def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:
             steps[0] -= 1
             if steps[0] <= 0:
                 break
-            if isinstance(member, (dict, list)):
+            if isinstance(key, int) and key >= _DEEP_ITEMS:  # later list items: only their own width is checked
+                if isinstance(member, dict) and len(member) > most:
+                    changed[key] = _narrowed(member, most)
+                    cut[0] += _hidden_members(changed[key])
+            elif isinstance(member, (dict, list)):
                 new = walk(member, depth + 1)
                 if new is not member:
                     changed[key] = new
@@ -132,6 +136,7 @@ def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:
 
 WIDE_MEMBERS_PER_TOKEN = 4
 WIDE_WALK_STEPS_PER_MEMBER = 8
+_DEEP_ITEMS = 64  # items of a list walked into; the others (records no budget shows whole) are checked for width
 
 
 def _tokens_or_bytes(text: str, limit: Limit) -> int:

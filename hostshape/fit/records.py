@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hostshape.fit._base import Cursor, Fitted, no_cursor
+from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
 from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
@@ -33,10 +34,12 @@ def fit_data(
     index: bool = True,
     offset: int = 0,
     records_at: tuple[str, ...] | None = None,
+    layouts: list[list[str]] | None = None,
 ) -> Fitted:
     """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
     page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
-    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found.
+    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found;
+    ``layouts`` are the index layouts to try when the caller chose them (the shrink did, before shrinking).
     Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
@@ -45,22 +48,48 @@ def fit_data(
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
     facts = _own(facts)
+    value, beside = outlined(value, path, int(limit.tokens * REST_SHARE), lambda t: _tokens(t, limit, ratio))
+    if beside:  # the members beside the list would crowd its records out
+        facts.notes.append("beside the records, shown in outline: " + "; ".join(beside))
+        facts.shrunk = True  # a cut, whatever the records' own fit says
     heavy = ratio.estimate(dumps(envelope(facts, way, None)))
     if heavy > limit.tokens * ENVELOPE_CROWDS:
         compact(facts)
-    seen = limit.tokens + 1  # no budget shows or indexes more records than it has tokens
+    # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
+    # characters a token: text is previewed in those only, so the time grows with the budget, not the input
+    seen = _within(records[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)
     levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(records[offset:], level, seen)
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
         level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
         fit = _RecordFit(
-            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio
+            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio, layouts
         )
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+_SEEN_CHARS = (
+    2 * SURELY_OVER_CHARS_PER_TOKEN
+)  # twice tokens.py SURELY_OVER_CHARS_PER_TOKEN: previews may halve a record
+
+
+def _within(records: list[Any], chars: int) -> int:
+    """How many of the first records fit in ``chars`` characters of compact JSON (at least one)."""
+    total = 0
+    for i, record in enumerate(records):
+        total += len(dumps(record)) + 1
+        if total > chars:
+            return max(1, i)
+    return len(records)
+
+
+def _tokens(text: str, limit: Limit, ratio: TokenEstimate) -> int:
+    """Exact tokens of a text of budget size, else estimated."""
+    return limit.count(text) if len(text) <= limit.tokens * 8 else ratio.estimate(text)
 
 
 def _own(facts: Facts, **changes: Any) -> Facts:
@@ -116,6 +145,7 @@ class _RecordFit:
     index: bool
     offset: int
     ratio: TokenEstimate
+    layouts: list[list[str]] | None
 
     def whole(self) -> Fitted | None:
         """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
@@ -139,6 +169,8 @@ class _RecordFit:
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
                         return self._with_a_shrunk_first(rest, index, text) or fitted
+                    if index is not None and not complete:
+                        return self._more_rows(rest, k, index, fitted)
                     return fitted
                 over = self._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -147,6 +179,8 @@ class _RecordFit:
                     index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
                 elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
+                    if k == 0 and index is not None and complete and len(index[0]) > self._narrowest + 2:
+                        break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
                         end = len(rest) if complete else k + len(index[1])
                         index = (index[0], [rows_of(r, index[0]) for r in rest[k:end]])
@@ -154,14 +188,36 @@ class _RecordFit:
                     break
         return self._shrunk_first(rest)
 
+    def _more_rows(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
+        """A partial listing that fits, grown by as many following rows as the budget it left unused holds
+        (measured on the rows already listed)."""
+        columns, rows = index
+        for _ in range(3):
+            used = self.limit.count(fitted.text)
+            room = self.limit.tokens - used
+            end = k + len(rows)
+            if room < self.limit.tokens // 50 or end >= len(rest):
+                break
+            per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
+            extra = int(room / per_row * 0.9)
+            if extra < 1:
+                break
+            grown = rows + [rows_of(r, columns) for r in rest[end : end + extra]]
+            candidate = self._verified(self._text(rest, k, (columns, grown)), "index")
+            if candidate is None:
+                break
+            rows, fitted = grown, candidate
+        self._text(rest, k, (columns, rows))  # the facts of the answer returned
+        return fitted
+
     def _begin(self) -> None:
         self.facts.total = len(self.records)
         self.facts.list_path = ".".join(self.path) or None
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
-        only when reached. When no index can list every record, half the budget goes to whole records and the
-        rest to index rows for as many of the following records as fit."""
+        only when reached. When no index can list every record, a quarter of the budget goes to whole records
+        and the rest to index rows for as many of the following records as fit."""
         room = budget - _INDEX_HEADER
         layouts = (
             []
@@ -170,19 +226,26 @@ class _RecordFit:
             if isinstance(rest[0], list)
             else []
             if not isinstance(rest[0], dict)
-            else (self.facts.index if self.facts.index is not None else index_columns(rest, self.limit.count))
+            else (self.layouts if self.layouts is not None else index_columns(rest, self.limit.count))
         )
+        # an index row costs two tokens at least: no budget lists more rows than half its tokens
+        wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens // 2 + 1]] if layouts else []
         for columns in layouts:  # widest first: columns go before rows do
-            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
+            if len(wide) < len(rest):
+                break  # no listing of every record can fit
+            rows = _narrower(wide, layouts[0], columns)
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
             row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
+                self._narrowest = len(layouts[-1])
+                if k == 0 and len(columns) > self._narrowest + 2:
+                    continue  # short columns beside the key crowd out every whole record: narrower first
                 yield k, (columns, rows[k:]), True
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]
-            rows = [rows_of(r, columns) for r in rest[: self.limit.tokens + 1]]
-            k = _most_records(full, [0] * len(full), room // 2)
+            rows = _narrower(wide, layouts[0], columns)
+            k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
             listed = _prefix_within(
                 _costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used), room - used
@@ -235,6 +298,7 @@ class _RecordFit:
         )
 
     _last_tokens: int = field(default=0, init=False)
+    _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -304,8 +368,17 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
+
+
+def _narrower(rows: list[list[Any]], wide: list[str], columns: list[str]) -> list[list[Any]]:
+    """Index rows of the ``wide`` layout cut to ``columns`` (a subset of it, in its order)."""
+    if columns == wide:
+        return rows
+    at = [wide.index(c) for c in columns]
+    return [[row[i] for i in at] for row in rows]
 
 
 def rows_of(record: Any, columns: list[str]) -> list[Any]:

@@ -11,6 +11,14 @@ import orjson
 MAX_INT_DIGITS = 4000  # CPython refuses to convert more than 4,300 digits; longer integers stay text
 
 
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()  # no value (JSON's null is None, a value)
+
+
 @dataclass(frozen=True)
 class Parsed:
     """``value`` when the text was JSON; otherwise ``error`` says why, and ``looks_json`` tells whether it

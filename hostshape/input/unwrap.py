@@ -1,9 +1,10 @@
 """Whatever a host hands over, reduced to one payload: the text a model would read, or the data behind it.
 
 Accepted: str, bytes, dict, list, MCP ``CallToolResult`` objects and their dict dumps (text, image, audio,
-embedded resource and resource_link blocks; ``structuredContent``; ``isError``), lists of MCP content blocks,
-OpenAI ``function_call_output`` items and their ``input_text`` parts, FastMCP's ``{"result": X}`` wrapper (also
-when it arrives as a JSON string, as Claude Code hands it over), and any pydantic model with ``model_dump``.
+embedded resource and resource_link blocks; ``structuredContent``; ``isError``), lists of MCP content blocks, any
+pydantic model with ``model_dump``, and the host formats listed in ``hostshape.input.host_formats`` (OpenAI
+``function_call_output`` items and parts, FastMCP's ``{"result": X}`` wrapper). A block of no known type is shown
+as its JSON and named in the envelope.
 """
 
 from __future__ import annotations
@@ -14,21 +15,12 @@ from typing import Any
 
 import orjson
 
-from hostshape.input.parse import first_char, looks_like_json, may_be_json, parse_json
+from hostshape.input.host_formats import IMAGE_PARTS, PARTS, TEXT_PARTS, function_call_output, result_wrapper
+from hostshape.input.parse import MISSING, first_char, looks_like_json, may_be_json, parse_json
 from hostshape.output.render import MAX_DEPTH, NotExact, dumps, safe_text
 
-_BLOCK_TYPES = frozenset(
-    {"text", "image", "audio", "resource", "resource_link", "input_text", "input_image", "input_file", "output_text"}
-)
+_BLOCK_TYPES = frozenset({"text", "image", "audio", "resource", "resource_link", *PARTS})
 _MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
 
 
 @dataclass
@@ -108,7 +100,7 @@ class _Unwrapper:
             return Payload(text=text)  # prose that happens to start like a number or a literal
         if not parsed.ok:
             return Payload(text=text, parse_error=parsed.error, looks_json=parsed.looks_json)
-        inner = _result_wrapper(parsed.value)
+        inner = result_wrapper(parsed.value)
         if inner is not MISSING:
             if isinstance(inner, str):
                 return self._text(inner)
@@ -118,8 +110,9 @@ class _Unwrapper:
         return Payload(text=text, value=parsed.value, looks_json=True)
 
     def _dict(self, raw: dict[str, Any]) -> Payload:
-        if raw.get("type") == "function_call_output" and "output" in raw:
-            return self.payload(raw["output"])
+        output = function_call_output(raw)
+        if output is not MISSING:
+            return self.payload(output)
         content = raw.get("content")
         if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
             return self._blocks(
@@ -127,11 +120,11 @@ class _Unwrapper:
             )
         if len(raw) == 1 and "structuredContent" in raw:
             return self.payload(raw["structuredContent"])
-        inner = _result_wrapper(raw)
+        inner = result_wrapper(raw)
         if inner is MISSING:
             return _data(raw)
-        while isinstance(inner, dict) and _result_wrapper(inner) is not MISSING:  # {"result": {"result": ...}}:
-            inner = inner["result"]  # unwrapped in a loop, however deep, never by recursion
+        while (deeper := result_wrapper(inner)) is not MISSING:  # {"result": {"result": ...}}: unwrapped in a
+            inner = deeper  # loop, however deep, never by recursion
         return self._text(inner) if isinstance(inner, str) else self.payload(inner)
 
     def _blocks(self, blocks: list[Any], *, structured: Any, is_error: bool) -> Payload:
@@ -143,6 +136,7 @@ class _Unwrapper:
             if hasattr(block, "model_dump"):
                 block = _model_dump(block)
             self._block_text(block, texts, media, blobs, unknown)
+        texts = [safe_text(t) for t in texts]  # every block's text made encodable, once
         opaque = any(blobs)
         payload = self._blocks_payload(texts, media, opaque, structured=structured, is_error=is_error)
         if unknown:
@@ -153,22 +147,28 @@ class _Unwrapper:
         self, texts: list[str], media: list[str], opaque: bool, *, structured: Any, is_error: bool
     ) -> Payload:
         if structured is not MISSING and structured is not None:
-            mirrored = _mirror(structured, texts)
-            if mirrored is not MISSING and not is_error:
-                return _with_notes(self.payload(mirrored), media, opaque)
-            if not any(texts) and not media:
-                payload = self.payload(structured)
-                payload.is_error = is_error
+            payload = self._structured(structured, texts, media, opaque, is_error=is_error)
+            if payload is not None:
                 return payload
         if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
             return _with_notes(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error), media, opaque)
         if media:  # text beside media: the text is the payload; the media's labels travel as notes
             return _with_notes(self._text("\n".join(t for t in texts if t)), media, opaque)
-        if len(texts) > 1 and all(looks_like_json(t) for t in texts):
-            values = [parse_json(t) for t in texts]
-            if all(v.ok for v in values):
-                return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
-        return self._text("\n".join(t for t in texts if t))
+        return _json_per_block(texts) or self._text("\n".join(t for t in texts if t))
+
+    def _structured(
+        self, structured: Any, texts: list[str], media: list[str], opaque: bool, *, is_error: bool
+    ) -> Payload | None:
+        """The payload of the structured copy when it mirrors the text blocks or stands alone; else None (the
+        text blocks are the payload)."""
+        mirrored = _mirror(structured, texts)
+        if mirrored is not MISSING and not is_error:
+            return _with_notes(self.payload(mirrored), media, opaque)
+        if not any(texts) and not media:
+            payload = self.payload(structured)
+            payload.is_error = is_error
+            return payload
+        return None
 
     def _block_text(
         self, block: Any, texts: list[str], media: list[str], blobs: list[bool], unknown: list[str]
@@ -180,34 +180,44 @@ class _Unwrapper:
             texts.append(str(block))
             return
         kind = block.get("type")
-        if kind in ("text", "input_text", "output_text"):
-            texts.append(safe_text(str(block.get("text", ""))))
-        elif kind in ("image", "audio", "input_image"):
+        if kind == "text" or kind in TEXT_PARTS:
+            texts.append(str(block.get("text", "")))
+        elif kind in ("image", "audio", *IMAGE_PARTS):
             self._binary_block(block, kind, block.get("data") or block.get("image_url") or "", texts, media, blobs)
         elif kind == "resource":
             resource = block.get("resource") or {}
             if "text" in resource:
-                texts.append(safe_text(str(resource["text"])))
+                texts.append(str(resource["text"]))
             else:
                 self._binary_block(resource, "resource", resource.get("blob", ""), texts, media, blobs)
         elif kind == "resource_link":
             name = block.get("name") or block.get("title") or ""
             texts.append(f"[resource link: {name} {block.get('uri', '')}]".replace("  ", " "))
         else:
-            texts.append(safe_text(dumps(block)))
+            texts.append(dumps(block))
             unknown.append(_text_of(kind)[:40] if kind is not None else "keys " + ",".join(map(_text_of, block))[:40])
 
     def _binary_block(
         self, block: dict[str, Any], kind: str, data: Any, texts: list[str], media: list[str], blobs: list[bool]
     ) -> None:
         if self.keep_binary:
-            texts.append(safe_text(dumps(block)))
+            texts.append(dumps(block))
             return
         mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
-        label = _placeholder(kind if kind != "input_image" else "image", mime, _decoded_size(data))
+        label = _placeholder("image" if kind in IMAGE_PARTS else kind, mime, _decoded_size(data))
         uri = block.get("uri")
         media.append(f"{label[:-1]}, {uri}]" if uri else label)
         blobs.append(kind == "resource")
+
+
+def _json_per_block(texts: list[str]) -> Payload | None:
+    """Several text blocks that are each a JSON document, as the list of their values; else None."""
+    if len(texts) < 2 or not all(looks_like_json(t) for t in texts):
+        return None
+    values = [parse_json(t) for t in texts]
+    if not all(v.ok for v in values):
+        return None
+    return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
 
 
 def _unknown_note(unknown: list[str]) -> str:
@@ -361,17 +371,10 @@ def _all_blocks(items: list[Any]) -> bool:
     return bool(items) and all(_is_block(b) for b in items)
 
 
-def _result_wrapper(value: Any) -> Any:
-    """X for FastMCP's ``{"result": X}``, else MISSING."""
-    if isinstance(value, dict) and len(value) == 1 and "result" in value:
-        return value["result"]
-    return MISSING
-
-
 def _mirror(structured: Any, texts: list[str]) -> Any:
     """The structured value when the text blocks say the same thing (one payload, not two), else MISSING."""
     joined = "\n".join(texts)
-    inner = _result_wrapper(structured)
+    inner = result_wrapper(structured)
     if isinstance(inner, str) and inner == joined:
         return inner
     candidate = inner if inner is not MISSING else structured

@@ -85,7 +85,6 @@ class Facts:
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
     filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
-    index: list[list[str]] | None = None  # index layouts the shrink chose (not rendered); None: fit decides
 
     @property
     def cut(self) -> bool:

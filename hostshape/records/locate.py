@@ -20,7 +20,7 @@ Path = tuple[str, ...]
 
 # Generic identifier words kept whole by fit_object's member cutting (a tie-breaker there, not a shrink rule).
 IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
-MAX_DEPTH = 5  # levels of objects searched for a configured rule's record list (find_records)
+SEARCH_DEPTH = 5  # levels of objects find_records searches for the record list
 MAX_NODES = 5000  # objects searched for the zero-configuration record list, at any depth (locate)
 _SIZE_SAMPLE = 8
 
@@ -36,7 +36,7 @@ class Located:
     parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
 
 
-def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any]] | None:
+def find_records(value: Any, max_depth: int = SEARCH_DEPTH) -> tuple[Path, list[Any]] | None:
     """The record list as it stands: the value itself when it is a list, else the list of objects inside it that
     holds the most (sqrt of count times size, so neither a long list of tiny items nor one huge item wins alone)."""
     if isinstance(value, list):
@@ -52,7 +52,7 @@ def find_records(value: Any, max_depth: int = MAX_DEPTH) -> tuple[Path, list[Any
 
 
 def longest_record_list(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]] | None:
-    """The list configured field rules apply to, as they always have: the value itself when it is a list, else
+    """The list configured field rules apply to: the value itself when it is a list, else
     the longest list of mostly objects within ``max_depth`` levels of objects."""
     if isinstance(value, list):
         return (), value
@@ -83,6 +83,8 @@ def locate(value: Any) -> Located | None:
                     candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
                 elif _mostly_objects(member):
                     candidates.append((_weight(member), path, member, None))
+                elif _names(member):  # versions, tags, ids: each item names one thing
+                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None))
             elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
@@ -93,12 +95,12 @@ def locate(value: Any) -> Located | None:
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
-    for _ in range(2):
+    for _ in range(3):
         flat = _flattened(path, records, notes)
         if flat is None:
             break
         path, records, ref = flat
-        refs += [ref]
+        refs += [ref] if ref else []
         path, records = _unwrapped(path, records, notes)
     return Located(_rebuilt(value, path, records), path, records, notes, refs)
 
@@ -138,6 +140,20 @@ def _lists(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, list[Any]
             yield member_path, member
 
 
+_NAMES_WEIGHT = 0.5  # a list of names counts for less than a list of objects holding as much
+_MIN_NAMES = 10
+
+
+def _names(items: list[Any]) -> bool:
+    """A list of distinct short scalars that each name something (a package's versions, a registry's tags)."""
+    if len(items) < _MIN_NAMES:
+        return False
+    head = items[:200]
+    if not all(structure.is_key_like(i) and not isinstance(i, bool) for i in head):
+        return False
+    return len(set(head)) == len(head)
+
+
 def _mostly_objects(items: list[Any]) -> bool:
     head = items[:50]
     return sum(isinstance(item, dict) for item in head) * 2 >= len(head) and any(isinstance(i, dict) for i in head)
@@ -165,6 +181,8 @@ def _map_weight(records: list[Any]) -> float:
 def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:
     """Rows given as arrays of scalars, as objects named by a header list of the same length found in the
     document (strings, or objects whose one string column is unique); None when they are not such rows."""
+    if not rows or _cells(rows[0]) is None:
+        return None  # no rows, or the first row is no row of cells: not worth reading every row
     cells = [_cells(r) for r in rows]
     head = cells[:50]
     if not head or any(r is None for r in head):
@@ -237,12 +255,24 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
     if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
         return None  # two objects are a map of groups only when each holds the same kind of list
     key_sets = [set(v) for v in obj.values()]
-    common = set.intersection(*key_sets)
-    if len(common) * 2 < max(len(k) for k in key_sets):
+    if not _share_keys(key_sets):
         return None
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+
+
+def _share_keys(key_sets: list[set[Any]]) -> bool:
+    """Objects of one kind: the member names nine in ten of them carry (all of them, when fewer than ten) make
+    up at least half of a typical one; a few outliers (a lockfile's root package) do not change the kind."""
+    counts: dict[Any, int] = {}
+    for keys in key_sets:
+        for k in keys:
+            counts[k] = counts.get(k, 0) + 1
+    need = len(key_sets) if len(key_sets) < 10 else len(key_sets) * 9 / 10
+    core = sum(1 for n in counts.values() if n >= need)
+    typical = sorted(len(k) for k in key_sets)[len(key_sets) // 2]
+    return core > 0 and core * 2 >= typical
 
 
 def _same_kind(lists: list[list[Any]]) -> bool:
@@ -288,7 +318,7 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     return _stepped(path, inner), out
 
 
-def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str] | None:
+def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], str | None] | None:
     """Thin parent records whose bulk is one list of child objects, as the children, each naming its parent's
     identifier: ``Reservations[].Instances[]``, ``groups[].rules[]``."""
     dicts = [r for r in records if isinstance(r, dict)]
@@ -302,9 +332,21 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     kids = [k for r in dicts for k in r[child]]
     if not kids or not all(isinstance(k, dict) for k in kids) or len(kids) < len(dicts):
         return None
+    if not all(len(k) > 1 for k in kids[:50]):
+        return None  # one-value cells are not records
+    if len(dicts) == 1:  # one wrapper (an export's resource and scope): its children are the records
+        only = dicts[0]
+        rest = sorted(k for k in only if k != child and not _empty(only[k]))
+        note = f"{'.'.join(path) or '[]'}[].{child}[] flattened (one parent)"
+        if rest:
+            note += f"; parent fields {', '.join(rest[:8])}{' …' if len(rest) > 8 else ''} not shown"
+        notes.append(note)
+        return _stepped(path, child), list(only[child]), None
     parent_id = structure.identifier(dicts)
-    if parent_id is None or not all(len(k) > 1 for k in kids[:50]):
-        return None  # children of parents nobody can name, or one-value cells, are not records
+    if parent_id is None:
+        return None  # children of parents nobody can name are not records
+    if len(kids) * 2 < len(dicts) * 3 and not structure.identifiers(kids[: structure.SAMPLE]):
+        return None  # about one child each, named only within its parent: the parents are the records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
     ref = f"{label}:{parent_id}"
@@ -322,6 +364,10 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out, ref
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (not value and isinstance(value, (str, list, dict)))
 
 
 def _stepped(path: Path, inner: str) -> Path:
@@ -376,15 +422,6 @@ def with_path(value: Any, path: Path, replacement: Any) -> Any:
     copy = dict(value)
     copy[path[0]] = with_path(value[path[0]], path[1:], replacement)
     return copy
-
-
-def primary_key(records: list[Any]) -> str | None:
-    """The column that identifies the records, from their statistics (see ``structure.identifier``)."""
-    return structure.identifier(records)
-
-
-def title_key(records: list[Any]) -> str | None:
-    return structure.title_field(records)
 
 
 MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at most

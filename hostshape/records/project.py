@@ -13,14 +13,13 @@ from hostshape.output.envelope import KEY, Facts
 from hostshape.output.render import dumps
 from hostshape.policy import Rule
 from hostshape.records.locate import longest_record_list, with_path
-from hostshape.records.previews import cap_strings, decode_base64_content, preview
 from hostshape.records.shrink import Cuts, shrink_document
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from hostshape.tokens import Count
 
-__all__ = ["Projection", "cap_strings", "decode_base64_content", "preview", "project", "shrink", "surrogate_note"]
+__all__ = ["Projection", "project", "shrink", "surrogate_note"]
 
 # Any escape of a UTF-16 surrogate (a literal prefix, so the scan is fast); pairing is checked per match.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -71,7 +70,11 @@ class Projection:
             facts.shrunk = self.cuts.cut
             facts.notes.extend(self.cuts.summary())
             facts.same = dict(self.cuts.same)
-            facts.index = self.cuts.index
+
+    @property
+    def layouts(self) -> list[list[str]] | None:
+        """The index layouts the shrink chose for the record list (None: the fit chooses)."""
+        return self.cuts.index if self.cuts is not None else None
 
 
 def project(
@@ -163,22 +166,27 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(value: Any, count: Count, max_records: int | None = None, budget: int | None = None) -> Projection:
+def shrink(
+    value: Any, count: Count, max_records: int | None = None, budget: int | None = None, *, first: int = 0
+) -> Projection:
     """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
     decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
-    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget."""
+    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget. Records are shrunk
+    from ``first`` (a later page) until the shrunk ones reach ``SURELY_OVER_CHARS_PER_TOKEN`` characters a token of
+    the budget (no answer shows more whole), so the time grows with the budget, not with the input."""
     cuts = Cuts()
-    shrunk, path = shrink_document(value, max_records, cuts, count)
+    chars = budget * SURELY_OVER_CHARS_PER_TOKEN if budget else None
+    shrunk, path = shrink_document(value, max_records, cuts, count, first=first, max_chars=chars)
     used = _tokens(shrunk, budget, count) if budget and cuts.capped else None
     for _ in range(4):
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
         factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
         bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
-        grown, grown_path = shrink_document(value, max_records, bigger, count)
+        grown, grown_path = shrink_document(value, max_records, bigger, count, first=first, max_chars=chars)
         grown_used = _tokens(grown, budget, count)
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break

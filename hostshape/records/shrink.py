@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
-MAX_DEPTH = 4
+SHOWN_DEPTH = 4  # levels of nesting shown below a record before the shrink collapses them (grown by the budget)
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
 _LEARN = 100  # records whose nested objects teach the schema
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
@@ -47,7 +47,7 @@ class Cuts:
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
-    depth: int = MAX_DEPTH  # nesting shown below a record (grown by the budget)
+    depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
 
     blobs: int = 0
 
@@ -145,29 +145,48 @@ class _Schema:
     usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
 
 
-def shrink_located(located: Located, max_records: int | None, cuts: Cuts, count: Count) -> Any:
-    """The document with its first ``max_records`` records shrunk (later ones as they are) and the rest of the
-    document shrunk as a container."""
+def shrink_located(
+    located: Located,
+    max_records: int | None,
+    cuts: Cuts,
+    count: Count,
+    *,
+    first: int = 0,
+    max_chars: int | None = None,
+) -> Any:
+    """The document with its records up to ``max_records`` shrunk, and the rest of the document shrunk as a
+    container. Records after ``max_records`` are kept as they are, and so are those after the shrunk ones from
+    ``first`` (a later page) reach ``max_chars`` characters of compact JSON (no budget shows them whole), and those
+    more than a sample before ``first``: the time spent grows with the budget, not with the input. The schema is
+    learnt from the first records, as on the first page."""
     cuts.notes.extend(located.notes)
     records = located.records
-    head = records[:max_records] if max_records is not None else records
-    objects = [r for r in head[: structure.SAMPLE] if isinstance(r, dict)]
+    end = len(records) if max_records is None else min(len(records), max_records)
+    objects = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
     key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
-    shrunk = [_value(record, "", 0, schema, cuts, root=True) for record in head]
+    start = max(0, first - structure.SAMPLE)  # a sample before the page: constants are stated once as on page one
+    shrunk, size = [], 0
+    for at in range(start, end):
+        shrunk.append(_value(records[at], "", 0, schema, cuts, root=True))
+        if max_chars is not None and at >= first:
+            size += len(dumps(shrunk[-1])) + 1
+            if size > max_chars:
+                break
+    end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, count, (key, alt))
-    return _around(located.value, located.path, shrunk + records[len(shrunk) :], cuts)
+    return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
 
 
 def shrink_document(
-    value: Any, max_records: int | None, cuts: Cuts, count: Count
+    value: Any, max_records: int | None, cuts: Cuts, count: Count, *, first: int = 0, max_chars: int | None = None
 ) -> tuple[Any, tuple[str, ...] | None]:
     """Shrink ``value``; returns it and the path of its record list (None when it has none)."""
     located = locate(value)
     if located is None:
         return _value(value, "", 0, _Schema(), cuts, root=False), None
-    return shrink_located(located, max_records, cuts, count), located.path
+    return shrink_located(located, max_records, cuts, count, first=first, max_chars=max_chars), located.path
 
 
 def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
@@ -187,7 +206,7 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
 # ---- learning the schema from the records -------------------------------------------------------------------
 
 
-def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = MAX_DEPTH) -> _Schema:
+def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = SHOWN_DEPTH) -> _Schema:
     groups: dict[str, list[dict[str, Any]]] = {}
     for record in records[:_LEARN]:
         _gather(record, "", groups, 0, max_depth)
@@ -291,7 +310,7 @@ def _noise(
             common = prefixes.most_common(1)
             if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
                 usual[dotted] = common[0][0]
-        elif all(structure.is_opaque(v) for v in values):
+        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values):
             noise.add(name)
     return noise
 
@@ -390,20 +409,9 @@ _SIBLING_MAX = 2000  # longer lists beside the main one keep head and tail only
 
 
 def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
-    """A list of two-member objects whose one member is a unique name and the other its value, as pairs."""
-    if len(items) < 1 or not all(isinstance(i, dict) and len(i) == 2 for i in items):
-        return None
-    keys = list(items[0])
-    if any(list(i) != keys for i in items):
-        return None
-    for name, val in (keys, keys[::-1]):
-        names = [i[name] for i in items]
-        unique_keys = all(isinstance(n, str) and structure.is_key_like(n) for n in names) and len(set(names)) == len(
-            names
-        )
-        if unique_keys and (not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items) or len(items) == 1):
-            return [(i[name], i[val]) for i in items]
-    return None
+    """A list of key/value pairs (see ``structure.pairs_of``) as (name, value) pairs."""
+    pairs = structure.pairs_of(items)
+    return list(pairs.items()) if pairs is not None else None
 
 
 def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from hostshape.tokens import Count
 
 SAMPLE = 100  # records looked at for column statistics
-MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back
+MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
+MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _API_LINK = re.compile(
@@ -58,6 +59,16 @@ def is_opaque(value: Any) -> bool:
     return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
 
 
+def is_long_id(value: Any) -> bool:
+    """A long identifier without blanks that is not a URL (an ARN, a resource path): quotable, if costly."""
+    return (
+        isinstance(value, str)
+        and MAX_KEY_CHARS < len(value) <= MAX_ID_CHARS
+        and not any(c.isspace() for c in value)
+        and not is_url(value)
+    )
+
+
 def is_key_like(value: Any) -> bool:
     """A short scalar a model can quote: an integer, or a string without blanks (or short), not a URL."""
     if isinstance(value, bool) or value is None:
@@ -70,24 +81,79 @@ def is_key_like(value: Any) -> bool:
 
 
 def dotted(record: Any, path: str) -> Any:
-    """``record``'s value at a dotted ``path`` (``metadata.name``); None when absent."""
-    for part in path.split("."):
+    """``record``'s value at a dotted ``path`` (``metadata.name``); None when absent. A member name may hold dots
+    itself (``attributes.service.name``: the longest name that matches wins); a list of key/value pairs is read as
+    the object it stands for, and a one-member wrapper of a scalar (``{"stringValue": "x"}``) as that scalar."""
+    if isinstance(record, dict) and "." not in path:
+        return _typed(record.get(path))
+    parts = path.split(".")
+    node = record
+    for part in parts:  # the common case: each step one member of an object
+        if not isinstance(node, dict) or part not in node:
+            break
+        node = node[part]
+    else:
+        return _typed(node)
+    at = 0
+    while at < len(parts):
+        if isinstance(record, list):
+            record = pairs_of(record)
         if not isinstance(record, dict):
             return None
-        record = record.get(part)
-    return record
+        for end in range(len(parts), at, -1):
+            name = ".".join(parts[at:end])
+            if name in record:
+                record, at = record[name], end
+                break
+        else:
+            return None
+    return _typed(record)
+
+
+def _typed(value: Any) -> Any:
+    """A one-member object holding a scalar (a typed value: ``{"stringValue": "x"}``) as the scalar."""
+    if isinstance(value, dict) and len(value) == 1:
+        (inner,) = value.values()
+        if not isinstance(inner, (dict, list)):
+            return inner
+    return value
+
+
+def pairs_of(items: list[Any]) -> dict[str, Any] | None:
+    """A list of two-member objects, one member a unique key-like name and the other its value
+    (``[{"key": "env", "value": "prod"}]``), as the object it stands for; None when it is not one."""
+    if not items or not all(isinstance(i, dict) and len(i) == 2 for i in items):
+        return None
+    keys = list(items[0])
+    if any(list(i) != keys for i in items):
+        return None
+    for name, val in (keys, keys[::-1]):
+        names = [i[name] for i in items]
+        if not all(isinstance(n, str) and is_key_like(n) for n in names) or len(set(names)) != len(names):
+            continue
+        if len(items) == 1 or not all(isinstance(i[val], str) and len(i[val]) > 40 for i in items):
+            return {i[name]: i[val] for i in items}
+    return None
 
 
 def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
     """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
     table = _table(records)
-    return [p for p in table if p.count(".") < depth]
+    return [p for p in table if table.levels.get(p, 0) < depth]
 
 
-_last: tuple[list[Any], dict[str, list[Any]]] | None = None
+class _Table(dict[str, list[Any]]):
+    """Column values by dotted path, with each column's nesting level (member names may hold dots)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.levels: dict[str, int] = {}
 
 
-def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
+_last: tuple[list[Any], _Table] | None = None
+
+
+def _table(records: Sequence[Any]) -> _Table:
     """Column values (None where absent) of the first SAMPLE records, two levels deep. The last table is kept
     (with the records it was made from, compared by identity), since one decision asks for several statistics of
     the same records."""
@@ -97,7 +163,7 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     if last is not None and len(last[0]) == n and (n == 0 or all(last[0][i] is records[i] for i in {0, n // 2, n - 1})):
         return last[1]  # the same records: kept alive by _last, so identity cannot be reused
     sample = list(records[:SAMPLE])
-    table: dict[str, list[Any]] = {}
+    table = _Table()
     for i, record in enumerate(sample):
         if isinstance(record, dict):
             _collect(record, "", 2, table, i, len(sample))
@@ -105,10 +171,13 @@ def _table(records: Sequence[Any]) -> dict[str, list[Any]]:
     return table
 
 
-def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list[Any]], row: int, rows: int) -> None:
+def _collect(obj: dict[str, Any], prefix: str, depth: int, table: _Table, row: int, rows: int) -> None:
     for key, value in obj.items():
-        if not isinstance(key, str) or "." in key:
+        if not isinstance(key, str):
             continue
+        if isinstance(value, list) and depth > 1:
+            pairs = pairs_of(value)  # key/value pairs: the object they stand for, typed values as scalars
+            value = {k: _typed(v) for k, v in pairs.items()} if pairs is not None else value
         if isinstance(value, dict):
             if depth > 1:
                 _collect(value, f"{prefix}{key}.", depth - 1, table, row, rows)
@@ -116,6 +185,7 @@ def _collect(obj: dict[str, Any], prefix: str, depth: int, table: dict[str, list
             column = table.get(prefix + key)
             if column is None:
                 column = table[prefix + key] = [None] * rows
+                table.levels[prefix + key] = 2 - depth
             column[row] = value
 
 
@@ -141,15 +211,25 @@ class Column:
     numeric: bool
     mean_len: float
     order: int
+    linked: bool = False  # the record's own links are built from it (``.../commits/{sha}``)
 
     @property
     def nested(self) -> int:
         return self.path.count(".")
 
     def rank(self) -> tuple[Any, ...]:
-        """Lower is better: readable before opaque, own fields before nested ones, words before numbers, then
-        identifier-like names, then shorter values."""
-        return (self.opaque, self.nested, self.numeric, ID_WORD.search(self.path) is None, self.mean_len, self.order)
+        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), readable
+        before opaque, own fields before nested ones, words before numbers, then identifier-like names, then
+        shorter values."""
+        return (
+            not self.linked,
+            self.opaque,
+            self.nested,
+            self.numeric,
+            ID_WORD.search(self.path) is None,
+            self.mean_len,
+            self.order,
+        )
 
 
 def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
@@ -158,7 +238,7 @@ def _distinct_at_least(records: Sequence[Any], path: str, wanted: int) -> bool:
     return len({v for v in values if isinstance(v, (str, int, float)) and v != ""}) >= wanted
 
 
-_memo: tuple[dict[str, list[Any]], dict[str, Column]] | None = None
+_memo: tuple[_Table, dict[str, Column]] | None = None
 
 
 def stats(records: Sequence[Any], path: str, order: int = 0) -> Column:
@@ -190,7 +270,34 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
         mean_len=sum(map(len, texts)) / max(1, len(texts)),
         order=order,
+        linked=_linked(records, path),
     )
+
+
+def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
+    """Most of the sampled records carry a link (a URL member, at most one level down) with this column's value
+    as a whole path segment: the API's own name for the record."""
+    hits = seen = 0
+    for record in records[:sample]:
+        value = dotted(record, path) if isinstance(record, dict) else None
+        if value is None or isinstance(value, (bool, dict, list)):
+            continue
+        seen += 1
+        text = str(value)
+        if len(text) < 2:
+            continue
+        segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
+        if any(segment.search(url) for url in _urls(record)):
+            hits += 1
+    return seen > 0 and hits * 2 > seen
+
+
+def _urls(record: dict[str, Any]) -> list[str]:
+    out = []
+    for member in record.values():
+        inner = member.values() if isinstance(member, dict) else (member,)
+        out += [v for v in inner if is_url(v)]
+    return out
 
 
 def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[str]:
@@ -205,10 +312,35 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
-        if col.present == len(sample) and col.distinct == len(sample) and col.key_like:
+        unique = col.present == len(sample) and col.distinct == len(sample) and col.key_like
+        if unique and not (col.numeric and moments(_values(sample, path))):
             found.append(col)
     ranked = [c.path for c in sorted(found, key=Column.rank)]
+    if not ranked:  # the API's own id, however long, when it is the only unique key
+        ranked = [p for p in columns(sample) if p not in skip and _long_unique(sample, p)]
     return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
+
+
+def moments(values: Sequence[Any]) -> bool:
+    """Numbers close together for their size (epoch times, in any unit): when things happened, not which."""
+    nums = [
+        int(v) if isinstance(v, str) else v
+        for v in values
+        if (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit())
+    ]
+    if len(nums) < 2 or len(nums) * 10 < len(values) * 9:
+        return False
+    low, high = min(nums), max(nums)
+    return low >= 10**8 and high - low <= high / 1000
+
+
+def _long_unique(sample: Sequence[Any], path: str) -> bool:
+    values = _values(sample, path)
+    return (
+        all(is_key_like(v) or is_long_id(v) for v in values)
+        and any(is_long_id(v) for v in values)
+        and len(set(values)) == len(sample)
+    )
 
 
 def _extends(records: Sequence[Any], longer: str, shorter: str) -> bool:
@@ -240,9 +372,9 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         col = stats(sample, path, order)
         if (
             col.mostly_key_like
-            and not col.opaque
             and col.present * 10 >= len(sample) * 9
             and col.distinct * 2 >= len(sample)
+            and not (col.numeric and moments(_values(sample, path)))
         ):
             candidate = (-col.distinct, col.rank(), path)
             best = candidate if best is None or candidate < best else best
@@ -264,7 +396,8 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
 
 
 def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
-    """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary."""
+    """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary; the
+    most distinct (a label before a description several records share), then the one nearest 50 characters."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
@@ -273,7 +406,8 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
         if sum(" " in t.strip() for t in texts) * 2 < len(texts):
             return None
         mean = sum(map(len, texts)) / len(texts)
-        return None if mean > 200 else (path.count("."), abs(mean - 50))
+        spread = round(len(set(texts)) / len(texts), 1)  # names each record apart, first
+        return None if mean > 200 else (path.count("."), -spread, abs(mean - 50))
 
     return _best_column(records, skip, score)
 
@@ -335,7 +469,7 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
         if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
             continue
         values = _values(records, path)
-        if values == key_values:
+        if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
             continue
         if unique:
             if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
@@ -343,6 +477,8 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
             candidate: tuple[Any, ...] = (0, col.rank(), path)
         else:
             pairs = len({(repr(a), repr(b)) for a, b in zip(key_values, values, strict=True)})
+            if pairs <= len({repr(v) for v in key_values}):
+                continue  # tells no two records with the same identifier apart
             candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
@@ -356,6 +492,8 @@ def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: C
     key_values = _values(sample, key)
     if not (stats(sample, key).opaque or all(_has_opaque_part(v) for v in key_values)):
         return None
+    if any(is_long_id(v) for v in key_values):
+        return None  # the API's own long id (an ARN) is what a follow-up call needs: it stays first
     from hostshape.output.render import dumps
 
     cost = count(dumps(key_values))
@@ -434,6 +572,31 @@ def _has_opaque_part(value: Any) -> bool:
     return isinstance(value, str) and any(is_opaque(part) for part in re.split(r"[/:|@#]", value))
 
 
+SHORT_COLUMNS = 4  # short varying columns an index carries beside identifier, title and status, room allowing
+_SHORT_CHARS = 32
+
+
+def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
+    """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
+    that vary between them, are no link and no opaque token; in the records' own order, own members first."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if len(sample) < 2:
+        return []
+    skipped = set(skip)
+    found: list[tuple[int, int, str]] = []
+    for order, path in enumerate(columns(sample, depth=2)):
+        if path in skipped:
+            continue
+        values = [v for v in _values(sample, path) if v is not None and v != ""]
+        if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
+            continue
+        texts = [str(v) for v in values]
+        if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
+            continue
+        found.append((_table(sample).levels.get(path, 0), order, path))
+    return [path for _, _, path in sorted(found)[:most]]
+
+
 def index_columns(
     records: Sequence[Any], count: Count, keys: tuple[str | None, str | None] | None = None
 ) -> list[list[str]]:
@@ -452,9 +615,14 @@ def index_columns(
     status = status_field(records, skip=wide)
     if status:
         wide.append(status)
-    # Columns go before rows, one at a time: the status, then an opaque second identifier (before the title a
-    # reader can use), then the title, then the second identifier.
-    drop = [c for c in (status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    extra = short_columns(records, skip=wide)
+    wide += extra
+    # Columns go before rows, one at a time: the short ones last found first, the status, then an opaque second
+    # identifier (before the title a reader can use), then the title, then the second identifier.
+    drop = [c for c in (*extra[::-1], status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if alt and len({repr(dotted(r, key)) for r in sample}) < len(sample):
+        drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
     for column in dict.fromkeys(drop):
         layouts.append([c for c in layouts[-1] if c != column])

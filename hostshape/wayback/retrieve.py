@@ -6,13 +6,15 @@ registered by its adapter. ``read`` is safe to expose to a model: it only reads 
 side effects, a query's time and the size of what it builds are bounded (hostshape/query.py), a grep pattern runs
 in linear time (hostshape/documents/grep.py), and every answer (including errors) is a short, budgeted text that
 says what to do next. Pages of a record list hold whole records; following ``next`` from the first page to the
-last returns every record exactly once, and every line of a section or range likewise.
+last returns every record exactly once, and every line of a section or range likewise. A saved CSV or
+JSON-lines text is read as its rows, so it pages and answers queries like a JSON list.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from typing import Any
 
 from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
@@ -23,6 +25,7 @@ from hostshape.input.parse import parse_json
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
+from hostshape.records.locate import records_from_text
 from hostshape.records.project import shrink
 from hostshape.records.query import QueryTooCostly
 from hostshape.records.query import search as bounded_search
@@ -152,9 +155,10 @@ def _read_from(
 
     facts = Facts()
     records_at: tuple[str, ...] | None = None
-    if view is not None or (not is_json and not query and not cursor):
+    table = None if is_json else records_from_text(text)
+    if view is not None or (table is None and not is_json and not query and not cursor):
         return _read_part(text, view, offset, limit, handle, policy, secret)
-    if not is_json:
+    if not is_json and table is None:
         if query:
             return (
                 "[hostshape] this saved result is text, not JSON: call again with section, lines or grep, or "
@@ -163,11 +167,7 @@ def _read_from(
         return fit_text(
             clean(text), facts, limit, dataclasses.replace(way, reads="text"), next_cursor, offset=offset
         ).text
-    value = parse_json(text).value
-    lost = losses(text)  # the saved text keeps them; a page re-renders parsed values, and says what that changes
-    if lost:
-        facts.notes.extend(lost)
-        facts.replaced = True
+    value = _saved_value(text, table, facts)
     if query:
         try:
             value = bounded_search(query, value, len(text))
@@ -184,10 +184,25 @@ def _read_from(
             )
         facts.matched = value not in (None, [], {})
     else:
-        projection = shrink(value, limit.count, max_records=offset + limit.tokens + 1)
+        projection = shrink(
+            value, limit.count, max_records=offset + limit.tokens + 1, budget=limit.tokens, first=offset
+        )
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
+
+
+def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
+    """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
+    parsed JSON, with a note on what re-rendering parsed values changes (the saved text keeps them)."""
+    if table is not None:
+        facts.notes.append(table[1])
+        return table[0]
+    lost = losses(text)
+    if lost:
+        facts.notes.extend(lost)
+        facts.replaced = True
+    return parse_json(text).value
 
 
 def _read_part(
