@@ -68,7 +68,10 @@ class Document:
     def find_section(self, wanted: str) -> list[Section]:
         """The sections ``wanted`` names: by id, by title (exactly, else ignoring case), or by a whole outline line
         copied as shown (``2.3 Title (L30-45, 512 tok)``); several when titles repeat, none when nothing matches."""
-        wanted = _SHOWN_SIZE.sub("", wanted.strip())
+        wanted = wanted.strip()  # as given first: a title may itself end like a shown size
+        return self._named(wanted) or self._named(_SHOWN_SIZE.sub("", wanted))
+
+    def _named(self, wanted: str) -> list[Section]:
         by_id = {s.id: s for s in self.sections}
         if wanted in by_id:
             return [by_id[wanted]]
@@ -544,7 +547,7 @@ def _fit_grep(
             for _ in range(_ROUNDS):  # whole places only: a page never drops part of one
                 end = offset + len(shown)
                 more = end < len(places)
-                page_facts = dataclasses.replace(facts, truncated=more)
+                page_facts = dataclasses.replace(facts, truncated=more or matches.more)
                 detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
                 line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
                 text = head + "\n" + "\n--\n".join(shown) + "\n" + line

@@ -135,21 +135,24 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     return env
 
 
-LINE_STYLES = ("full", "short", "bare")
+LINE_STYLES = ("full", "next", "short", "handle", "bare")
 
 
 def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style: str = "full") -> str:
-    """The envelope as the last line of text output: ``full`` (with the hint), ``short`` (what was shown and the
-    handle) or ``bare`` (only that it was cut), for ever smaller budgets."""
+    """The envelope as the last line of text output: ``full`` (with the hint), ``next`` (what was shown, the handle
+    and the cursor), ``short`` (what was shown and the handle), ``handle`` (that it was cut, and the handle) or
+    ``bare`` (only that it was cut), for ever smaller budgets."""
     state = "truncated" if facts.cut else "shaped"
-    if style == "bare":
+    if style == "bare" or (style == "handle" and not way.handle):
         return f"{TEXT_PREFIX} {state}"
+    if style == "handle":
+        return f"{TEXT_PREFIX} {state} handle={way.handle}"
     parts = [TEXT_PREFIX, f"{state}:", detail]
     if facts.notes and style == "full":
         parts.append("(" + "; ".join(facts.notes) + ")")
     if way.handle:
         parts.append(f"handle={way.handle}")
-    if cursor and style == "full":
+    if cursor and style in ("full", "next"):
         parts.append(f"next={cursor}")
     if style == "full":
         parts.append("- " + way.hint(cursor is not None))
