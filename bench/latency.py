@@ -2,7 +2,7 @@
 
     python bench/latency.py                 # both tables (markdown) on stdout; a few minutes on two cores
     python bench/latency.py --runs 5 --budgets 4000 --files gh_pulls_list.json
-    python bench/latency.py --readme README.md      # and put the tables into the README's Speed section
+    python bench/latency.py --readme docs/benchmark.md   # and put the tables into the benchmark page's Speed section
 
 - **Hook latency**: the whole ``hostshape hook claude-code`` process (interpreter start, imports, the tokenizer from
   its per-user cache, shaping, output) on a PostToolUse input carrying a small, a medium and a large MCP result,

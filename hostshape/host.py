@@ -30,6 +30,25 @@ def fits_budget(
     return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
 
 
+def fits_half_budget(text: str, policy: Policy, *, tool: str | None = None, server: str | None = None) -> bool:
+    """True when ``text`` takes at most half the tool's budget (so it can head a shaped result beside it)."""
+    return HostLimit(Limit.of(policy, max(1, policy.budget_for(tool, server) // 2)), HostForm()).fits(text)
+
+
+def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, margin: int = 8) -> int:
+    """The smallest budget within which an answer can still name the handle that gets the result back: the envelope
+    alone, ``{"_hostshape":{"truncated":true,"handle":...}}``, in the form ``host`` sends it, plus ``margin`` tokens
+    for the handle's digits and other encodings."""
+    import json
+    import math
+
+    from hostshape.tokens import count_tokens
+
+    text = json.dumps({"_hostshape": {"truncated": True, "handle": "hs_" + "0" * 24}}, separators=(",", ":"))
+    shown = host.wrap(text) if host is not None and host.wrap is not None else text
+    return math.ceil(count_tokens(shown, policy.encoding) * policy.safety_factor) + margin
+
+
 def fits_by_size(
     texts: Sequence[str],
     policy: Policy,

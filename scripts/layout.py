@@ -1,5 +1,6 @@
 """Print the package's layout from the tree itself: every folder and module under hostshape/ with the first sentence
-of its docstring (the README's "Repository layout" block is this output: scripts/readme.py --only layout)."""
+of its docstring (docs/pipeline.md's "Repository layout" block is this output:
+scripts/readme.py --readme docs/pipeline.md --only layout)."""
 
 from __future__ import annotations
 

@@ -361,3 +361,68 @@ def test_install_into_an_agent_or_an_app(policy: Policy) -> None:
     assert [t.name for t in app.root_agent.tools] == ["hostshape_read"]
     hook, tool = adk.install(policy, mode="plugin")  # the former form
     assert hook.name == "hostshape" and tool.name == "hostshape_read"
+
+
+@pytest.mark.parametrize("budget", [2, 5, 30])
+def test_a_budget_below_the_smallest_answer_is_refused_at_install(budget: int, tmp_path: Any) -> None:
+    """Below about 40 tokens no answer fits ADK's {"result": ...} wrapper with a handle: refused, with the minimum."""
+    policy = Policy(budget=budget, spill_dir=tmp_path)
+    smallest = adk.minimum_budget(policy)
+    for make in (adk.after_tool_callback, adk.install, adk.ShapingPlugin):
+        with pytest.raises(ValueError, match=f"at least {smallest} tokens"):
+            make(policy)
+    with pytest.raises(ValueError, match="rule 'list_\\*' budget"):
+        adk.after_tool_callback(Policy(spill_dir=tmp_path, rules=(Rule(tool="list_*", budget=budget),)))
+
+
+async def test_the_smallest_allowed_budget_is_kept_as_the_model_reads_it(tmp_path: Any) -> None:
+    policy = Policy(budget=adk.minimum_budget(Policy()), spill_dir=tmp_path / "spill")
+    run_ = await run("list_pull_requests", policy=policy)
+    assert count_tokens(run_.received) <= policy.budget
+    assert "hs_" in run_.received  # the way back is named
+
+
+async def test_an_mcp_servers_own_hostshape_read_is_shaped(policy: Policy, tmp_path: Any) -> None:
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "from fastmcp import FastMCP\n"
+        "from hostshape.examples import payload_text\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def hostshape_read(handle: str = '') -> str:\n"
+        "    return payload_text('gh_pulls_list.json')\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    pytest.importorskip("fastmcp")
+    run_ = await run("hostshape_read", policy=policy, server_command=[sys.executable, str(script)])
+    assert count_tokens(run_.received) <= policy.budget
+
+
+async def test_structured_content_beside_a_short_text_is_shaped_not_dropped(policy: Policy, tmp_path: Any) -> None:
+    """A result saying "Found 55 pull requests." with the records as structured content: ADK shows the model both,
+    so the records are shaped (named, retrievable) under the text, not dropped."""
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import json\n"
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.tools.base import ToolResult\n"
+        "from hostshape.examples import payload_text\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def list_pull_requests() -> ToolResult:\n"
+        "    pulls = json.loads(payload_text('gh_pulls_list.json'))\n"
+        "    return ToolResult(content='Found 55 pull requests.', structured_content={'pulls': pulls})\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    pytest.importorskip("fastmcp")
+    run_ = await run("list_pull_requests", policy=policy, server_command=[sys.executable, str(script)])
+    text = _result_text(run_.received)
+    assert count_tokens(run_.received) <= policy.budget
+    assert text.startswith("Found 55 pull requests.")
+    assert '"truncated":true' in text.replace(" ", "") and "hs_" in text
+    for number in PR_NUMBERS:
+        assert str(number) in text

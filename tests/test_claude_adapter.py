@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,25 @@ def envelope_of(text: str) -> dict[str, str]:
 
 
 # -- the real CLI ---------------------------------------------------------------------------------------------------
+def _replacing(field: str, text: str) -> dict[str, list[Any]]:
+    """Extra hooks that replace every MCP result through one hook-output field only."""
+    from claude_agent_sdk import HookMatcher
+
+    async def replace(input_data: Any, tool_use_id: str | None, context: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", field: text}}
+
+    return {"PostToolUse": [HookMatcher(matcher="mcp__.*", hooks=[replace])]}
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("field", ["updatedToolOutput", "updatedMCPToolOutput"])
+async def test_the_cli_reads_both_fields_hostshape_writes(field: str) -> None:
+    """hostshape's hook output carries the same text in both fields; the bundled CLI takes the current one and an
+    older CLI the legacy one: each alone replaces the MCP result the model reads."""
+    shaped = await run("list_issues_small", policy=None, hooks=_replacing(field, f"replaced via {field}"))
+    assert shaped.received == f"replaced via {field}"
+
+
 @pytest.mark.host
 async def test_under_limit_result_is_replaced(tmp_path: Path) -> None:
     policy = Policy(budget=1000, spill_dir=tmp_path / "spill")
@@ -286,13 +306,14 @@ def _post_tool_use(
     }
 
 
-def test_hook_output_is_updated_mcp_tool_output_within_budget_and_host_chars(policy: Policy) -> None:
+def test_hook_output_is_updated_tool_output_and_its_legacy_twin_within_budget_and_host_chars(policy: Policy) -> None:
     big = policy.replace(budget=60_000)  # a budget above the host's 50,000-character limit
     raw = json.dumps({"result": payload_text("gh_pulls_list.json")}, separators=(",", ":"))
     for p in (policy, big):
         out = adapter.shape_hook_input(_post_tool_use(raw), p)
         assert out is not None
-        text = out["hookSpecificOutput"]["updatedMCPToolOutput"]
+        text = out["hookSpecificOutput"]["updatedToolOutput"]
+        assert out["hookSpecificOutput"]["updatedMCPToolOutput"] == text  # what CLIs before updatedToolOutput read
         assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
         assert text and len(text) <= adapter.HOST_MAX_CHARS
         assert count_tokens(text) <= p.budget
@@ -585,3 +606,48 @@ async def test_the_budget_holds_for_the_wrapper_the_real_cli_shows(tmp_path: Pat
     assert count_tokens(result.extra["hook_inputs"][0]["tool_response"]) > 2850  # what the host would show
     assert count_tokens(result.received) <= 2850
     assert json.loads(result.received) == json.loads(payload_text("octokit_issues_page1.json"))  # whole, unwrapped
+
+
+# -- _meta["anthropic/maxResultSizeChars"]: what the real CLI does with it ---------------------------------------------
+_LONG_ANSWER = "' '.join(f'line {i} of a long plain answer' for i in range(1900))"  # 61,602 chars, 16,104 tokens
+
+
+def _fastmcp_server(tmp_path: Path, middleware: str) -> list[str]:
+    script = tmp_path / "server.py"
+    script.write_text(
+        "from fastmcp import FastMCP\n"
+        "from hostshape import Policy\n"
+        "from hostshape.adapters.fastmcp import HostshapeMiddleware\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def long_answer() -> str:\n"
+        f"    return {_LONG_ANSWER}\n"
+        f"{middleware}\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    return [sys.executable, str(script)]
+
+
+@pytest.mark.host
+async def test_a_result_within_a_large_budget_reaches_the_model_whole(tmp_path: Path) -> None:
+    """A result within a 40,000-token budget can pass Claude Code's 50,000-character threshold: without the size the
+    middleware declares, the model reads a 2,000-character preview of a saved file; with it, the result (its text
+    and structured copy, 16,104 tokens each, fit the budget together, so the middleware leaves it as it is)."""
+    pytest.importorskip("fastmcp")
+    policy = f"Policy(budget=40000, spill_dir={str(tmp_path / 'spill')!r})"
+    plain = await run("long_answer", policy=None, server_command=_fastmcp_server(tmp_path, ""))
+    declared = await run(
+        "long_answer",
+        policy=None,
+        server_command=_fastmcp_server(tmp_path, f"mcp.add_middleware(HostshapeMiddleware({policy}))"),
+    )
+    assert len(plain.received) < 3000 and "persisted-output" in plain.received
+    assert len(declared.received) > 60_000 and "line 1899 of a long plain answer" in declared.received
+    assert count_tokens(declared.received) <= 40_000
+
+
+def test_the_declared_size_only_raises_the_hosts_threshold() -> None:
+    from hostshape.adapters.claude_code import MAX_RESULT_SIZE_META, max_result_size_meta
+
+    assert max_result_size_meta(4000) == {}  # 4,000 tokens stay under 50,000 characters: the host's default holds
+    assert max_result_size_meta(20_000)[MAX_RESULT_SIZE_META] > 50_000

@@ -353,3 +353,25 @@ async def test_retrieval_round_trip_pages_within_budget_and_rejects_a_foreign_cu
     assert shown_first <= set(walked)
 
     assert script.rejection.startswith("[hostshape]") and "without query" in script.rejection
+
+
+async def test_an_mcp_servers_own_hostshape_read_is_shaped(policy: Policy, tmp_path: Any) -> None:
+    """Only the adapter's own retrieval tool is exempt: an upstream tool of the same name is shaped like any."""
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "from fastmcp import FastMCP\n"
+        "from hostshape.examples import payload_text\n"
+        "mcp = FastMCP('corpus')\n"
+        "@mcp.tool\n"
+        "def hostshape_read(handle: str = '') -> str:\n"
+        "    return payload_text('gh_pulls_list.json')\n"
+        "mcp.run(show_banner=False, log_level='WARNING')\n"
+    )
+    pytest.importorskip("fastmcp")
+    for retrieval in (False, True):
+        shaped = await run(
+            "hostshape_read", policy=policy, retrieval=retrieval, server_command=[sys.executable, str(script)]
+        )
+        assert count_tokens(shaped.received) <= policy.budget, retrieval

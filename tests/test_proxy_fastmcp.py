@@ -1,5 +1,6 @@
-"""``hostshape.adapters.fastmcp.HostshapeMiddleware`` in a real FastMCP 3.x server, called by FastMCP's own client
-(in-memory transport: the full MCP session, no network) and by the ``mcp`` SDK client over stdio."""
+"""``hostshape.adapters.fastmcp.HostshapeMiddleware`` in a real FastMCP server (3.x with mcp 1.x in the shared
+environment, 4.x with mcp 2.x in the mcp-2 one), called by FastMCP's own client (in-memory transport: the full MCP
+session, no network) and by the ``mcp`` SDK client over stdio."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 pytest.importorskip("fastmcp")
 
 from fastmcp import Client, FastMCP
+from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware.response_limiting import ResponseLimitingMiddleware
+from fastmcp.tools.base import ToolResult
 from helpers import PR_NUMBERS, is_shaped
 from mcp import types
 from pydantic import BaseModel
@@ -61,6 +64,18 @@ def build_server(*middleware: Any) -> FastMCP:
         """Always fails."""
         raise RuntimeError("upstream API returned 502")
 
+    @server.tool
+    def fail_loudly() -> str:
+        """Fails with the whole payload in its message (a ToolError of about 19,000 tokens)."""
+        raise ToolError("upstream API failed; its answer was: " + payload_text(PULLS)[:80_000])
+
+    @server.tool
+    def summary_beside_records() -> ToolResult:
+        """A short text and structured content that is not a copy of it."""
+        return ToolResult(
+            content="Found 55 pull requests.", structured_content={"pulls": json.loads(payload_text(PULLS))}
+        )
+
     for m in middleware:
         server.add_middleware(m)
     return server
@@ -69,6 +84,11 @@ def build_server(*middleware: Any) -> FastMCP:
 def text_of(result: Any) -> str:
     assert len(result.content) == 1 and result.content[0].type == "text"
     return str(result.content[0].text)
+
+
+def output_schema(tool: types.Tool) -> Any:
+    """The listed tool's output schema: ``output_schema`` in mcp 2.x (``outputSchema`` is deprecated there)."""
+    return getattr(tool, "output_schema", None) if hasattr(tool, "output_schema") else tool.outputSchema
 
 
 def compact(value: Any) -> str:
@@ -84,7 +104,16 @@ async def test_one_line_shapes_every_result_and_adds_hostshape_read(policy: Poli
         small = await client.call_tool("small", {})
         failed = await client.call_tool("fail", {}, raise_on_error=False)
     assert sorted(names) == sorted(
-        ["list_pull_requests", "pulls_structured", "typed_pulls", "small", "fail", "hostshape_read"]
+        [
+            "list_pull_requests",
+            "pulls_structured",
+            "typed_pulls",
+            "small",
+            "fail",
+            "fail_loudly",
+            "summary_beside_records",
+            "hostshape_read",
+        ]
     )
     for result in (shaped, structured):
         text = text_of(result)
@@ -101,9 +130,37 @@ async def test_typed_results_are_shaped_and_accepted_by_the_validating_client(po
     async with Client(build_server(HostshapeMiddleware(policy.replace(budget=1000)))) as client:
         listed = {t.name: t for t in await client.list_tools()}
         result = await client.call_tool("typed_pulls", {})  # validated against the listed schema, if any
-    assert listed["typed_pulls"].outputSchema is None  # its required fields cannot survive every projection
-    assert listed["list_pull_requests"].outputSchema is not None  # the {"result": string} wrapper always can
+    assert output_schema(listed["typed_pulls"]) is None  # its required fields cannot survive every projection
+    assert output_schema(listed["list_pull_requests"]) is not None  # the {"result": string} wrapper always can
     assert count_tokens(text_of(result)) <= 1000 and is_shaped(text_of(result))
+
+
+async def test_a_raised_tool_error_reaches_the_client_within_the_budget(policy: Policy) -> None:
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=1000)))) as client:
+        failed = await client.call_tool("fail_loudly", {}, raise_on_error=False)
+        small = await client.call_tool("fail", {}, raise_on_error=False)
+    assert count_tokens("upstream API failed; its answer was: " + payload_text(PULLS)[:80_000]) > 15_000
+    assert failed.is_error and count_tokens(text_of(failed)) <= 1000 and is_shaped(text_of(failed))
+    assert "upstream API failed" in text_of(failed)
+    assert small.is_error and "upstream API returned 502" in text_of(small)  # a short error as the tool said it
+
+
+async def test_structured_content_that_is_not_a_copy_of_the_text_is_shaped_with_it(policy: Policy) -> None:
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=1000)))) as client:
+        result = await client.call_tool("summary_beside_records", {})
+    text = text_of(result)
+    structured = compact(result.structured_content)
+    assert count_tokens(text) + count_tokens(structured) <= 1000  # hosts such as ADK show both
+    assert "_hostshape" in structured  # the cut is named where it was made
+
+
+async def test_tools_declare_the_result_size_claude_code_should_show_whole(policy: Policy) -> None:
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=20_000)))) as client:
+        large = {t.name: (t.meta or {}) for t in await client.list_tools()}
+    async with Client(build_server(HostshapeMiddleware(policy.replace(budget=4000)))) as client:
+        small = {t.name: (t.meta or {}) for t in await client.list_tools()}
+    assert all(meta["anthropic/maxResultSizeChars"] > 50_000 for meta in large.values())
+    assert not any("anthropic/maxResultSizeChars" in meta for meta in small.values())  # the host's default holds
 
 
 async def test_paging_with_hostshape_read_returns_every_record_once(tmp_path: Path) -> None:
@@ -146,14 +203,19 @@ async def test_compared_with_response_limiting_middleware(policy: Policy) -> Non
     shaped = text_of(shaped_result)
     limit = len(shaped.encode())
     async with Client(build_server(ResponseLimitingMiddleware(max_size=limit))) as client:
-        # It drops the structured copy of a tool that has an output schema, so MCP SDK clients reject its result
-        with pytest.raises(RuntimeError, match="did not return structured content"):
-            await client.call_tool("list_pull_requests", {})
-        raw = await client.session.send_request(  # the same call without the client's validation
-            types.ClientRequest(types.CallToolRequest(params=types.CallToolRequestParams(name="list_pull_requests"))),
-            types.CallToolResult,
-        )
-        limited = text_of(raw)
+        # FastMCP 3.x drops the structured copy of a tool that has an output schema, so MCP SDK clients reject the
+        # result; FastMCP 4.x keeps a {"result": <cut text>} copy.
+        try:
+            limited = text_of(await client.call_tool("list_pull_requests", {}))
+        except RuntimeError as rejected:
+            assert "did not return structured content" in str(rejected)
+            raw = await client.session.send_request(  # the same call without the client's validation
+                types.ClientRequest(
+                    types.CallToolRequest(params=types.CallToolRequestParams(name="list_pull_requests"))
+                ),
+                types.CallToolResult,
+            )
+            limited = text_of(raw)
     assert limited.endswith("[Response truncated due to size limit]")
     with pytest.raises(ValueError):
         json.loads(limited)
@@ -191,6 +253,13 @@ async def test_the_mcp_sdk_client_over_stdio(tmp_path: Path) -> None:
 
 def test_the_bench_script_runs(tmp_path: Path) -> None:
     import subprocess
+
+    from hostshape.proxy import require_mcp
+
+    try:  # the bench measures hostshape proxy too, which the mcp SDK version here may not run
+        require_mcp()
+    except ImportError as missing:
+        pytest.skip(str(missing))
 
     out = tmp_path / "PROXY.md"
     bench = Path(__file__).parent.parent / "bench" / "proxy.py"

@@ -24,6 +24,9 @@ from hostshape.adapters.registry import HOSTS, hosts
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+HOST_SETUP = (ROOT / "docs" / "host-setup.md").read_text(encoding="utf-8")  # the README's one line per host, in code
+POLICY_DOC = (ROOT / "docs" / "policy.md").read_text(encoding="utf-8")
+TESTING_DOC = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
 HOOK_DOC = (ROOT / "docs" / "claude-code-hook.md").read_text(encoding="utf-8")
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "AWS_ACCESS_KEY_ID")
 
@@ -32,7 +35,7 @@ def fenced(text: str, language: str) -> list[str]:
     return re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.DOTALL | re.MULTILINE)
 
 
-PYTHON = fenced(README, "python")
+PYTHON = fenced(README, "python") + fenced(HOST_SETUP, "python")
 
 
 def _read_tool_names(g: dict[str, Any]) -> set[str]:
@@ -151,7 +154,34 @@ def test_the_newcomers_shell_steps_name_things_that_exist() -> None:
     # what scripts/test installs, as the README says
     assert '_venv.sh" all test bench' in (ROOT / "scripts" / "test").read_text()
     assert "`scripts/test` installs `.[all]` plus the\n`test` and `bench` dependency groups" in README
-    assert "git+https://github.com/OWNER/hostshape" in README and "`OWNER` is a placeholder" in README
+    assert "OWNER" not in README  # no placeholder address: the setup says "in a clone"
+    # Jupyter is named only with the extra that installs it; what the setup installs runs the notebooks too
+    assert "nbconvert" not in README
+    assert "pip install -e '.[all,notebooks]'` then `.venv/bin/jupyter lab notebooks/`" in README
+    assert "`.venv/bin/python notebooks/build.py`" in README and (ROOT / "notebooks" / "build.py").is_file()
+    for extra in ("[proxy]", "[fastmcp]", "[documents]", "[all-mcp2]", "[crewai]", "[strands]", "[notebooks]"):
+        assert extra in README, extra
+
+
+@pytest.mark.host
+def test_the_testing_docs_example_runs_offline_with_the_public_scripted_model(tmp_path: Path) -> None:
+    pytest.importorskip("agents")
+    (block,) = fenced(TESTING_DOC, "python")
+    path = tmp_path / "testing_example.py"
+    path.write_text(block, encoding="utf-8")
+    env = {k: v for k, v in __import__("os").environ.items() if k not in KEYS}
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("tokens reached the model")
+
+
+def test_the_readme_stays_a_guide() -> None:
+    assert len(README.splitlines()) <= 300
+    assert not re.search(r"\bissues? \d", README)  # no issue numbers in prose
+    for link in re.findall(r"\]\((docs/[\w-]+\.md)\)", README):
+        assert (ROOT / link).is_file(), link
 
 
 def _block_using(adapter: str) -> str:
@@ -207,7 +237,7 @@ def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, mo
 
     from agents import Runner
 
-    from hostshape.testing.openai_agents import _new_scripted_model
+    from hostshape.testing.openai_agents import scripted_model
 
     for key in KEYS:
         monkeypatch.delenv(key, raising=False)
@@ -228,7 +258,7 @@ def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, mo
 
     async def main() -> str:
         async with g["server"]:
-            agent = g["agent"].clone(model=_new_scripted_model([step] * 3, "done"))
+            agent = g["agent"].clone(model=scripted_model([step] * 3, "done"))
             result = await Runner.run(agent, "List the open issues", **g["shaper"].runner_kwargs())
             return str(result.final_output)
 
@@ -289,4 +319,5 @@ def test_scripts_readme_regenerates_marked_blocks(tmp_path: Path) -> None:
     assert script.main(["--readme", str(readme), "--check"]) == 0
     # the README's own measure sample is one of these blocks
     names = [name for name, *_ in script.blocks(README.splitlines())]
-    assert {"corpus-table", "demo-table", "measure-sample"} <= set(names)
+    assert {"corpus-table", "demo-table", "envelope-sample", "install-table"} <= set(names)
+    assert "measure-sample" in [name for name, *_ in script.blocks(POLICY_DOC.splitlines())]

@@ -40,6 +40,7 @@ core answers it (``policy.on_fault``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -47,7 +48,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape.adapters._shared import default_policy, read_page, require
-from hostshape.host import HostForm, glue_fault, json_result
+from hostshape.host import HostForm, fits_half_budget, glue_fault, json_result, smallest_answer_budget
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -64,6 +65,7 @@ __all__ = [
     "ShapingPlugin",
     "after_tool_callback",
     "install",
+    "minimum_budget",
     "retrieval_tool",
     "shape_tool_response",
 ]
@@ -131,6 +133,28 @@ def _is_host_failure(response: Any) -> bool:
 # --- shaping -------------------------------------------------------------------------------------------------------
 
 
+def _text_beside_structured(response: Any, policy: Policy, tool: str, server: str | None) -> tuple[str, Any] | None:
+    """(text, structuredContent) of a dumped ``CallToolResult`` whose structured content is not a copy of its text
+    and whose text takes under half the budget, else None. ADK sends the model both (the dumped result as it is), so
+    shaping only the text would drop the data without a word; shaped instead is the data, headed by the text."""
+    if not isinstance(response, dict) or response.get("structuredContent") is None:
+        return None
+    blocks = response.get("content") or []
+    if not all(isinstance(b, dict) and b.get("type") == "text" for b in blocks):
+        return None
+    text = "\n".join(str(b.get("text", "")) for b in blocks)
+    structured = response["structuredContent"]
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if structured in ({"result": text}, parsed, {"result": parsed}):
+        return None  # a copy: shaping the result shapes both
+    if not fits_half_budget(text, policy, tool=tool, server=server):
+        return None
+    return text, structured
+
+
 def _host_form(response: Any) -> HostForm:
     """What ADK shows the model: the response dict JSON-encoded when left alone, ``{"result": text}`` JSON-encoded
     when replaced (the module docstring says why that is the form every connector's text is bounded by)."""
@@ -157,19 +181,23 @@ def shape_tool_response(
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         tool_name, server_name = _route(tool, server)
-        if name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL:
-            return None
+        if (name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL) and not _is_mcp_tool(tool):
+            return None  # hostshape's own pages (an MCP server's tool of that name is shaped like any)
         if not _is_mcp_tool(tool) and not _rule_names(policy, tool_name, server_name):
             return None
         if response is None or _is_host_failure(response):
             return None
+        payload, form = response, _host_form(response)
+        beside = _text_beside_structured(response, policy, tool_name, server_name)
+        if beside is not None:  # ADK shows both: the data is shaped, the short text heads it
+            payload, form = beside[1], dataclasses.replace(form, notes=(beside[0],))
         res = shape(
-            response,
+            payload,
             policy=policy,
             tool=tool_name,
             server=server_name,
             args=dict(args or {}),
-            host=_host_form(response),
+            host=form,
         )
         return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
@@ -193,6 +221,7 @@ def after_tool_callback(
     _require()
     policy = default_policy(policy)
     _check_store(store)
+    _check_budget(policy)
 
     async def hostshape_after_tool(
         tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
@@ -227,6 +256,7 @@ def _plugin_class() -> Any:  # a BasePlugin subclass built on first use; its __i
             super().__init__(name=name)
             _check_store(store)
             self.policy = default_policy(policy)
+            _check_budget(self.policy)
             self.server = server
             self.store = store
 
@@ -324,6 +354,7 @@ def install(
     if isinstance(target, Policy):
         target, policy = None, target
     policy = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    _check_budget(policy)
     if mode not in ("callback", "plugin"):
         raise ValueError(f"mode must be 'callback' or 'plugin', not {mode!r}")
     _check_store(store)
@@ -359,6 +390,27 @@ def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | No
 
 
 # --- the artifact service as the spill store ------------------------------------------------------------------------
+
+
+def minimum_budget(policy: Policy) -> int:
+    """The smallest budget ADK can answer within while naming the handle that gets a result back (the envelope alone
+    in ADK's ``{"result": ...}`` wrapper, about 33-36 o200k tokens, plus a margin)."""
+    return smallest_answer_budget(policy, HostForm(wrap=json_result))
+
+
+def _check_budget(policy: Policy) -> None:
+    """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``: below it every answer
+    would break the budget or lose the way back."""
+    smallest = minimum_budget(policy)
+    budgets = [("budget", policy.budget)] + [
+        (f"rule {r.tool!r} budget", r.budget) for r in policy.rules if getattr(r, "budget", None) is not None
+    ]
+    for what, value in budgets:
+        if value is not None and value < smallest:
+            raise ValueError(
+                f"hostshape for Google ADK needs a {what} of at least {smallest} tokens (got {value}): the smallest "
+                'answer, {"result": <an envelope naming the handle>}, takes that many'
+            )
 
 
 def _check_store(store: Any) -> None:

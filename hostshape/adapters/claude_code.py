@@ -20,6 +20,38 @@ from typing import Any
 # preview (``mw=50000``); replacements stay clearly below it.
 HOST_MAX_CHARS = 49_000
 
+
+def post_tool_use_output(text: str) -> dict[str, Any]:
+    """The PostToolUse hook output that replaces an MCP tool's result with ``text``.
+
+    Both fields carry the same text: Claude Code 2.1.332 takes ``updatedToolOutput`` when it is set, else
+    ``updatedMCPToolOutput`` for MCP tools (claude_agent_sdk/types.py:566-576; the CLI's PostToolUse branch:
+    ``n.updatedToolOutput!==void 0||!isMcp ? n.updatedToolOutput : n.updatedMCPToolOutput``), and a CLI that
+    predates ``updatedToolOutput`` strips the unknown key (its hook-output schema is a plain zod object) and reads the
+    legacy one. Tested with the real CLI: tests/test_claude_adapter.py."""
+    return {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": text, "updatedMCPToolOutput": text}
+    }
+
+
+# An MCP tool's ``_meta["anthropic/maxResultSizeChars"]`` replaces, for that tool, both the 50,000-character persist
+# threshold and the MAX_MCP_OUTPUT_TOKENS check (observed with the real CLI 2.1.332: a 61,602-character result of
+# 16,104 tokens reaches the model whole instead of as a 2,281-character "<persisted-output>" preview, a 97,902-character
+# one of 26,004 tokens whole instead of the overflow notice; tests/test_claude_adapter.py).
+MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars"
+PERSIST_THRESHOLD_CHARS = 50_000
+# Characters a result within a budget of N tokens may take: o200k averages about 4 characters a token on JSON and
+# prose; 8 leaves room for long tokens (a longer result is persisted by the host, as without the entry).
+_CHARS_PER_TOKEN_CEILING = 8
+
+
+def max_result_size_meta(budget: int) -> dict[str, int]:
+    """The tool ``_meta`` entry that lets Claude Code show a result within ``budget`` tokens whole; empty when such
+    a result stays under the host's default 50,000-character threshold anyway (a lower value would lower it)."""
+    chars = budget * _CHARS_PER_TOKEN_CEILING
+    return {MAX_RESULT_SIZE_META: chars} if chars > PERSIST_THRESHOLD_CHARS else {}
+
+
 # -- the overflow notice: "Output has been saved to <path>" ---------------------------------------------------------
 # The whole notice, from its first character: an optional note about artifact content, then
 # "Error: result (<N> characters[ across <M> lines]) exceeds maximum allowed tokens. Output has been saved to

@@ -1,7 +1,7 @@
 """hostshape for people who write the MCP server: a FastMCP middleware that shapes every tool result before it
 leaves the server, and registers the retrieval tool ``hostshape_read``.
 
-Use (FastMCP 3.x, the ``fastmcp`` package)::
+Use (FastMCP 3.x with mcp 1.x, or FastMCP 4.x with mcp 2.x; the ``fastmcp`` package)::
 
     from fastmcp import FastMCP
     from hostshape import Policy
@@ -22,8 +22,13 @@ never triggers; every host gets the same budgeted text. Per-tool rules match the
 - A tool whose output schema a shaped result could not satisfy (typed records with required fields) is listed
   without it (``output_schemas="auto"``), because clients such as the mcp Python SDK reject results that do not
   match the listed schema.
-- Error results (``is_error`` / a raised ``ToolError``) pass through untouched; results of ``hostshape_read``
-  itself are not shaped again.
+- Error results (``is_error``, or a raised ``ToolError`` as the server would send its message) are shaped to the
+  same budget and stay errors; a structured copy that is not a copy of the text is shaped beside it (the two fit
+  the budget together). A multi-round-trip ask (FastMCP 4's ``InputRequiredToolResult``) passes through as it is;
+  results of ``hostshape_read`` itself are not shaped again.
+- Each listed tool declares ``_meta["anthropic/maxResultSizeChars"]`` for its budget when that budget's text can
+  pass Claude Code's 50,000-character threshold, so Claude Code shows such a result whole instead of persisting it
+  to a file behind a 2,000-character preview (docs/hosts.md); a tool's own value is kept.
 - ``hostshape_read`` is injected with FastMCP's ``ToolInjectionMiddleware`` mechanism (listed and called like the
   server's own tools, through every middleware); ``retrieval=False`` leaves it out.
 
@@ -42,6 +47,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from hostshape.adapters._shared import require
+from hostshape.adapters.claude_code import MAX_RESULT_SIZE_META, max_result_size_meta
 from hostshape.policy import Policy
 from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
@@ -104,14 +110,37 @@ def HostshapeMiddleware(
     return _middleware_class()(policy if policy is not None else Policy(), retrieval, server, output_schemas)
 
 
+def _listed(tool: Any, policy: Policy, server: str | None, output_schemas: str) -> Any:
+    """A listed FastMCP ``Tool`` with the declared result size added and, under ``"auto"``, an output schema that a
+    shaped result could not satisfy left out."""
+    from hostshape.proxy import always_satisfied
+
+    update: dict[str, Any] = {}
+    meta = dict(tool.meta or {})
+    declared = {} if MAX_RESULT_SIZE_META in meta else max_result_size_meta(policy.budget_for(tool.name, server))
+    if declared:
+        update["meta"] = {**meta, **declared}
+    if output_schemas == "auto" and tool.output_schema is not None and not always_satisfied(tool.output_schema):
+        update["output_schema"] = None
+    return tool.model_copy(update=update) if update else tool
+
+
 @lru_cache(maxsize=1)
 def _middleware_class() -> type:
     import anyio
+    from fastmcp.exceptions import ToolError
     from fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
+    from fastmcp.tools import base
     from fastmcp.tools.base import ToolResult
     from mcp.types import TextContent
 
-    from hostshape.proxy import always_satisfied, shape_mcp_result
+    from hostshape.proxy import shape_mcp_result
+
+    # FastMCP 4.2 fastmcp/tools/base.py:297: a multi-round-trip leg's ask, a ToolResult subclass with no content that
+    # the wire handler answers from `.input_required`; it is not a tool result to shape. Absent in FastMCP 3.x.
+    passed_as_is: tuple[type, ...] = tuple(
+        getattr(base, name) for name in ("InputRequiredToolResult",) if hasattr(base, name)
+    )
 
     class _HostshapeMiddleware(ToolInjectionMiddleware):
         """Shapes tool results to a token budget; injects ``hostshape_read``."""
@@ -125,38 +154,49 @@ def _middleware_class() -> type:
         async def on_list_tools(self, context: Any, call_next: Any) -> Any:
             # A shaped result cannot satisfy every output schema (projection drops fields typed records require),
             # and clients such as the mcp Python SDK reject results that do not match: list those tools without it.
-            tools = await call_next(context)
-            if self.output_schemas == "keep":
-                return tools
-            return [
-                t
-                if t.output_schema is None or always_satisfied(t.output_schema)
-                else t.model_copy(update={"output_schema": None})
-                for t in tools
-            ]
+            # Each tool also declares the size of a result within its budget to Claude Code (claude_code.py,
+            # MAX_RESULT_SIZE_META), so a large budget's result is shown whole, not persisted to a file.
+            return [_listed(t, self.policy, self.server, self.output_schemas) for t in await call_next(context)]
 
         async def on_call_tool(self, context: Any, call_next: Any) -> Any:
             # fastmcp 3.4.11 fastmcp/server/middleware/middleware.py: on_call_tool wraps the tool run and returns
             # its ToolResult; the server converts it to a CallToolResult afterwards (tools/base.py to_mcp_result).
-            result = await call_next(context)
+            # A failing tool raises ToolError through this chain (server/server.py:1405-1436); the low-level server
+            # then sends str(error) as an isError result, so that message is what gets shaped.
             name = str(getattr(context.message, "name", ""))
-            if name == RETRIEVAL_TOOL or not isinstance(result, ToolResult) or result.is_error:
-                return result
+            if name == RETRIEVAL_TOOL:
+                return await call_next(context)
             args = getattr(context.message, "arguments", None)
+            try:
+                result = await call_next(context)
+            except ToolError as error:
+                failed = ToolResult(content=[TextContent(type="text", text=str(error))], is_error=True)
+                shaped_error = await self._shape_or_none(failed, name, args)
+                if shaped_error is None:
+                    raise
+                return shaped_error
+            if not isinstance(result, ToolResult) or isinstance(result, passed_as_is):
+                return result
+            shaped = await self._shape_or_none(result, name, args)
+            return result if shaped is None else shaped
+
+        async def _shape_or_none(self, result: Any, name: str, args: Mapping[str, Any] | None) -> Any:
+            """``result`` shaped to the policy as a new ToolResult, or None when it is left as it is."""
             try:
                 shaped = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
             except Exception:  # noqa: BLE001 - never fail the tool call because of hostshape
                 _log.exception("hostshape could not shape the result of %s; passing it through", name)
-                return result
+                return None
             if shaped is None:
-                return result
+                return None
             text, structured = shaped
-            # A meta dict makes FastMCP return a CallToolResult as is (tools/base.py, to_mcp_result), the same way
-            # ResponseLimitingMiddleware does, instead of re-deriving content from the structured copy.
+            # A meta dict makes FastMCP 3.x return a CallToolResult as is (tools/base.py, to_mcp_result), the same
+            # way ResponseLimitingMiddleware does, instead of re-deriving content from the structured copy.
             return ToolResult(
                 content=[TextContent(type="text", text=text)],
                 structured_content=structured,
                 meta=dict(result.meta or {}),
+                is_error=bool(result.is_error),
             )
 
         def _shape(self, result: Any, name: str, args: Mapping[str, Any] | None) -> tuple[str, Any] | None:
@@ -164,7 +204,7 @@ def _middleware_class() -> type:
                 "content": [
                     block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
                 ],
-                "isError": False,
+                "isError": bool(result.is_error),
             }
             if result.structured_content is not None:
                 raw["structuredContent"] = result.structured_content

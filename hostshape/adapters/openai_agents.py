@@ -270,17 +270,22 @@ class ShapeToolOutputs:
         return other
 
     def __call__(self, data: CallModelData[Any]) -> ModelInputData | Awaitable[ModelInputData]:
-        shaped = self.shape_input(data.model_data)
+        shaped = self.shape_input(data.model_data, agent=data.agent)
         if self.then is None:
             return shaped
         from agents.run_config import CallModelData as _CallModelData
 
         return self.then(_CallModelData(model_data=shaped, agent=data.agent, context=data.context))
 
-    def shape_input(self, model_data: ModelInputData) -> ModelInputData:
-        """The shaped copy of one model input (without ``then``)."""
+    def shape_input(self, model_data: ModelInputData, *, agent: Any = None) -> ModelInputData:
+        """The shaped copy of one model input (without ``then``).
+
+        Outputs of a tool named ``hostshape_read`` are left alone only when they are the adapter's own pages: the
+        call was not routed to an MCP server and ``agent`` (when given) carries the tool ``retrieval_tool`` made;
+        any other tool of that name (an MCP server's, say) is shaped like every tool."""
         from agents.run_config import ModelInputData as _ModelInputData
 
+        own_retrieval = agent is None or _has_own_retrieval(agent)
         try:
             items: list[Any] = list(model_data.input)
             calls = {
@@ -289,7 +294,7 @@ class ShapeToolOutputs:
                 if isinstance(item, dict) and item.get("type") == "function_call"
             }
             shaped: list[Any] = [
-                self._shape_item(item, calls)
+                self._shape_item(item, calls, own_retrieval)
                 if isinstance(item, dict) and item.get("type") == "function_call_output"
                 else item
                 for item in items
@@ -299,13 +304,15 @@ class ShapeToolOutputs:
             logger.exception("hostshape could not read the model input; passing it through unchanged")
             return model_data
 
-    def _shape_item(self, item: dict[str, Any], calls: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _shape_item(
+        self, item: dict[str, Any], calls: dict[str, dict[str, Any]], own_retrieval: bool
+    ) -> dict[str, Any]:
         tool: str | None = None
         try:
             call_id = str(item.get("call_id"))
             call = self._tool_call(call_id, calls)
             tool = call.tool
-            if tool == RETRIEVAL_TOOL:
+            if tool == RETRIEVAL_TOOL and own_retrieval and call.server is None:
                 return item  # already a budgeted page; re-shaping could cut its cursor
             output = item.get("output")
             key = (call_id, _digest(output))
@@ -455,7 +462,17 @@ def retrieval_tool(policy: Policy) -> FunctionTool:
         """
         return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy)
 
-    return function_tool(hostshape_read, name_override=RETRIEVAL_TOOL, description_override=RETRIEVAL_DESCRIPTION)
+    tool = function_tool(hostshape_read, name_override=RETRIEVAL_TOOL, description_override=RETRIEVAL_DESCRIPTION)
+    setattr(tool, _OWN_TOOL_MARK, True)
+    return tool
+
+
+_OWN_TOOL_MARK = "_hostshape_retrieval"
+
+
+def _has_own_retrieval(agent: Any) -> bool:
+    """Whether ``agent`` carries the ``hostshape_read`` tool that ``retrieval_tool`` made (not an MCP server's)."""
+    return any(getattr(t, _OWN_TOOL_MARK, False) for t in getattr(agent, "tools", None) or ())
 
 
 def install(

@@ -299,7 +299,9 @@ def _refused(host: str, unread: _Unread, policy_path: Path | None) -> dict[str, 
         from hostshape.adapters.codex import refusal_output
 
         return refusal_output(text)
-    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
+    from hostshape.adapters.claude_code import post_tool_use_output
+
+    return post_tool_use_output(text)
 
 
 def _codex_feedback_bytes() -> int:
@@ -332,7 +334,9 @@ def _fault_output(host: str, data: dict[str, Any], event: str, exc: Exception, p
         return refusal_output(text)
     if event == "PostToolUseFailure":
         return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
+    from hostshape.adapters.claude_code import post_tool_use_output
+
+    return post_tool_use_output(text)
 
 
 def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Literal, cast
 
 from hostshape.policy import Policy
@@ -44,6 +44,7 @@ async def run(
     artifact_service: Any = None,
     sessions: Any = None,
     session_id: str | None = None,
+    server_command: Sequence[str] | None = None,
     **_: Any,
 ) -> HostRun:
     """One ADK run in which the scripted model calls ``tool`` and records what it receives.
@@ -58,6 +59,7 @@ async def run(
     - ``timeout``: StdioConnectionParams.timeout, which ADK also uses as every call's read timeout.
     - ``store``, ``artifact_service``: ``install(..., store="artifacts")`` with the Runner's artifact service;
       ``sessions`` and ``session_id`` continue a session another run started (another worker of one deployment).
+    - ``server_command``: argv of the MCP server instead of the example server.
 
     ``received`` is the first function response's text; ``extra["received"]`` holds every one in order and
     ``extra["responses"]`` the response dicts. The MCP server is stopped before this returns.
@@ -105,7 +107,7 @@ async def run(
                 part = types.Part(function_call=types.FunctionCall(name=name, args=args, id=f"call-{len(received)}"))
             yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
 
-    command = mcp_server_command()
+    command = list(server_command) if server_command else mcp_server_command()
     errlog = open(os.devnull, "w")  # noqa: SIM115 - closed in finally; the server logs every request to stderr
     toolset = McpToolset(
         connection_params=StdioConnectionParams(

@@ -80,7 +80,14 @@ def output_text(output: Any) -> str:
     return str(output)
 
 
-def _new_scripted_model(steps: Sequence[Step], final_text: str) -> Any:
+def scripted_model(steps: Sequence[Step], final_text: str = "done") -> Any:
+    """An OpenAI Agents ``Model`` that answers from a script, offline, and records what it was given.
+
+    Call ``i`` answers with ``steps[i]`` (after the last step, with ``final_text``): a list of ``(tool, arguments)``
+    is one function call each, a string is the final answer, a callable gets the ``ModelCall`` (what the model saw:
+    ``call.output_of("tool")`` is the latest output of a call to ``tool``) and returns either. The model's ``calls``
+    list holds every ``ModelCall``. Use it as ``Agent(..., model=scripted_model([...]))`` to test your own agent
+    with hostshape installed, as hostshape's tests do (docs/testing.md)."""
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
@@ -244,7 +251,7 @@ async def run(
         raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
     if steps is None:
         steps = [[(tool, dict(arguments or {}))], *[[fc] for fc in followups]]
-    model = _new_scripted_model(steps, final_text="done")
+    model = scripted_model(steps, final_text="done")
     command = list(server_command) if server_command else mcp_server_command()
     errlog = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
     server = _quiet_server_class()(

@@ -1,4 +1,5 @@
-"""Claude Agent SDK / Claude Code: a PostToolUse hook that reshapes MCP tool results with ``updatedMCPToolOutput``.
+"""Claude Agent SDK / Claude Code: a PostToolUse hook that reshapes MCP tool results with ``updatedToolOutput``
+(and the legacy ``updatedMCPToolOutput`` for older CLIs).
 
 The hook fires AFTER Claude Code's own limit (MAX_MCP_OUTPUT_TOKENS, default 25,000): a result under the limit is
 replaced by the shaped text; a result over it reaches the hook only as a notice naming the file Claude Code saved it
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 HOST = "Claude Agent SDK (Claude Code)"
-INTERCEPTION_POINT = "PostToolUse hook (updatedMCPToolOutput)"
+INTERCEPTION_POINT = "PostToolUse hook (updatedToolOutput)"
 FIRES = "after the host limit"
 EXTRA = "claude"
 

@@ -22,6 +22,7 @@ from hostshape.adapters.claude_code import (
     HOST_MAX_CHARS,
     HostCut,
     SavedNotice,
+    post_tool_use_output,
     read_notice,
     saved_for_call,
     split_tool_name,
@@ -40,9 +41,10 @@ def shape_hook_input(
 ) -> dict[str, Any] | None:
     """The hook output for one Claude Code hook input, or None to leave the host's result as it is.
 
-    - PostToolUse on an MCP tool: ``{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput":
-      text}}`` with ``text`` the shaped result (never empty, at most ``HOST_MAX_CHARS`` characters and within the
-      tool's budget as the model reads it); see the module docstring for overflow notices and host cuts.
+    - PostToolUse on an MCP tool: ``claude_code.post_tool_use_output(text)`` (``updatedToolOutput``, and
+      ``updatedMCPToolOutput`` for CLIs that predate it) with ``text`` the shaped result (never empty, at most
+      ``HOST_MAX_CHARS`` characters and within the tool's budget as the model reads it); see the module docstring
+      for overflow notices and host cuts.
     - PostToolUseFailure: ``additionalContext`` only when the error is over the tool's budget (hooks cannot shorten
       failed results), else None.
     - Anything else (other events, non-MCP tools, the retrieval tool itself): None.
@@ -73,7 +75,7 @@ def shape_hook_input(
         text = glue_fault(input_data.get("tool_response"), policy, exc, host=HostForm(max_chars=HOST_MAX_CHARS))
     if not text:
         return None
-    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": text}}
+    return post_tool_use_output(text)
 
 
 def _tool_names(input_data: Mapping[str, Any]) -> tuple[str, str] | None:
