@@ -1,15 +1,17 @@
 """The frameworks' own stores as the way back, in the real frameworks: ADK's InMemoryArtifactService and LangGraph's
 InMemoryStore (another agent, another spill folder, the same framework store and secret, in one process), and ADK's
-FileArtifactService shared by two worker processes with their own HOME. One worker shapes a result in its run; the
-other answers hostshape_read for every page of it, each record once. A store that fails gives a budgeted answer
-with a note."""
+FileArtifactService and LangGraph's SqliteStore, each shared by two worker processes with their own HOME. One worker
+shapes a result in its run; the other answers hostshape_read for every page of it, each record once. A store that
+fails gives a budgeted answer with a note."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -246,4 +248,69 @@ def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) 
     assert all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
     walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
     assert walked == PR_NUMBERS
+    assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
+
+
+_LANGGRAPH_WORKER = """
+import asyncio, json, sys
+from langgraph.store.sqlite import SqliteStore
+from hostshape import Policy
+from hostshape.testing.langchain import run
+
+async def main(database, spill, handle, budget):
+    policy = Policy(budget=int(budget), spill_dir=spill)
+    with SqliteStore.from_conn_string(database) as graph_store:
+        shared = dict(retrieval=True, store="langgraph", graph_store=graph_store)
+        if not handle:  # the first worker: shape the tool's result
+            first = await run("list_pull_requests", policy=policy, **shared)
+            return {"received": [first.received]}
+
+        def follow_up(text):
+            nxt = json.loads(text)["_hostshape"].get("next")
+            return ("hostshape_read", {"handle": handle, "cursor": nxt}) if nxt else None
+
+        # the second worker: hostshape_read for every page, from the first
+        second = await run("hostshape_read", arguments={"handle": handle}, policy=policy, follow_up=follow_up,
+                           **shared)
+        return {"received": second.extra["received_all"]}
+
+print(json.dumps(asyncio.run(main(*sys.argv[1:5]))))
+"""
+
+
+def langgraph_worker(tmp_path: Path, name: str, handle: str) -> dict[str, Any]:
+    home = tmp_path / name
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
+    root = str(Path(__file__).resolve().parents[1])
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
+    database, spill = str(tmp_path / "graph-store.sqlite"), str(home / "spill")
+    done = subprocess.run(
+        [sys.executable, "-c", _LANGGRAPH_WORKER, database, spill, handle, str(BUDGET)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> None:
+    pytest.importorskip("langchain_mcp_adapters")
+    pytest.importorskip("langgraph.store.sqlite")
+    first = langgraph_worker(tmp_path, "a", "")
+    page = json.loads(first["received"][0])
+    envelope = page["_hostshape"]
+    assert envelope["handle"] and envelope["next"]
+    with closing(sqlite3.connect(tmp_path / "graph-store.sqlite")) as database:  # the record is in the shared file
+        assert database.execute("SELECT count(*) FROM store WHERE key = ?", (envelope["handle"],)).fetchone() == (1,)
+    second = langgraph_worker(tmp_path, "b", envelope["handle"])
+    pages = second["received"]
+    assert len(pages) > 1 and all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
+    assert json.loads(pages[0])["items"] == page["items"]
+    walked = [r["number"] for text in pages for r in json.loads(text)["items"]]
+    assert walked == PR_NUMBERS  # every record, once, in order
     assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
