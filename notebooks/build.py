@@ -258,7 +258,6 @@ DOCUMENTS: list[Cell] = [
 ]
 
 
-
 CORE: list[Cell] = [
     md("""
         # hostshape: the core
