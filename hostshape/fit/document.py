@@ -23,6 +23,7 @@ from hostshape.fit._base import Fitted
 from hostshape.fit.budget import Limit
 from hostshape.fit.text import boundary, prefix_end, quiet
 from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 # A view of a document and where in it a page starts -> the cursor of that page (None when there is no way back).
 ViewCursor = Callable[[str, int], "str | None"]
@@ -313,6 +314,8 @@ def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int
     for index in indexes:
         section = doc.sections[index]
         line = f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
+        if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
+            break
         used += _cost(limit, line)
         if used > budget:
             break
@@ -338,6 +341,8 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
         first, last = doc.sections[group[0]], doc.sections[group[-1]]
         span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
         line = f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].title for i in group)
+        if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
+            break
         used += _cost(limit, line)
         if used > budget:
             break
