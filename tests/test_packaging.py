@@ -49,7 +49,8 @@ def test_the_wheel_carries_the_metadata_and_data_users_need(dist: Path) -> None:
     assert meta["Version"] == hostshape.__version__
     classifiers = meta.get_all("Classifier")
     assert "Typing :: Typed" in classifiers and "Programming Language :: Python :: 3.11" in classifiers
-    assert meta["Keywords"] and meta.get_all("Project-URL")
+    assert meta["Keywords"]
+    assert not any("OWNER" in url for url in meta.get_all("Project-URL") or [])  # no placeholder address
     extras = set(meta.get_all("Provides-Extra"))
     assert {"claude", "openai", "langchain", "pydantic-ai", "adk", "mcp", "otel", "all", "notebooks"} <= extras
     assert {"strands", "llamaindex", "agent-framework", "agno", "crewai", "all-mcp2"} <= extras
