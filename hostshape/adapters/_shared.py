@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Callable
 
 from hostshape.host import HostForm
 from hostshape.policy import Policy
@@ -68,6 +69,18 @@ def read_page(
 
         text = refusal_for(policy, exc, host=host)
     return text or "[hostshape] empty page"
+
+
+def read_function(policy: Policy) -> Callable[..., str]:
+    """The plain ``hostshape_read(handle, query, cursor, section, lines, grep) -> str`` function reading with
+    ``policy``: what a host whose tool type is built from a function's name and signature wraps."""
+
+    def hostshape_read(
+        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
+    ) -> str:
+        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy)
+
+    return hostshape_read
 
 
 def rule_names(policy: Policy, tool: str | None, server: str | None) -> bool:

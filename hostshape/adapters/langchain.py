@@ -44,7 +44,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
-from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.adapters._shared import default_policy, read_function, read_page, require
 from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
@@ -196,10 +196,7 @@ def retrieval_tool(policy: Policy | None = None, *, store: Store = None) -> Base
         lines: str = Field(default="", description=ARGUMENTS["lines"])
         grep: str = Field(default="", description=ARGUMENTS["grep"])
 
-    def hostshape_read(
-        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
-    ) -> str:
-        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=read_policy)
+    hostshape_read = read_function(read_policy)
 
     return StructuredTool.from_function(
         func=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, args_schema=ReadArgs

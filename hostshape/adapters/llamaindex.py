@@ -29,7 +29,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, read_page, require, rule_names
+from hostshape.adapters._shared import default_policy, read_function, require, rule_names
 from hostshape.host import HostForm, glue_fault
 from hostshape.policy import Policy
 
@@ -134,12 +134,7 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
 
     from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    chosen = default_policy(policy)
-
-    def hostshape_read(
-        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
-    ) -> str:
-        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=chosen)
+    hostshape_read = read_function(default_policy(policy))
 
     return FunctionTool.from_defaults(fn=hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)
 

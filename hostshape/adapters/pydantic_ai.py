@@ -38,7 +38,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.adapters._shared import default_policy, read_function, require
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -265,12 +265,7 @@ def retrieval_toolset(policy: Policy | None = None) -> FunctionToolset[Any]:
 
     from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    chosen = default_policy(policy)
-
-    def hostshape_read(
-        handle: str, query: str = "", cursor: str = "", section: str = "", lines: str = "", grep: str = ""
-    ) -> str:
-        return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=chosen)
+    hostshape_read = read_function(default_policy(policy))
 
     tool = Tool(hostshape_read, name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION, takes_ctx=False)
     return FunctionToolset([tool], id=RETRIEVAL_TOOL)
