@@ -48,9 +48,24 @@ def fit_text(
     when the budget is too small for it."""
     for style in LINE_STYLES:
         fitted = _fit_text(text, facts, limit, way, cursor_at, offset, style)
-        if fitted is not None:
-            return fitted
+        if fitted is None:
+            continue
+        if style == "handle" and _shown_tokens(fitted, limit) < MIN_SHOWN_BESIDE_HANDLE:
+            bare = _fit_text(text, facts, limit, way, cursor_at, offset, "bare")
+            if bare is not None:
+                return bare
+        return fitted
     return last_resort(False, way, limit, facts)
+
+
+# The handle costs about 20 tokens: below this many tokens of the result beside it, the page shows the result
+# with the bare line instead (a few tokens and a handle would cut a value such as "Build 4812" to "Build 481").
+MIN_SHOWN_BESIDE_HANDLE = 8
+
+
+def _shown_tokens(fitted: Fitted, limit: Limit) -> int:
+    """Tokens of the result shown above the envelope line (the text's last line)."""
+    return limit.count(fitted.text[: fitted.text.rfind("\n")])
 
 
 def _fit_text(
