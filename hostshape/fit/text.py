@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
+from hostshape.fit._base import CursorAt, Fitted, last_resort, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
 
@@ -41,7 +41,7 @@ def _shorten_url(match: re.Match[str]) -> str:
 
 
 def fit_text(
-    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *, offset: int = 0
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: CursorAt = no_cursor, *, offset: int = 0
 ) -> Fitted:
     """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line
     (naming ``cursor_at(end)``, the cursor of the rest, if any); the line is shortened (no hint, then no detail)
@@ -69,7 +69,7 @@ def _shown_tokens(fitted: Fitted, limit: Limit) -> int:
 
 
 def _fit_text(
-    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor, offset: int, style: str
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: CursorAt, offset: int, style: str
 ) -> Fitted | None:
     rest = text[offset:]
     total_lines = text.count("\n") + 1
