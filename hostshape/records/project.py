@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
-from hostshape.output.envelope import KEY, Facts
+from hostshape.output.envelope import Facts, set_aside
 from hostshape.output.render import dumps, with_path
 from hostshape.policy import Rule
 from hostshape.records.listing import Listing, listing
@@ -89,14 +89,12 @@ def project(
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
     projection = _project(value, rule, allow_shrink, count, max_records, budget)
-    if not (isinstance(projection.value, dict) and KEY in projection.value):
+    aside = set_aside(projection.value)
+    if aside is None:
         return projection
-    aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
-    moved = f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
+    renamed, moved = aside
     return dataclasses.replace(
-        projection,
-        value={(aside if k == KEY else k): v for k, v in projection.value.items()},
-        note=f"{projection.note}; {moved}" if projection.note else moved,
+        projection, value=renamed, note=f"{projection.note}; {moved}" if projection.note else moved
     )
 
 
