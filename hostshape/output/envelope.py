@@ -79,9 +79,10 @@ class WayBack:
         return f'call {self.tool} with {then}{parts}lines ("START-END") or grep (a pattern)'
 
 
-@dataclass
+@dataclass(frozen=True)
 class Facts:
-    """What shaping did to one result."""
+    """What shaping did to one result. Immutable: each step makes new facts (``dataclasses.replace``) from the facts
+    it receives, and its lists are never changed once made."""
 
     truncated: bool = False
     returned: int | None = None
