@@ -53,6 +53,8 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/salesforce_soql_accounts_subquery.json": ("Name", None),
     "corpus/k8s_kubelet_stats_summary.json": (None, None),
     "corpus/helm_search_repo_redis_versions.json": ("name", None),
+    "corpus/datadog_posture_findings_list.json": ("attributes.rule.name", "attributes.evaluation"),
+    "corpus/datadog_spans_search.json": ("attributes.resource_name", None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -74,6 +76,12 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/salesforce_soql_accounts_subquery.json": ("Contacts.totalSize",),
     "corpus/k8s_kubelet_stats_summary.json": ("podRef.namespace", "startTime", "memory.workingSetBytes"),
     "corpus/helm_search_repo_redis_versions.json": ("app_version",),
+    "corpus/datadog_posture_findings_list.json": ("attributes.resource", "attributes.resource_type"),
+    "corpus/datadog_spans_search.json": (
+        "attributes.service",
+        "attributes.start_timestamp",
+        "attributes.custom.duration",
+    ),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
