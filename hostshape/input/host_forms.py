@@ -45,6 +45,7 @@ OTHER_PARTS = ("input_file",)  # OpenAI file parts, which the core cannot read
 _BLOCK_TYPES = frozenset(
     {"text", "image", "audio", "resource", "resource_link", *TEXT_PARTS, *IMAGE_PARTS, *OTHER_PARTS}
 )
+_CONTRACT_BLOCKS = (TextBlock, ImageBlock, AudioBlock, ResourceBlock, ResourceLinkBlock, BinaryBlock, UnreadBlock)
 _MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
 # Texts worth parsing at the door: FastMCP's wrapper, and a list whose first member opens with a block's type.
 _WRAPPER_TEXT = re.compile(r'[\ufeff \t\r\n]*\{\s*"result"\s*:')
@@ -78,7 +79,8 @@ def text_result(text: str, *, is_error: bool = False) -> ToolResult:
 
 
 def blocks_result(blocks: list[Any], *, structured: Any = MISSING, is_error: bool = False) -> ToolResult:
-    """MCP content blocks (objects or dumps; OpenAI parts too), with their structured copy and error flag."""
+    """Content blocks (the contract's, MCP objects or dumps, OpenAI parts), with their structured copy and error
+    flag."""
     content = tuple(_block(b) for b in blocks)
     structured, wrapper = _unwrapped_structured(structured)
     if is_error or not all(isinstance(b, (TextBlock, ImageBlock, AudioBlock)) for b in content):
@@ -153,7 +155,10 @@ def _from_dict(raw: dict[str, Any]) -> ToolResult:
 
 
 def _block(block: Any) -> Block:
-    """One content block as the contract's block; a block of no known kind as an UnreadBlock."""
+    """One content block as the contract's block (a contract block as it is); a block of no known kind as an
+    UnreadBlock."""
+    if isinstance(block, _CONTRACT_BLOCKS):
+        return block
     if hasattr(block, "model_dump"):
         block = _model_dump(block)
     if not isinstance(block, dict):

@@ -13,16 +13,7 @@ from typing import Any
 
 import orjson
 
-from hostshape.input.contract import (
-    AudioBlock,
-    BinaryBlock,
-    Block,
-    ImageBlock,
-    ResourceBlock,
-    ResourceLinkBlock,
-    TextBlock,
-    ToolResult,
-)
+from hostshape.input import contract
 from hostshape.input.parse import MISSING, first_char, looks_like_json, may_be_json, parse_json
 from hostshape.output.render import MAX_DEPTH, NotExact, dumps, safe_text
 
@@ -50,12 +41,13 @@ class Payload:
         return self.value is not MISSING
 
 
-def payload_of(result: ToolResult, *, keep_binary: bool = False) -> Payload:
+def payload_of(result: contract.ToolResult, *, keep_binary: bool = False) -> Payload:
     """Read ``result`` into a Payload; ``keep_binary`` shows binary blocks as their JSON instead of placeholders.
     Never raises for malformed content."""
     blocks = _Blocks(keep_binary)
     for block in result.content:
         blocks.add(block)
+    blocks.texts = [safe_text(t if isinstance(t, str) else dumps(t.value)) for t in blocks.texts]
     payload = blocks.payload(result.structured, is_error=result.is_error)
     if blocks.unknown:
         payload.notes.append(_unknown_note(blocks.unknown))
@@ -63,41 +55,48 @@ def payload_of(result: ToolResult, *, keep_binary: bool = False) -> Payload:
     return payload
 
 
+@dataclass(frozen=True)
+class _Json:
+    """A value shown as its JSON text."""
+
+    value: Any
+
+
 @dataclass
 class _Blocks:
     """The content blocks read so far: their texts, and the placeholders (with their notes) of binary blocks."""
 
     keep_binary: bool
-    texts: list[str] = field(default_factory=list)
+    texts: list[Any] = field(default_factory=list)  # str, or _Json (shown as its JSON); all str once read
     media: list[str] = field(default_factory=list)  # labelled placeholders of binary blocks
     media_notes: list[str] = field(default_factory=list)  # what the envelope says of each
     opaque: bool = False  # a placeholder stands for binary no host passes to a model natively
     unknown: list[str] = field(default_factory=list)  # labels of blocks of no MCP kind, shown as their JSON
 
-    def add(self, block: Block) -> None:
-        if isinstance(block, TextBlock):
-            self.texts.append(safe_text(block.text))
-        elif isinstance(block, (ImageBlock, AudioBlock)):
-            kind = "audio" if isinstance(block, AudioBlock) else "image"
+    def add(self, block: contract.Block) -> None:
+        if isinstance(block, contract.TextBlock):
+            self.texts.append(block.text)
+        elif isinstance(block, (contract.ImageBlock, contract.AudioBlock)):
+            kind = "audio" if isinstance(block, contract.AudioBlock) else "image"
             self._binary(block.source, kind, block.mime_type, block.data, None, {"type": kind})
-        elif isinstance(block, ResourceBlock):
+        elif isinstance(block, contract.ResourceBlock):
             if block.text is not None:
-                self.texts.append(safe_text(block.text))
+                self.texts.append(block.text)
             else:
                 self._binary(block.source, "resource", block.mime_type, block.blob, block.uri, {"uri": block.uri})
-        elif isinstance(block, ResourceLinkBlock):
-            self.texts.append(safe_text(f"[resource link: {block.name} {block.uri}]".replace("  ", " ")))
-        elif isinstance(block, BinaryBlock):
+        elif isinstance(block, contract.ResourceLinkBlock):
+            self.texts.append(f"[resource link: {block.name} {block.uri}]".replace("  ", " "))
+        elif isinstance(block, contract.BinaryBlock):
             self.media.append(_placeholder("binary", block.mime_type, block.size))
             self.media_notes.append("binary content replaced by a placeholder")
             self.opaque = True
         else:
-            self.texts.append(safe_text(dumps(block.value)))
+            self.texts.append(_Json(block.value))
             self.unknown.append(block.label)
 
     def _binary(self, source: Any, kind: str, mime: str, data: str, uri: str | None, bare: dict[str, Any]) -> None:
         if self.keep_binary:
-            self.texts.append(safe_text(dumps(source if source is not None else {**bare, "mimeType": mime})))
+            self.texts.append(_Json(source if source is not None else {**bare, "mimeType": mime}))
             return
         label = _placeholder(kind, mime, _decoded_size(data))
         placeholder = f"{label[:-1]}, {uri}]" if uri else label
