@@ -139,9 +139,10 @@ def _is_json(text: str) -> bool:
 
 
 def _unwrapped(raw: Any) -> tuple[str, bool | None]:
-    from hostshape.input.unwrap import unwrap
+    from hostshape.input.host_forms import tool_result
+    from hostshape.input.payload import payload_of
 
-    payload = unwrap(raw)
+    payload = payload_of(tool_result(raw))
     return payload.text, payload.looks_json
 
 
