@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from hostshape.cli import policy_file
 from hostshape.policy import Policy
+from hostshape.proxy.sdk import require_mcp
 from hostshape.proxy.server import Proxy, serve_http, serve_stdio
-from hostshape.proxy.upstream import DEFAULT_TIMEOUT, GROUP, Upstream, UpstreamError, require_mcp
+from hostshape.proxy.upstream import DEFAULT_TIMEOUT, GROUP, Upstream, UpstreamError
 
 
 def _parser() -> argparse.ArgumentParser:
