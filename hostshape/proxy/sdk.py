@@ -47,7 +47,7 @@ def error_class() -> type[Exception]:
     """The exception the SDK raises for a JSON-RPC error (its ``.error`` is the ``ErrorData``)."""
     from mcp.shared import exceptions
 
-    return exceptions.MCPError if v2() else exceptions.McpError  # type: ignore[attr-defined, no-any-return]
+    return exceptions.MCPError if v2() else exceptions.McpError  # type: ignore[attr-defined]
 
 
 def mcp_error(code: int, message: str, data: Any = None) -> Exception:
@@ -56,7 +56,7 @@ def mcp_error(code: int, message: str, data: Any = None) -> Exception:
     from mcp.shared import exceptions
 
     if v2():
-        return exceptions.MCPError(code, message, data)  # type: ignore[attr-defined, no-any-return]
+        return exceptions.MCPError(code, message, data)  # type: ignore[attr-defined]
     return exceptions.McpError(types.ErrorData(code=code, message=message, data=data))
 
 

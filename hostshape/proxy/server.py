@@ -197,22 +197,14 @@ class Proxy:
         from hostshape.wayback.stores import open_store
 
         handle = str(args.get("handle", ""))
-        query, cursor = args.get("query") or None, args.get("cursor") or None
         try:
             known = open_store(self.policy).load(handle) is not None
         except SpillError:  # unreachable: read() says so
             known = True
         if not known:
             return None
-        return read(
-            handle,
-            query=query,
-            cursor=cursor,
-            section=args.get("section") or None,
-            lines=args.get("lines") or None,
-            grep=args.get("grep") or None,
-            policy=self.policy,
-        )
+        parts = {name: args.get(name) or None for name in ARGUMENTS if name != "handle"}
+        return read(handle, policy=self.policy, **parts)
 
     def _shape_error(self, error: Any, name: str) -> Any:
         """The upstream's JSON-RPC error with its message (and data) within the budget: hosts show it to the
@@ -283,14 +275,8 @@ class Client:
         self.session: Any = None  # the SDK's server session of the client's latest request
         self.upstream_has_read = False
         self.in_flight: dict[Any, list[Any]] = {}  # the client's request ids waiting upstream: [count, session]
-        self.link = Link(
-            proxy.upstream,
-            timeout=proxy.timeout,
-            connect_timeout=proxy.connect_timeout,
-            on_notification=self.notify,
-            errlog=proxy.errlog,
-            on_request=self.ask,
-        )
+        limits = {"timeout": proxy.timeout, "connect_timeout": proxy.connect_timeout, "errlog": proxy.errlog}
+        self.link = Link(proxy.upstream, on_notification=self.notify, on_request=self.ask, **limits)
         if proxy._tg is not None:
             self.link.bind(proxy._tg)
 

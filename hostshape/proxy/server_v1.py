@@ -19,7 +19,7 @@ def build_server(proxy: Proxy) -> Any:
 
     from hostshape.proxy.server import FORWARDED, Call, progress_token
 
-    class ProxyServer(Server):  # type: ignore[misc]
+    class ProxyServer(Server):
         def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
             return proxy.initialization_options()
 

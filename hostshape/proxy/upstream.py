@@ -213,31 +213,30 @@ class Link:
         if ask is None:
             return {}
 
-        async def sampling(context: Any, params: Any) -> Any:
-            return await ask(
-                types.CreateMessageRequest(params=params),
+        def relay(request: Callable[[Any], Any], result: type, needs: Any, what: str) -> Any:
+            async def callback(context: Any, params: Any = None) -> Any:  # list_roots gets no params
+                return await ask(request(params), result, needs, what)
+
+            return callback
+
+        caps = types.ClientCapabilities
+        return {
+            "sampling_callback": relay(
+                lambda p: types.CreateMessageRequest(params=p),
                 types.CreateMessageResult,
-                types.ClientCapabilities(sampling=types.SamplingCapability()),
+                caps(sampling=types.SamplingCapability()),
                 "sampling",
-            )
-
-        async def elicitation(context: Any, params: Any) -> Any:
-            return await ask(
-                types.ElicitRequest(params=params),
+            ),
+            "elicitation_callback": relay(
+                lambda p: types.ElicitRequest(params=p),
                 types.ElicitResult,
-                types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+                caps(elicitation=types.ElicitationCapability()),
                 "elicitation",
-            )
-
-        async def list_roots(context: Any) -> Any:
-            return await ask(
-                types.ListRootsRequest(),
-                types.ListRootsResult,
-                types.ClientCapabilities(roots=types.RootsCapability()),
-                "roots",
-            )
-
-        return {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": list_roots}
+            ),
+            "list_roots_callback": relay(
+                lambda p: types.ListRootsRequest(), types.ListRootsResult, caps(roots=types.RootsCapability()), "roots"
+            ),
+        }
 
     async def notify(self, notification: Any) -> None:
         """Send a client notification (e.g. roots/list_changed) upstream, if connected; never raises."""
