@@ -16,11 +16,12 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio
+from helpers import is_shaped
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import ClientSession, types
 from mcp_client import McpError, http_streams, next_cursor, notification
-from test_proxy import http_proxy, proxy_argv, stdio_session, text_of, write_policy
+from test_proxy import BUDGET, assert_within_budget, http_proxy, proxy_argv, stdio_session, text_of, write_policy
 
 
 @asynccontextmanager
@@ -82,6 +83,25 @@ async def test_each_client_session_has_its_own_upstream_session(tmp_path: Path) 
     assert first_a.startswith("call 1 of") and second_a.startswith("call 2 of")
     assert first_b.startswith("call 1 of") and first_b.split()[-1] != first_a.split()[-1]  # another process
     assert next_cursor(page_a) and [t.name for t in page_b.tools] != [t.name for t in page_a.tools]
+
+
+async def test_a_client_of_the_sessionless_2026_era_gets_an_upstream_session_per_request(tmp_path: Path) -> None:
+    """mcp 2's 2026-07-28 era has no sessions (each request carries its own envelope): nothing can tie one request
+    to another, so each gets an upstream session of its own, and results are shaped as in any era."""
+    if not hasattr(ClientSession, "discover"):
+        pytest.skip("the 2026-07-28 protocol era exists from mcp 2 on")
+    async with (
+        http_proxy(proxy_argv(write_policy(tmp_path))) as url,
+        http_streams(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.discover()  # instead of initialize: the modern era
+        first = text_of(await session.call_tool("counter", {}))
+        second = text_of(await session.call_tool("counter", {}))
+        result = await session.call_tool("list_pull_requests", {})
+    assert first.startswith("call 1 of") and second.startswith("call 1 of")
+    assert first.split()[-1] != second.split()[-1]  # two upstream processes
+    assert is_shaped(assert_within_budget(result, BUDGET))
 
 
 async def test_a_late_answer_to_a_cancelled_call_fails_no_other_call(tmp_path: Path) -> None:

@@ -50,6 +50,10 @@ FORWARDED: dict[str, str] = {  # the client requests the proxy serves, and the r
     "tools/call": "CallToolResult",
 }
 
+ENVELOPE = frozenset(  # the `_meta` keys of the 2026-07-28 request envelope (mcp_types *_META_KEY in mcp 2.3)
+    f"io.modelcontextprotocol/{key}" for key in ("protocolVersion", "clientInfo", "clientCapabilities", "logLevel")
+)
+
 OutputSchemas = Literal["auto", "keep", "drop"]
 """What the proxy does with a tool's ``outputSchema`` in tools/list. Clients such as the mcp Python SDK validate a
 result's ``structuredContent`` against it, and a shaped copy cannot satisfy every schema (projection drops fields a
@@ -352,14 +356,16 @@ def _unknown_handle(args: Mapping[str, Any]) -> str:
 
 
 def _outgoing(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-    """The client's request for the upstream: the same method and params, without its progress token (the
-    upstream gets the proxy's own, whose notifications are relayed back under the client's token)."""
+    """The client's request for the upstream: the same method and params, without what belongs to the client's hop:
+    its progress token (the upstream gets the proxy's own, whose notifications are relayed back under the client's
+    token) and the 2026-07-28 per-request envelope (the upstream session has its own; a handshake-era server refuses
+    a request that carries it, mcp/server/runner.py:741 in 2.3)."""
     if params is None:
         return {"method": method}
     params = dict(params)
     meta = params.get("_meta")
     if isinstance(meta, dict):
-        meta = {k: v for k, v in meta.items() if k != "progressToken"}
+        meta = {k: v for k, v in meta.items() if k != "progressToken" and k not in ENVELOPE}
         if meta:
             params["_meta"] = meta
         else:
