@@ -101,6 +101,7 @@ class Proxy:
         self.errlog = errlog
         self.init: Any = None
         self.single = False  # stdio: one client, one upstream session, whatever the SDK calls a connection
+        self.upstream_has_read = False  # a tool of the upstream is named hostshape_read (seen in any session)
         self._tg: Any = None
         self._spare: Client | None = None  # the connection made at start, for the first client session
         self.clients: set[Client] = set()
@@ -123,8 +124,11 @@ class Proxy:
 
     def open_client(self) -> Client:
         """A client session begins: it gets an upstream session of its own (the one made at start, first)."""
+        from mcp import types
+
         if len(self.clients) >= MAX_SESSIONS:
-            raise sdk.mcp_error(-32603, f"hostshape proxy: {MAX_SESSIONS} client sessions are open; try again later")
+            busy = f"hostshape proxy: {MAX_SESSIONS} client sessions are open; try again later"
+            raise sdk.mcp_error(types.INTERNAL_ERROR, busy)
         client, self._spare = (self._spare, None) if self._spare is not None else (Client(self), None)
         self.clients.add(client)
         return client
@@ -170,7 +174,7 @@ class Proxy:
         out: the proxy's own answers for handles it saved and relays the others to the upstream's (shaped)."""
         listed = result.get("tools") or []
         if any(t.get("name") == RETRIEVAL_TOOL for t in listed):
-            client.upstream_has_read = True
+            self.upstream_has_read = True
         tools = [self._tool(t) for t in listed if t.get("name") != RETRIEVAL_TOOL]
         if result.get("nextCursor") is None:
             tools.append(sdk.wire(retrieval_tool_definition()))
@@ -182,7 +186,7 @@ class Proxy:
         name, args = str(params.get("name", "")), params.get("arguments") or {}
         if name == RETRIEVAL_TOOL:
             page = await anyio.to_thread.run_sync(lambda: self._read(args))
-            if page is not None or not client.upstream_has_read:
+            if page is not None or not self.upstream_has_read:
                 text = page if page is not None else _unknown_handle(args)
                 failed = text.startswith("[hostshape] ")  # read() answers every failure so
                 return {"content": [{"type": "text", "text": text}], "isError": failed}
@@ -277,7 +281,6 @@ class Client:
     def __init__(self, proxy: Proxy) -> None:
         self.proxy = proxy
         self.session: Any = None  # the SDK's server session of the client's latest request
-        self.upstream_has_read = False
         self.in_flight: dict[Any, list[Any]] = {}  # the client's request ids waiting upstream: [count, session]
         limits = {"timeout": proxy.timeout, "connect_timeout": proxy.connect_timeout, "errlog": proxy.errlog}
         self.link = Link(proxy.upstream, on_notification=self.notify, on_request=self.ask, **limits)
