@@ -3,7 +3,8 @@
 Each step is a plain function from one ``Shaping`` (immutable) to the next; a step that has the answer sets
 ``answer`` and the steps after it are skipped. In order:
 
-- ``read``: unwrap what the host handed over into one ``Payload`` (``hostshape.input``);
+- ``read``: the input contract (``hostshape.input.contract.ToolResult``) read into one ``Payload``
+  (``hostshape.input.payload``);
 - ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it;
 - ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
   lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
@@ -36,10 +37,12 @@ from hostshape.fit import CursorAt, Fitted, clean, fit_data, fit_object, fit_tex
 from hostshape.fit.budget import Limit
 from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
+from hostshape.input.contract import ToolResult
 from hostshape.input.host_form import HostForm
+from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
-from hostshape.input.unwrap import Payload, unwrap
+from hostshape.input.payload import Payload, payload_of
 from hostshape.output.envelope import TOOL_ERROR, Facts, WayBack, not_json, too_wide
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
@@ -69,26 +72,28 @@ def shape(
 ) -> Shaped:
     """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
 
-    ``raw`` is what the host handed over: a str or bytes (text, or JSON as text), a JSON value, an MCP
-    ``CallToolResult`` (an object with ``model_dump`` or its dump: ``content`` blocks of every MCP kind — text,
-    image, audio, embedded resource, resource link — ``structuredContent`` and ``isError``), or a list of content
-    blocks; ``hostshape.input.unwrap`` reads it, and a block it cannot read is named in the envelope. ``host``
-    says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``): the budget
-    then holds for the text in that form, within the host's caps, headed by a host note when given.
+    ``raw`` is the input contract, a ``hostshape.input.contract.ToolResult`` (content blocks of each MCP kind, the
+    structured copy, ``isError``, the host wrapper it came in), which every adapter builds from its host's
+    objects. Anything else is converted once, here, by ``hostshape.input.host_forms.tool_result``: a str (text, or
+    JSON as text), bytes, a JSON value (dict, list, scalar), an MCP ``CallToolResult`` or its dump, a list of MCP
+    content blocks, and the host forms that module lists. A block the core cannot read is named in the envelope.
+    ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
+    the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
     """
     policy = policy or _DEFAULT
-    if host is None:
-        result = _shape_once(raw, policy, tool, server, args)
-    else:
-        try:
+    try:
+        given = tool_result(raw)  # the door: what was handed over, as the input contract, once
+        if host is None:
+            result = _shape_once(given, policy, tool, server, args)
+        else:
             result = fit_to_host(
                 host,
-                lambda budget, chars: _shape_once(raw, policy, tool, server, args, budget, chars),
+                lambda budget, chars: _shape_once(given, policy, tool, server, args, budget, chars),
                 policy=policy,
                 budget=policy.budget_for(tool, server),
             )
-        except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
-            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
+    except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+        result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
     telemetry.record(result)
     return result
 
@@ -97,7 +102,7 @@ def shape(
 class Shaping:
     """One shaping call as it passes the steps: what was asked, and what each step found."""
 
-    raw: Any
+    result: ToolResult
     policy: Policy
     tool: str | None
     server: str | None
@@ -145,7 +150,7 @@ class Shaping:
 
 
 def read(s: Shaping) -> Shaping:
-    return dataclasses.replace(s, payload=unwrap(s.raw, keep_binary=s.policy.keep_binary))
+    return dataclasses.replace(s, payload=payload_of(s.result, keep_binary=s.policy.keep_binary))
 
 
 def leave_alone(s: Shaping) -> Shaping:
@@ -310,7 +315,7 @@ KINDS: tuple[Kind, ...] = (
 
 
 def _shape_once(
-    raw: Any,
+    given: ToolResult,
     policy: Policy,
     tool: str | None,
     server: str | None,
@@ -326,7 +331,7 @@ def _shape_once(
         budget = policy.budget_for(tool, server) if budget is None else max(1, budget)
         limit = Limit(max(1, math.floor(budget / policy.safety_factor)), chars or policy.max_chars, policy.encoding)
         fits = limit.fits
-        s = Shaping(raw, policy, tool, server, args, budget, limit, policy.rule_for(tool, server), started)
+        s = Shaping(given, policy, tool, server, args, budget, limit, policy.rule_for(tool, server), started)
         for step in STEPS:
             s = step(s)
             if s.answer is not None:
@@ -335,7 +340,7 @@ def _shape_once(
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
             return after_fault(
-                raw, policy, exc, tool=tool, server=server, args=args, started=started, budget=budget, fits=fits
+                given, policy, exc, tool=tool, server=server, args=args, started=started, budget=budget, fits=fits
             )
         except Exception:  # noqa: BLE001 - not even the fault could be described
             return _unreportable(policy, tool)
