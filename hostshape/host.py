@@ -27,7 +27,7 @@ def fits_budget(
 ) -> bool:
     """True when ``text``, in the form ``host`` sends it, is within the tool's budget and the host's caps (for a
     host that lets an adapter only comment on a result, never replace it)."""
-    return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
+    return _caps(policy, tool, server, host).fits(text)
 
 
 def fits_half_budget(text: str, policy: Policy, *, tool: str | None = None, server: str | None = None) -> bool:
@@ -81,8 +81,7 @@ def refusal_for(
     """The one refusal for a fault outside the core (an adapter's glue), fitted to the tool's budget and host."""
     policy = policy if policy is not None else Policy()
     fault = exc if isinstance(exc, str) else type(exc).__name__
-    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
-    return refusal(fault, limit.fits, tool)
+    return refusal(fault, _caps(policy, tool, server, host).fits, tool)
 
 
 def glue_fault(
@@ -105,8 +104,12 @@ def glue_fault(
         return None
     from hostshape.fault import after_fault
 
-    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
-    return after_fault(raw, policy, exc, tool=tool, server=server, fits=limit.fits).text
+    return after_fault(raw, policy, exc, tool=tool, server=server, fits=_caps(policy, tool, server, host).fits).text
+
+
+def _caps(policy: Policy, tool: str | None, server: str | None, host: HostForm | None) -> HostLimit:
+    """The tool's budget and the host's caps, for a text in the form ``host`` sends it."""
+    return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
 
 
 def _with_budget(
