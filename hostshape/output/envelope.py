@@ -234,6 +234,19 @@ def not_json(error: str) -> str:
     return f"not valid JSON ({error}); shown as text"
 
 
+def rule_failed(error: str) -> str:
+    return f"the rule's JMESPath failed ({error}); shrunk generically instead"
+
+
+def rule_kept(query: str, kept: int, total: int) -> str:
+    """A policy rule's query left records out: the model must not read the list as the whole result."""
+    return f"the policy's JMESPath rule {query[:80]!r} kept {kept:,} of {total:,} records"
+
+
+def surrogates_replaced(count: int) -> str:
+    return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)"
+
+
 def set_aside(value: Any) -> tuple[Any, str] | None:
     """A result whose own top level has a ``_hostshape`` member, with it renamed (``_hostshape_input``), and the
     note saying so: the envelope the model reads is always hostshape's (a tool's text imitating it is hostile).
