@@ -122,7 +122,7 @@ def _read_from(
     store: Store, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], policy: Policy
 ) -> str:
     offset = 0
-    view = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
+    view = asked = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
     if len(parts) > 1:
         return "[hostshape] pass one of section, lines or grep at a time."
     if parts and query:
@@ -137,7 +137,7 @@ def _read_from(
                 "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
                 "cursor to start that part from its first page."
             )
-        # A cursor made for a part carries it (a section by its id): the part named again beside it is that one.
+        # A cursor made for a part carries it (a section by its id): a part named beside it must be that one.
         query, offset, view = position.query, position.offset, position.view
     loaded = store.load(handle)
     if loaded is None:
@@ -146,6 +146,11 @@ def _read_from(
             "original tool again to get a fresh result and handle."
         )
     text, is_json = loaded
+    if asked is not None and view is not None and not _same_part(text, asked, view):
+        return (
+            f"[hostshape] this cursor pages {_part(view)}, not {_part(asked)}: pass it with its own part, or omit "
+            f"cursor to read {_part(asked)} from its first page."
+        )
     limit = Limit.of(policy, policy.budget)
     way = WayBack(handle=handle, tool=policy.retrieval_tool)
     secret = store.secret
@@ -190,6 +195,34 @@ def _read_from(
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
+
+
+def _same_part(text: str, asked: str, carried: str) -> bool:
+    """Whether the part a model named (``section:Intro``) is the one a cursor carries: the view its page was made
+    for, a section by its id and a line range as clamped to the document (hostshape/fit/document.py fit_view)."""
+    if asked == carried:
+        return True
+    from hostshape.fit.document import document
+
+    name, _, argument = asked.partition(":")
+    if name == "section":
+        found = document(text).find_section(argument)
+        return bool(found) and carried == f"section:{found[0].id}"
+    if name == "lines":
+        count = document(text).lines.count
+        start, _, end = argument.strip().partition("-")
+        try:
+            first, last = int(start), min(int(end) if end.strip() else count, count)
+        except ValueError:
+            return False
+        return carried == f"lines:{first}-{last}"
+    return False
+
+
+def _part(view: str) -> str:
+    """A view (``lines:1-40``) in the words of the tool's arguments, for messages: ``lines '1-40'``."""
+    name, _, argument = view.partition(":")
+    return f"{name} {_shown(argument)}"
 
 
 def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
