@@ -148,8 +148,8 @@ def _read_from(
     text, is_json = loaded
     if asked is not None and view is not None and not _same_part(text, asked, view):
         return (
-            f"[hostshape] this cursor pages {_part(view)}, not {_part(asked)}: pass it with its own part, or omit "
-            f"cursor to read {_part(asked)} from its first page."
+            f"[hostshape] this cursor pages {_part(text, view)}, not {_part(text, asked)}: pass it with its own "
+            "part, or omit cursor to start that part from its first page."
         )
     limit = Limit.of(policy, policy.budget)
     way = WayBack(handle=handle, tool=policy.retrieval_tool)
@@ -219,10 +219,13 @@ def _same_part(text: str, asked: str, carried: str) -> bool:
     return False
 
 
-def _part(view: str) -> str:
-    """A view (``lines:1-40``) in the words of the tool's arguments, for messages: ``lines '1-40'``."""
+def _part(text: str, view: str) -> str:
+    """A view in words, for messages: ``lines '1-40'``, ``grep 'error'``, ``section 2.3 'Install'``."""
+    from hostshape.fit.document import document
+
     name, _, argument = view.partition(":")
-    return f"{name} {_shown(argument)}"
+    found = document(text).find_section(argument) if name == "section" else []
+    return f"section {found[0].id} {_shown(found[0].title)}" if found else f"{name} {_shown(argument)}"
 
 
 def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
