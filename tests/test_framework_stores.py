@@ -217,15 +217,16 @@ print(json.dumps(asyncio.run(main(*sys.argv[1:6]))))
 """
 
 
-def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+def worker(tmp_path: Path, name: str, script: str, *argv: str) -> dict[str, Any]:
+    """``script`` run as a fresh worker process (its own home, its own spill folder ``<home>/spill``, the shared
+    secret); what it printed last, as JSON."""
     home = tmp_path / name
     home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
     root = str(Path(__file__).resolve().parents[1])
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
-    spill = str(home / "spill")
     done = subprocess.run(
-        [sys.executable, "-c", _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET)],
+        [sys.executable, "-c", script, *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -235,6 +236,11 @@ def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+    spill = str(tmp_path / name / "spill")
+    return worker(tmp_path, name, _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET))
 
 
 def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) -> None:
@@ -279,23 +285,8 @@ print(json.dumps(asyncio.run(main(*sys.argv[1:5]))))
 
 
 def langgraph_worker(tmp_path: Path, name: str, handle: str) -> dict[str, Any]:
-    home = tmp_path / name
-    home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
-    root = str(Path(__file__).resolve().parents[1])
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
-    database, spill = str(tmp_path / "graph-store.sqlite"), str(home / "spill")
-    done = subprocess.run(
-        [sys.executable, "-c", _LANGGRAPH_WORKER, database, spill, handle, str(BUDGET)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=home,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    database, spill = str(tmp_path / "graph-store.sqlite"), str(tmp_path / name / "spill")
+    return worker(tmp_path, name, _LANGGRAPH_WORKER, database, spill, handle, str(BUDGET))
 
 
 def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> None:
