@@ -37,6 +37,16 @@ def nothing_spilled_locally(*folders: Path) -> bool:
     return not any(folder.exists() and any(folder.rglob("hs_*")) for folder in folders)
 
 
+def assert_answered_without_store(shaped: str, envelope: dict[str, Any], page: str, spill: Path) -> None:
+    """What a host answers when its store is down: the result (``envelope`` its ``_hostshape``) and the page of a
+    read both within the budget as the model receives them, the result with no handle and a note, the page saying
+    so, nothing spilled."""
+    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
+    assert "cannot be reached now" in page
+    assert nothing_spilled_locally(spill)
+
+
 # --- ADK: the artifact service --------------------------------------------------------------------------------------
 
 
@@ -109,11 +119,7 @@ async def test_an_artifact_service_that_fails_gives_a_budgeted_answer_with_a_not
         next_call=read_once,
     )
     shaped, page = run_.extra["received"]
-    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
-    envelope = adk_page(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
-    assert "cannot be reached now" in json.loads(page)["result"]
-    assert nothing_spilled_locally(tmp_path / "a")
+    assert_answered_without_store(shaped, adk_page(shaped)["_hostshape"], page, tmp_path / "a")
 
 
 # --- LangGraph: the graph's store -----------------------------------------------------------------------------------
@@ -182,11 +188,7 @@ async def test_a_graph_store_that_fails_gives_a_budgeted_answer_with_a_note(tmp_
         follow_up=read_once,
     )
     shaped, page = run_.extra["received_all"]
-    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
-    envelope = json.loads(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
-    assert "cannot be reached now" in page
-    assert nothing_spilled_locally(tmp_path / "a")
+    assert_answered_without_store(shaped, json.loads(shaped)["_hostshape"], page, tmp_path / "a")
 
 
 _ADK_WORKER = """
