@@ -121,24 +121,12 @@ def _read(handle: str, query: str | None, cursor: str | None, parts: dict[str, s
 def _read_from(
     store: Store, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], policy: Policy
 ) -> str:
-    offset = 0
-    view = asked = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
-    if len(parts) > 1:
-        return "[hostshape] pass one of section, lines or grep at a time."
-    if parts and query:
-        return "[hostshape] query picks from JSON results, section, lines and grep read text: pass one of them."
-    if cursor:
-        try:
-            position = decode(store.secret, cursor, handle=handle, query=query)
-        except CursorError as exc:
-            return f"[hostshape] {exc}"
-        if parts and position.view is None:
-            return (
-                "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
-                "cursor to start that part from its first page."
-            )
-        # A cursor made for a part carries it (a section by its id): a part named beside it must be that one.
-        query, offset, view = position.query, position.offset, position.view
+    asked = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
+    position = _start(store.secret, handle, query, cursor, parts, asked)
+    if isinstance(position, str):
+        return position
+    # A cursor made for a part carries it (a section by its id): a part named beside it must be that one.
+    query, offset, view = position.query, position.offset, position.view
     loaded = store.load(handle)
     if loaded is None:
         return (
@@ -195,6 +183,29 @@ def _read_from(
         projection.report(facts)
         value, records_at = projection.value, projection.path
     return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
+
+
+def _start(
+    secret: bytes, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], asked: str | None
+) -> Position | str:
+    """Where the page starts (the cursor's position, else the first page of ``query`` or the part ``asked``), or
+    the answer to arguments that cannot go together."""
+    if len(parts) > 1:
+        return "[hostshape] pass one of section, lines or grep at a time."
+    if parts and query:
+        return "[hostshape] query picks from JSON results, section, lines and grep read text: pass one of them."
+    if not cursor:
+        return Position(handle, query, 0, asked)
+    try:
+        position = decode(secret, cursor, handle=handle, query=query)
+    except CursorError as exc:
+        return f"[hostshape] {exc}"
+    if parts and position.view is None:
+        return (
+            "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
+            "cursor to start that part from its first page."
+        )
+    return position
 
 
 def _same_part(text: str, asked: str, carried: str) -> bool:
