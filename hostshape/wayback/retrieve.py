@@ -59,6 +59,7 @@ ARGUMENTS: dict[str, str] = {
 }
 PARTS = ("section", "lines", "grep")
 CANNOT_READ_PART = "[hostshape] cannot read that part:"
+NOT_THIS_CURSOR = "[hostshape] this cursor pages"  # a cursor passed beside a part it was not made for
 
 
 def read(
@@ -137,8 +138,8 @@ def _read_from(
     text, is_json = loaded
     if asked is not None and view is not None and not _same_part(text, asked, view):
         return (
-            f"[hostshape] this cursor pages {_part(text, view)}, not {_part(text, asked)}: pass it with its own "
-            "part, or omit cursor to start that part from its first page."
+            f"{NOT_THIS_CURSOR} {_part(text, view)}, not {_part(text, asked)}: pass it with its own part, or "
+            "omit cursor to start that part from its first page."
         )
     limit = Limit.of(policy, policy.budget)
     way = WayBack(handle=handle, tool=policy.retrieval_tool)
@@ -202,8 +203,8 @@ def _start(
         return f"[hostshape] {exc}"
     if parts and position.view is None:
         return (
-            "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
-            "cursor to start that part from its first page."
+            f"{NOT_THIS_CURSOR} the whole result: pass it without section, lines or grep, or omit cursor to "
+            "start that part from its first page."
         )
     return position
 
