@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # An outline keeps at most this many entries: a document of more headings is outlined by its first ones, and the
@@ -61,14 +60,6 @@ class Section:
     depth: int
     start: int
     end: int
-
-
-def kept(entries: Sequence[Entry], notes: Sequence[str], what: str) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
-    """The first MAX_ENTRIES of ``entries``, and ``notes`` with one more when that cut some (``outline keeps the
-    first <MAX_ENTRIES> <what>``)."""
-    if len(entries) <= MAX_ENTRIES:
-        return tuple(entries), tuple(notes)
-    return tuple(entries[:MAX_ENTRIES]), (*notes, f"outline keeps the first {MAX_ENTRIES:,} {what}")
 
 
 def title_of(text: str, most: int = MAX_TITLE_CHARS) -> str:
@@ -158,3 +149,13 @@ class Lines:
 
     def line(self, line: int) -> str:
         return self.text[self.offset(line) : self.end_offset(line)].rstrip("\n")
+
+
+def kept(
+    entries: list[Entry], notes: tuple[str, ...] | list[str], what: str
+) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+    """The first MAX_ENTRIES of ``entries``, and ``notes`` with one more when that cut some (``outline keeps the
+    first <MAX_ENTRIES> <what>``)."""
+    if len(entries) <= MAX_ENTRIES:
+        return tuple(entries), tuple(notes)
+    return tuple(entries[:MAX_ENTRIES]), (*notes, f"outline keeps the first {MAX_ENTRIES:,} {what}")

@@ -186,6 +186,39 @@ def _read_from(
     return fit_data(value, facts, limit, way, next_cursor, records=records, offset=offset).text
 
 
+def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
+    """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
+    parsed JSON, with a note on what re-rendering parsed values changes (the saved text keeps them)."""
+    if table is not None:
+        facts.notes.append(table[1])
+        return table[0]
+    lost = losses(text)
+    if lost:
+        facts.notes.extend(lost)
+        facts.replaced = True
+    return parse_json(text).value
+
+
+def _read_part(
+    text: str, view: str | None, offset: int, limit: Limit, handle: str, policy: Policy, secret: bytes
+) -> str:
+    """A page of one part of a document: ``view`` (``section:...``, ``lines:...``, ``grep:...``), or its lines
+    from the first when None."""
+    from hostshape.fit.document import ViewError, document, fit_view
+
+    if view is None:
+        view = f"lines:1-{document(text).lines.count}"
+    way = WayBack(handle=handle, tool=policy.retrieval_tool, reads="document")
+
+    def view_cursor(at_view: str, at: int) -> str:
+        return encode(secret, Position(handle, None, at, at_view))
+
+    try:
+        return fit_view(text, view, offset, Facts(), limit, way, view_cursor).text
+    except ViewError as exc:
+        return f"{CANNOT_READ_PART} {exc}."
+
+
 def _start(
     secret: bytes, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], asked: str | None
 ) -> Position | str:
@@ -238,36 +271,3 @@ def _part(text: str, view: str) -> str:
     name, _, argument = view.partition(":")
     found = document(text).find_section(argument) if name == "section" else []
     return f"section {found[0].id} {_shown(found[0].title)}" if found else f"{name} {_shown(argument)}"
-
-
-def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
-    """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
-    parsed JSON, with a note on what re-rendering parsed values changes (the saved text keeps them)."""
-    if table is not None:
-        facts.notes.append(table[1])
-        return table[0]
-    lost = losses(text)
-    if lost:
-        facts.notes.extend(lost)
-        facts.replaced = True
-    return parse_json(text).value
-
-
-def _read_part(
-    text: str, view: str | None, offset: int, limit: Limit, handle: str, policy: Policy, secret: bytes
-) -> str:
-    """A page of one part of a document: ``view`` (``section:...``, ``lines:...``, ``grep:...``), or its lines
-    from the first when None."""
-    from hostshape.fit.document import ViewError, document, fit_view
-
-    if view is None:
-        view = f"lines:1-{document(text).lines.count}"
-    way = WayBack(handle=handle, tool=policy.retrieval_tool, reads="document")
-
-    def view_cursor(at_view: str, at: int) -> str:
-        return encode(secret, Position(handle, None, at, at_view))
-
-    try:
-        return fit_view(text, view, offset, Facts(), limit, way, view_cursor).text
-    except ViewError as exc:
-        return f"{CANNOT_READ_PART} {exc}."
