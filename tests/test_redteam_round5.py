@@ -13,8 +13,6 @@ import hostshape
 from hostshape import Policy
 from hostshape.tokens import count_tokens
 
-CONTRACT = "owner: contract (hostshape/input/host_forms.py)"
-
 # A form builder's field list (each field has "type": "text", as HTML inputs do), and a media library's assets
 # ("type": "image"): records, not MCP content blocks.
 FORM_FIELDS = [
@@ -52,7 +50,6 @@ def _shaped(raw: Any, tmp_path: Path, budget: int = 400) -> str:
     return shaped.text
 
 
-@pytest.mark.xfail(strict=True, reason=f"records typed 'text'/'image' are read as content blocks; {CONTRACT}")
 @pytest.mark.parametrize("form", ["value", "json text", "beside other members"])
 @pytest.mark.parametrize("records", [FORM_FIELDS, ASSETS], ids=["form-fields", "image-assets"])
 def test_records_with_a_block_like_type_field_keep_their_identifiers(
@@ -66,14 +63,12 @@ def test_records_with_a_block_like_type_field_keep_their_identifiers(
     assert records[0]["id"] in text and records[-1]["id"] in text
 
 
-@pytest.mark.xfail(strict=True, reason=f"a tool's own JSON that looks like a host form loses members; {CONTRACT}")
 @pytest.mark.parametrize("value", [MESSAGE, RESPONSE_ITEM], ids=["anthropic-message", "responses-item"])
 def test_a_tool_s_own_json_is_shown_with_every_member(tmp_path: Path, value: dict[str, Any]) -> None:
     text = _shaped(value, tmp_path)
     assert json.loads(text) == value
 
 
-@pytest.mark.xfail(strict=True, reason=f"_block calls .get on a non-dict resource: a fault, python repr; {CONTRACT}")
 @pytest.mark.parametrize("resource", ["not a dict", ["a list"], 7])
 def test_a_malformed_resource_block_is_named_not_a_fault(tmp_path: Path, resource: Any) -> None:
     raw = {"content": [{"type": "resource", "resource": resource}, {"type": "text", "text": "the tool's own text"}]}

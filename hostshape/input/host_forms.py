@@ -13,8 +13,11 @@
 - plain values from users and the CLI: str, bytes (UTF-8, UTF-16/32 by byte-order mark, else a binary block),
   JSON values (the structured copy alone); anything else as its ``str``.
 
-A content block of no known kind becomes an ``UnreadBlock``, which the envelope names. Never raises for malformed
-input. A new host format is one decoder here, or in its adapter.
+A dict is read as a host form only when it has no members beyond that form's, and a list as content blocks only
+when each carries its kind's content: anything else (an API response with a ``content`` list, records with a
+``"type": "text"`` field) is the tool's own data, shown whole. A content block of no known kind becomes an
+``UnreadBlock``, which the envelope names. Never raises for malformed input. A new host format is one decoder
+here, or in its adapter.
 """
 
 from __future__ import annotations
@@ -42,10 +45,28 @@ OPENAI = "openai function_call_output"
 TEXT_PARTS = ("input_text", "output_text")  # OpenAI text parts, read like MCP "text" blocks
 IMAGE_PARTS = ("input_image",)  # OpenAI image parts (``image_url``), read like MCP "image" blocks
 OTHER_PARTS = ("input_file",)  # OpenAI file parts, which the core cannot read
-_BLOCK_TYPES = frozenset(
-    {"text", "image", "audio", "resource", "resource_link", *TEXT_PARTS, *IMAGE_PARTS, *OTHER_PARTS}
-)
 _CONTRACT_BLOCKS = (TextBlock, ImageBlock, AudioBlock, ResourceBlock, ResourceLinkBlock, BinaryBlock, UnreadBlock)
+# What a block of each kind carries (MCP spec 2025-06-18 content types; OpenAI input parts, openai/types/responses/
+# response_input_*): a dict with the type but not this is a tool's own record ({"type": "text", "label": ...}).
+_BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
+    "text": ("text",),
+    "input_text": ("text",),
+    "output_text": ("text",),
+    "image": ("data",),
+    "audio": ("data",),
+    "input_image": ("image_url", "file_id"),
+    "resource": ("resource",),
+    "resource_link": ("uri",),
+    "input_file": ("file_data", "file_id", "file_url"),
+}
+# The members of the host forms read from a dict: anything more and the dict is a tool's own data (an API response
+# that happens to have "content" or a "type"), shown whole. mcp 1.x/2.x CallToolResult dumps (2.x adds resultType);
+# OpenAI's FunctionCallOutput item (openai/types/responses/response_input_item.py:169).
+_RESULT_KEYS = frozenset(
+    {"content", "structuredContent", "structured_content", "isError", "is_error", "_meta", "meta", "resultType"}
+)
+_OUTPUT_ITEM_KEYS = frozenset({"type", "output", "id", "call_id", "caller", "name", "namespace", "status"})
+_BLOCK_TYPES = frozenset(_BLOCK_FIELDS)
 _MAGIC = {b"\x89PNG": "image/png", b"\xff\xd8\xff": "image/jpeg", b"GIF8": "image/gif", b"%PDF": "application/pdf"}
 # Texts worth parsing at the door: FastMCP's wrapper, and a list whose first member opens with a block's type.
 _WRAPPER_TEXT = re.compile(r'[\ufeff \t\r\n]*\{\s*"result"\s*:')
@@ -135,11 +156,15 @@ def _unwrapped_structured(structured: Any) -> tuple[Any, str | None]:
 
 
 def _from_dict(raw: dict[str, Any]) -> ToolResult:
-    if raw.get("type") == "function_call_output" and "output" in raw:
+    if raw.get("type") == "function_call_output" and "output" in raw and raw.keys() <= _OUTPUT_ITEM_KEYS:
         output = tool_result(raw["output"])
         return dataclasses.replace(output, wrapper=output.wrapper or OPENAI)
     content = raw.get("content")
-    if isinstance(content, list) and ("isError" in raw or "structuredContent" in raw or _all_blocks(content)):
+    if (
+        isinstance(content, list)
+        and raw.keys() <= _RESULT_KEYS
+        and ("isError" in raw or "structuredContent" in raw or _all_blocks(content))
+    ):
         return blocks_result(
             content, structured=raw.get("structuredContent", MISSING), is_error=bool(raw.get("isError"))
         )
@@ -171,7 +196,7 @@ def _block(block: Any) -> Block:
         mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
         media = AudioBlock if kind == "audio" else ImageBlock
         return media(data if isinstance(data, str) else "", str(mime), block)
-    if kind == "resource":
+    if kind == "resource" and isinstance(block.get("resource") or {}, dict):
         resource = block.get("resource") or {}
         uri = resource.get("uri")
         mime = resource.get("mimeType") or resource.get("mime_type") or "application/octet-stream"
@@ -246,9 +271,16 @@ def _is_wrapper(value: Any) -> bool:
 
 
 def _is_block(item: Any) -> bool:
+    """Whether ``item`` is a content block: a block object, or a dict with a block's type and what that kind
+    carries (a record with ``"type": "text"`` and no text is data)."""
     if hasattr(item, "model_dump") and hasattr(item, "type"):
         return getattr(item, "type", None) in _BLOCK_TYPES
-    return isinstance(item, dict) and item.get("type") in _BLOCK_TYPES
+    kind = item.get("type") if isinstance(item, dict) else None
+    if not isinstance(kind, str) or kind not in _BLOCK_FIELDS:
+        return False
+    if kind == "resource":
+        return isinstance(item.get("resource"), dict)
+    return any(isinstance(item.get(f), str) for f in _BLOCK_FIELDS[kind])
 
 
 def _all_blocks(items: list[Any]) -> bool:
