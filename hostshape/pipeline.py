@@ -9,7 +9,7 @@ Each step is a plain function from one ``Shaping`` (immutable) to the next; a st
 - ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
   lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
   then names;
-- ``save``: the full original is saved for the way back (``hostshape.wayback``), and the cursor factory made;
+- ``save``: the full original is saved for the way back (``hostshape.wayback``), and its cursor maker made;
 - ``fit``: the first payload kind in ``KINDS`` that reads the payload projects it (``hostshape.records``) and fits
   it to the limit (``hostshape.fit``), its envelope saying what was cut (``hostshape.output``);
 - ``cap``: the cap is absolute: a text over the limit, whatever went wrong above, becomes the last resort.
@@ -33,7 +33,7 @@ import orjson
 from hostshape import telemetry
 from hostshape.documents import kind_of
 from hostshape.fault import after_fault
-from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.fit import CursorAt, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
@@ -113,7 +113,7 @@ class Shaping:
     started: float
     payload: Payload = field(default_factory=lambda: Payload(""))
     way: WayBack = field(default_factory=WayBack)
-    cursor: Cursor = no_cursor
+    cursor_at: CursorAt = no_cursor
     fitted: Fitted | None = None
     answer: Shaped | None = None
     lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
@@ -174,18 +174,15 @@ def compact(s: Shaping) -> Shaping:
 def save(s: Shaping) -> Shaping:
     way = _way_back(s.payload, s.policy, s.tool, s.args)
     query = s.rule.jmespath if s.configured and s.rule is not None else None
-    return dataclasses.replace(s, way=way, cursor=_cursor_factory(s.policy, way, query))
+    return dataclasses.replace(s, way=way, cursor_at=_cursor_maker(s.policy, way, query))
 
 
 def fit(s: Shaping) -> Shaping:
-    facts = Facts(notes=list(s.payload.notes))
     note = surrogate_note(s.payload.text) if s.payload.is_data else None
-    if note:  # the JSON text escaped lone surrogates, which the answer shows as U+FFFD
-        facts.notes.append(note)
-        facts.replaced = True
-    if s.lost:  # numbers rounded, a repeated key's first value: never rendered without saying so
-        facts.notes.extend(s.lost)
-        facts.replaced = True
+    # lone surrogates the answer shows as U+FFFD; numbers rounded, a repeated key's first value: never rendered
+    # without saying so
+    replaced = [*([note] if note else []), *s.lost]
+    facts = Facts(notes=[*s.payload.notes, *replaced], replaced=bool(replaced))
     kind = next(k for k in KINDS if k.read(s.payload) is not None)  # prose reads every payload
     return dataclasses.replace(s, fitted=kind.fit(s, kind.read(s.payload), facts))
 
@@ -211,31 +208,39 @@ class Kind:
 
 
 def _projected(
-    s: Shaping, value: Any, facts: Facts, *, rule: Rule | None = None, shrink: bool = True, cursor: Cursor = no_cursor
+    s: Shaping,
+    value: Any,
+    facts: Facts,
+    *,
+    rule: Rule | None = None,
+    allow_shrink: bool = True,
+    cursor_at: CursorAt = no_cursor,
 ) -> Fitted:
     """``value`` projected (by ``rule``, else the zero-configuration shrink) and fitted: the record list and its
-    index layouts are decided once, by the projection, and carried to the fit."""
-    projection = project(value, rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
-    projection.report(facts)
-    return fit_data(
-        projection.value, facts, s.limit, s.way, cursor, records_at=projection.path, layouts=projection.layouts
-    )
+    index are decided once, by the records stage, and carried to the fit as data."""
+    most = s.limit.tokens + 1  # no budget shows or lists more records than it has tokens
+    projection = project(value, rule, allow_shrink=allow_shrink, count=s.limit.count, max_records=most)
+    records = projection.listing(s.limit.count, rows=most)
+    return fit_data(projection.value, projection.reported(facts), s.limit, s.way, cursor_at, records=records)
 
 
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
     if hidden:
-        facts.truncated = True
-        facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
-    shrink = s.rule.shrink if s.rule is not None else True
-    return _projected(s, value, facts, rule=s.rule, shrink=shrink, cursor=s.cursor)
+        notes = [*facts.notes, f"{hidden:,} members of objects too wide for the budget not shown"]
+        facts = dataclasses.replace(facts, truncated=True, notes=notes)
+    allow_shrink = s.rule.shrink if s.rule is not None else True
+    return _projected(s, value, facts, rule=s.rule, allow_shrink=allow_shrink, cursor_at=s.cursor_at)
 
 
 def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
     """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
     records, note = table
-    facts.notes.append(note)
-    return _projected(s, records, facts, cursor=s.cursor)
+    return _projected(s, records, _noted(facts, note), cursor_at=s.cursor_at)
+
+
+def _noted(facts: Facts, note: str) -> Facts:
+    return dataclasses.replace(facts, notes=[*facts.notes, note])
 
 
 def _only_opens_like_json(payload: Payload) -> bool:
@@ -265,7 +270,7 @@ def _fit_document(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 
 
 def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
+    facts = _noted(facts, f"not valid JSON ({payload.parse_error}); shown as text")
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
 
 
@@ -279,17 +284,15 @@ def _error_json(payload: Payload) -> tuple[Any] | None:
 
 def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
     """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
-    facts.notes.append("the tool reported an error")
-    return _projected(s, error[0], facts)
+    return _projected(s, error[0], _noted(facts, "the tool reported an error"))
 
 
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    facts.notes.append("the tool reported an error")
-    return _fit_prose(s, payload, facts)
+    return _fit_prose(s, payload, _noted(facts, "the tool reported an error"))
 
 
 def _fit_prose(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    return fit_text(clean(payload.text), facts, s.limit, dataclasses.replace(s.way, reads="text"), s.cursor)
+    return fit_text(clean(payload.text), facts, s.limit, dataclasses.replace(s.way, reads="text"), s.cursor_at)
 
 
 def _accepts(test: Callable[[Payload], bool]) -> Callable[[Payload], Payload | None]:
@@ -397,7 +400,7 @@ def _view_cursor(policy: Policy, way: WayBack) -> ViewCursor:
     return lambda view, offset: encode(secret, Position(handle, None, offset, view))
 
 
-def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
+def _cursor_maker(policy: Policy, way: WayBack, query: str | None) -> CursorAt:
     if not (way.handle and way.tool):
         return no_cursor
     secret = open_store(policy).secret
