@@ -230,6 +230,60 @@ def test_code_definitions_skip_comments() -> None:
     ]
 
 
+SOURCES = {
+    "rust": """impl Printer {
+    /// Set the maximum number of columns.
+    ///
+    /// Longer lines are replaced by a message saying that the line was omitted.
+    #[inline]
+    pub fn max_columns(&mut self, limit: Option<u64>) -> &mut Printer {
+        let mut printer = Builder::new().build(vec![]);
+        self.max_columns = limit;
+        self
+    }
+}
+""",
+    "python": """import functools
+import time
+from typing import Any
+
+
+def now() -> float:
+    return time.time()
+
+
+class Cache:
+    \"\"\"A cache.\"\"\"
+
+    # Entries expire after ttl seconds.
+    @functools.lru_cache
+    def expire(self, ttl: int) -> None:
+        return None
+""",
+}
+
+
+@pytest.mark.parametrize("language", sorted(SOURCES))
+@pytest.mark.parametrize("lexed", [True, False])
+def test_a_definitions_part_starts_at_the_comments_and_attributes_above_it(
+    language: str, lexed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a definition's section gives its doc comment, attributes and decorators (they say what it does),
+    with or without the lexer; a ``let`` line inside a body is not a definition."""
+    from hostshape.documents import code
+
+    if not lexed:
+        monkeypatch.setattr(code, "_lexed", lambda text, language: [])
+    text = SOURCES[language]
+    entries = outline_of(text).entries
+    method = entries[-1]
+    lines = text.splitlines()
+    assert method.title.startswith(("pub fn max_columns", "def expire"))
+    assert lines[method.start - 1].strip().startswith(("/// Set the maximum", "# Entries expire"))
+    assert not any("let mut" in e.title for e in entries)
+    assert entries[0].start == (1 if language == "rust" else 6)
+
+
 def test_a_log_shows_its_steps_and_errors_first_with_repeats_collapsed() -> None:
     outline = outline_of(LOG)
     assert [e.title for e in outline.entries] == ["Run actions/checkout@v4", "Run pytest -q"]

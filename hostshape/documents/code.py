@@ -1,5 +1,6 @@
 """Source code: its definitions (functions, classes, structs, traits, modules...), nested by indentation, each
-titled by its signature line.
+titled by its signature line; a definition's part starts at the comments, doc comments, attributes and decorators
+right above it (what documents it is read with it).
 
 The language is told from the content (the words and forms each language's definitions and imports use); Pygments'
 lexer for it marks definitions (``Name.Function``, ``Name.Class``, ``Name.Namespace`` on a line that starts with a
@@ -9,6 +10,7 @@ keyword). Without Pygments, for languages whose lexer marks none (JavaScript, Go
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
 
@@ -33,6 +35,13 @@ _KEYWORD_DEFINITION = re.compile(
     r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
     r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
 )
+#: a line that documents or decorates the definition below it (the lexer-free reading of comments and attributes)
+_LEADING = re.compile(r"[ \t]*(?://|/\*|\*|#|@|--|;;)")
+#: how far above its definition a part may start (a licence header glued to the first definition stays out)
+MAX_LEADING_LINES = 80
+#: on a definition line, the name defined comes before any of these (``let x = f()``, ``mut arg: Type,`` are not
+#: definitions even when a lexer marks a name after them)
+_BEFORE_NAME = frozenset(["(", "=", ":", ".", ";", "->", "=>", "{"])
 
 
 def looks_like_code(sample: str) -> str | None:
@@ -81,6 +90,8 @@ def _lexed(text: str, language: str) -> list[Entry]:
     starts = _line_starts(text)
     defined: set[int] = set()
     first_on_line: dict[int, object] = {}
+    closed: set[int] = set()  # lines past the point where a definition's name could be
+    leading: set[int] = set()  # lines that are comments, doc comments, attributes or decorators
     line = 0
     for index, kind, value in lexer.get_tokens_unprocessed(text):
         while line + 1 < len(starts) and starts[line + 1] <= index:
@@ -89,17 +100,44 @@ def _lexed(text: str, language: str) -> list[Entry]:
             continue
         first_on_line.setdefault(line, kind)
         first = first_on_line[line]
-        if (kind in Name.Function or kind in Name.Class) and first in Keyword and first not in Keyword.Namespace:
+        if _documents(kind, value):
+            if _documents(first, value):
+                leading.add(line)
+            leading.update(range(line + 1, line + 1 + value.rstrip("\n").count("\n")))  # a block comment's lines
+            continue
+        if (
+            (kind in Name.Function or kind in Name.Class)
+            and kind not in Name.Function.Magic
+            and first in Keyword
+            and first not in Keyword.Namespace
+            and line not in closed
+        ):
             defined.add(line)
+        if value.strip() in _BEFORE_NAME:
+            closed.add(line)
     # A keyword's definition line counts when the lexer sees it start with a keyword (not inside a comment or a
     # string): this adds what a lexer leaves unmarked (Rust's impl and trait, JavaScript's and Go's functions).
     defined.update(n for n in _keyword_numbers(text, starts) if first_on_line.get(n) in Keyword)
-    return _entries(text, starts, sorted(defined))
+    return _entries(text, starts, sorted(defined), leading.__contains__)
+
+
+def _documents(kind: object, value: str) -> bool:
+    """A comment, an attribute or a decorator; a doc string only in comment form (Rust's ``///``: a Python
+    docstring documents what is above it, not below)."""
+    from pygments.token import Comment, Name, String
+
+    if kind in String.Doc:
+        return value.lstrip().startswith("/")
+    return kind in Comment or kind in Name.Decorator
 
 
 def _keyword_lines(text: str) -> list[Entry]:
     starts = _line_starts(text)
-    return _entries(text, starts, _keyword_numbers(text, starts))
+
+    def leading(number: int) -> bool:
+        return bool(_LEADING.match(text, starts[number], starts[number] + 200))
+
+    return _entries(text, starts, _keyword_numbers(text, starts), leading)
 
 
 def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
@@ -114,10 +152,12 @@ def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
     return found
 
 
-def _entries(text: str, starts: list[int], lines: list[int]) -> list[Entry]:
-    """Entries for the definition lines (0-based), nested by indentation."""
+def _entries(text: str, starts: list[int], lines: list[int], leading: Callable[[int], bool]) -> list[Entry]:
+    """Entries for the definition lines (0-based), nested by indentation, each starting at the ``leading`` lines
+    (comments, attributes) right above it, never at or before the definition above it."""
     entries: list[Entry] = []
     indents: list[int] = []
+    previous = -1
     for line in lines:
         end = text.find("\n", starts[line])
         source = text[starts[line] : end if end >= 0 else len(text)][:300]
@@ -127,7 +167,11 @@ def _entries(text: str, starts: list[int], lines: list[int]) -> list[Entry]:
         if not indents or indents[-1] < indent:
             indents.append(indent)
         signature = source.strip().rstrip("{:").strip()
-        entries.append(Entry(title_of(signature, 100), len(indents), line + 1))
+        first = line
+        while first - 1 > previous and line - first < MAX_LEADING_LINES and leading(first - 1):
+            first -= 1
+        entries.append(Entry(title_of(signature, 100), len(indents), first + 1))
+        previous = line
     return entries
 
 
