@@ -307,6 +307,19 @@ def test_an_aria_snapshot_shows_landmarks_headings_and_refs() -> None:
     assert "main: American Opportunity" in titles(ARIA)
     assert outline.highlights[0] == 'L171 textbox "Search" [ref=e139]'
     assert any(h.endswith('button "Find Jobs" [ref=e274]') for h in outline.highlights)
+    links = [h for h in outline.highlights if " links: " in h]
+    assert links[0].startswith("L20-60 links: e16 Markets · e21 Wilbur Ross pledges")
+    assert sum(h.count(" · ") + 1 for h in links) == 105  # every named link, 12 a line
+
+
+def test_every_link_of_a_page_snapshot_shows_with_its_ref_at_2000() -> None:
+    """A page's links are most of its controls: at 2,000 tokens each named link is shown with its ref."""
+    import re
+
+    res = shape(ARIA, policy=Policy(budget=2000))
+    assert count_tokens(res.text) <= 2000
+    for name, ref in re.findall(r'- link "([^"]+)" \[ref=(e\d+)\]', ARIA):
+        assert f"{ref} {name[:60]}" in res.text
 
 
 @pytest.mark.parametrize(
