@@ -204,6 +204,23 @@ def test_xml_kinds_name_what_matters() -> None:
     pom = titles(POM)
     assert "artifactId: shop-service" in pom
     assert "dependency: org.springframework.boot:spring-boot-starter-web:3.2.1" in pom
+    names = {e.title: e.name for e in outline_of(POM).entries}
+    assert names["dependency: org.springframework.boot:spring-boot-starter-web:3.2.1"] == "spring-boot-starter-web"
+
+
+def test_generic_xml_is_outlined_five_levels_down_and_a_map_of_settings_by_its_count() -> None:
+    """A record nested under wrappers (a profile's build plugin, five levels down) is in the outline; an element of
+    many different leaves is titled by their count, not by a run of unlabelled values."""
+    settings = "".join(f"<key{i}>value {i}</key{i}>" for i in range(10))
+    xml = (
+        '<?xml version="1.0"?>\n<project>\n<properties>' + settings + "</properties>\n<profiles>\n<profile><id>ci</id>"
+        "<build><plugins><plugin><artifactId>failsafe</artifactId><version>3</version></plugin></plugins></build>"
+        "</profile>\n</profiles>\n</project>\n"
+    )
+    entries = outline_of(xml).entries
+    assert "properties (10)" in [e.title for e in entries]
+    plugin = next(e for e in entries if e.name == "failsafe")
+    assert plugin.level == 5 and plugin.title == "plugin: failsafe:3"
 
 
 def test_yaml_names_every_document_and_its_keys() -> None:

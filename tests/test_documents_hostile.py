@@ -83,7 +83,12 @@ def test_deep_markup_is_read_as_a_stream_and_said(tmp_path: Path) -> None:
 def test_a_hundred_thousand_headings_are_cut_and_said(tmp_path: Path) -> None:
     result = shape(HOSTILE["100,000 headings"](), policy=Policy(budget=BUDGET, spill_dir=tmp_path))
     assert "outline keeps the first 20,000 headings" in result.text
-    assert re.search(r"outline cut: first [\d,]+ of 20,000 top-level entries", result.text)
+    assert re.search(
+        r"level 1 shown by title only, grouped under their parent \(ids in order\) for its first [\d,]+ "
+        r"of 20,000 entries",
+        result.text,
+    )
+    assert re.search(r"\n1-\d+: Heading 0 · Heading 1 · ", result.text) and "deeper entries" not in result.text
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a|a)*b", "(x+x+)+y", "^(a*)*$", "(.*a){12}"])

@@ -50,6 +50,22 @@ def test_a_section_is_read_by_its_id_its_title_or_its_outline_line(tmp_path: Pat
     assert "next=" not in page and count_tokens(page) <= 2000
 
 
+GO = 'package shop\n\nimport "fmt"\n\n' + "".join(
+    f'// Step{i} runs step {i}.\nfunc (c *Cart) Step{i}(n int) error {{\n\treturn fmt.Errorf("step {i}: %d", n)\n}}\n\n'
+    for i in range(400)
+)
+
+
+def test_a_compact_outline_names_each_part_by_what_it_defines_and_reads_it_back_by_that_name(tmp_path: Path) -> None:
+    """Where the outline is too long for one line per entry, it shows what each entry defines (``Cart.Step7``),
+    and a ``section`` read takes that name as it takes a title, with the entry's doc comment."""
+    answer, handle = first_answer(GO, tmp_path, budget=2000)
+    assert re.search(r"\n1-\d+: Cart\.Step0 · Cart\.Step1 · Cart\.Step2 · ", answer)
+    page = read(handle, section="Cart.Step7", policy=policy_for(tmp_path, 2000))
+    assert "section 8 'func (c *Cart) Step7(n int) error'" in page
+    assert "// Step7 runs step 7." in page and "Step8" not in page
+
+
 def test_following_next_reads_every_line_of_a_section_once(tmp_path: Path) -> None:
     _, handle = first_answer(README, tmp_path)
     policy = policy_for(tmp_path, 400)

@@ -35,6 +35,12 @@ _KEYWORD_DEFINITION = re.compile(
     r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
     r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
 )
+#: the name a definition line defines (a Go method by its receiver's type: ``Command.Execute``)
+_DEFINED_NAME = re.compile(
+    r"\b(?:def|class|fn|func|function|struct|enum|union|trait|interface|type|module|mod|object|namespace|record|"
+    r"protocol|extension)\s+(?:\(\s*(?:\w+\s+)?[*&]?\s*(?P<receiver>\w+)[^()]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)"
+    r"|^(?:export\s+)?(?:const|let|var)\s+(?P<assigned>[\w$]+)\s*="
+)
 #: a line that documents or decorates the definition below it (the lexer-free reading of comments and attributes)
 _LEADING = re.compile(r"[ \t]*(?://|/\*|\*|#|@|--|;;)")
 #: how far above its definition a part may start (a licence header glued to the first definition stays out)
@@ -92,6 +98,7 @@ def _lexed(text: str, language: str) -> list[Entry]:
     first_on_line: dict[int, object] = {}
     closed: set[int] = set()  # lines past the point where a definition's name could be
     leading: set[int] = set()  # lines that are comments, doc comments, attributes or decorators
+    names: dict[int, str] = {}  # line -> the name the lexer marks defined on it
     line = 0
     for index, kind, value in lexer.get_tokens_unprocessed(text):
         while line + 1 < len(starts) and starts[line + 1] <= index:
@@ -113,12 +120,13 @@ def _lexed(text: str, language: str) -> list[Entry]:
             and line not in closed
         ):
             defined.add(line)
+            names.setdefault(line, value)
         if value.strip() in _BEFORE_NAME:
             closed.add(line)
     # A keyword's definition line counts when the lexer sees it start with a keyword (not inside a comment or a
     # string): this adds what a lexer leaves unmarked (Rust's impl and trait, JavaScript's and Go's functions).
     defined.update(n for n in _keyword_numbers(text, starts) if first_on_line.get(n) in Keyword)
-    return _entries(text, starts, sorted(defined), leading.__contains__)
+    return _entries(text, starts, sorted(defined), leading.__contains__, names)
 
 
 def _documents(kind: object, value: str) -> bool:
@@ -152,9 +160,16 @@ def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
     return found
 
 
-def _entries(text: str, starts: list[int], lines: list[int], leading: Callable[[int], bool]) -> list[Entry]:
+def _entries(
+    text: str,
+    starts: list[int],
+    lines: list[int],
+    leading: Callable[[int], bool],
+    names: dict[int, str] | None = None,
+) -> list[Entry]:
     """Entries for the definition lines (0-based), nested by indentation, each starting at the ``leading`` lines
-    (comments, attributes) right above it, never at or before the definition above it."""
+    (comments, attributes) right above it, never at or before the definition above it, and named by what it
+    defines (``names``: what the lexer marked, else the keyword's name)."""
     entries: list[Entry] = []
     indents: list[int] = []
     previous = -1
@@ -170,9 +185,18 @@ def _entries(text: str, starts: list[int], lines: list[int], leading: Callable[[
         first = line
         while first - 1 > previous and line - first < MAX_LEADING_LINES and leading(first - 1):
             first -= 1
-        entries.append(Entry(title_of(signature, 100), len(indents), first + 1))
+        entries.append(Entry(title_of(signature, 100), len(indents), first + 1, name=_name(signature, names, line)))
         previous = line
     return entries
+
+
+def _name(signature: str, names: dict[int, str] | None, line: int) -> str:
+    match = _DEFINED_NAME.search(signature[:200])
+    if match is None:
+        return title_of((names or {}).get(line, ""), 60)
+    name = match.group("name") or match.group("assigned") or ""
+    receiver = match.group("receiver")
+    return title_of(f"{receiver}.{name}" if receiver else name, 60)
 
 
 def _line_starts(text: str) -> list[int]:
