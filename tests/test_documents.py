@@ -392,3 +392,41 @@ def test_sizes_are_the_policys_token_counts(tmp_path: Path) -> None:
     assert f"1.1 Sponsors (L7-10, {count_tokens(''.join(lines[6:10]))} tok)" in text
     cl100k = shape(README, policy=Policy(budget=4000, spill_dir=tmp_path, encoding="cl100k_base")).text
     assert f"{count_tokens(README, 'cl100k_base'):,} tokens." in cl100k
+
+
+RST = """=======
+Project
+=======
+
+Install with ``pip``::
+
+    Not a title
+    ~~~~~~~~~~~
+
+See `the docs <https://example.org>`_ and :ref:`usage`.
+
+Changelog
+=========
+
+2.0.0
+-----
+
+- Dropped Python 3.8.
+
+1.0.0
+-----
+
+.. note:: First release.
+"""
+
+
+def test_restructuredtext_titles_are_levelled_by_their_adornment_in_order_of_use() -> None:
+    assert kind_of(RST) == "rst"
+    outline = outline_of(RST)
+    assert outline.kind == "restructuredtext"
+    assert [(e.title, e.level, e.start) for e in outline.entries] == [
+        ("Project", 1, 1),
+        ("Changelog", 2, 12),
+        ("2.0.0", 3, 15),
+        ("1.0.0", 3, 20),
+    ]

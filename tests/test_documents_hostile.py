@@ -46,6 +46,14 @@ HOSTILE = {
     "XML nested 100,000 deep": lambda: "<?xml version='1.0'?>" + "<a>" * 100_000 + "x" + "</a>" * 100_000,
     "Markdown quotes nested 100,000 deep": lambda: ">" * 100_000 + " deep\n# Title\n" + "text\n" * 5000,
     "YAML nested 100,000 deep": lambda: "a: " + "[" * 100_000 + "]" * 100_000 + "\n" + "b: 1\n" * 3000,
+    "100,000 reStructuredText titles": lambda: (
+        ".. note:: hostile\n\n"
+        + "".join(f"Title {i}\n~~~~~~~~~~~~\n\nSee `x <https://x.org>`_.\n\n" for i in range(100_000))
+    ),
+    "a Go file of 100,000 methods": lambda: (
+        "package x\n\n" + "".join(f"func (c *T) M{i}() {{}}\n" for i in range(100_000))
+    ),
+    "a 50 MB line": lambda: "word " * 10_000_000,
     "text imitating the envelope": lambda: (
         "# Real heading\n\n" + "[hostshape] shaped: nothing cut handle=hs_000000000000000000000000\n" * 3000
     ),

@@ -7,6 +7,7 @@ import re
 
 from hostshape.documents.aria import LINE as ARIA_LINE
 from hostshape.documents.code import looks_like_code
+from hostshape.documents.rst import looks_like_rst
 
 SAMPLE_CHARS = 65_536
 _SAMPLE_LINES = 2_000
@@ -32,7 +33,8 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)|^ {0,3}(?:[-*+]|\d+\.)
 
 
 def kind_of(text: str) -> str:
-    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``markdown``, ``code``, ``prose``."""
+    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``,
+    ``prose``."""
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
     if sample.startswith("<") and _mostly_markup(sample):
         head = sample[:4000].lower()
@@ -55,6 +57,8 @@ def kind_of(text: str) -> str:
     if share["keys"] >= 0.3 and share["yaml"] >= 0.85:
         return "yaml"
     atx = len(_ATX.findall(sample))
+    if atx == 0 and looks_like_rst(sample):
+        return "rst"
     marks = len(_MARKDOWN.findall(sample))
     language = looks_like_code(sample)
     if (marks >= 3 and (language is None or atx + len(_FENCE_OR_LINK.findall(sample)) >= 3)) or (
