@@ -22,6 +22,7 @@ _LABEL_ATTRIBUTES = ("name", "id", "key", "title", "ref", "type", "path", "artif
 _LEAF_CHARS = 200
 _MAX_LEAVES = 40  # leaf values kept per element, for its title
 _TITLE_VALUES = 6  # an element of more leaves than this is a map of settings, titled by their count
+_VALUES_TITLE_CHARS = 80  # a title made of leaf values: enough to tell records apart, short enough for a map
 GENERIC_LEVELS = 5
 _LIST_TITLE_CHARS = 400  # an element that is a list of values (a POM's modules) is titled by them
 _TAG_LINE = re.compile(r"[ \t]*<([A-Za-z_][\w.:-]{0,80})")
@@ -153,7 +154,7 @@ class _Summary:
         values = [v for _, v in frame.leaves if v and len(v) <= 80][:4]
         if not values or len(frame.leaves) > _TITLE_VALUES:
             return title_of(f"{frame.name} ({frame.children:,})")
-        return title_of(f"{frame.name}: {':'.join(values)}")
+        return title_of(f"{frame.name}: {':'.join(values)}", _VALUES_TITLE_CHARS)
 
     @staticmethod
     def _name(frame: _Frame) -> str:

@@ -38,6 +38,8 @@ HIGHLIGHT_SHARE = 0.25  # at least, when the outline leaves it; more when the ou
 HEAD_SHARE = 0.2  # what highlights leave to the head when they take what the outline left
 MIN_HEAD_TOKENS = 40
 GREP_CONTEXT = 2
+# Levels deeper than this are shown compactly only (a map, not a table of contents: the head is worth more)
+FULL_LEVELS = 3
 GREP_LINE_CHARS = 300
 GREP_PLACE_LINES = 12
 _ROUNDS = 10
@@ -247,9 +249,10 @@ def _size_text(size: int, approx: bool) -> str:
 def _choose(
     doc: Document, sizes: list[int], approx: bool, limit: Limit, budget: int
 ) -> tuple[list[str], str | None, int]:
-    """The outline lines to show: every level down to the deepest that fits ``budget`` with ranges and sizes, then
-    the next level (the top one, when not even it fits so) by title alone, grouped under their parents, as far as
-    it fits; else the first entries of the top level by id and title.
+    """The outline lines to show: every level (of the first ``FULL_LEVELS``) down to the deepest that fits
+    ``budget`` with ranges and sizes, then the next level (the top one, when not even it fits so) by id and title,
+    else by title or name alone grouped under their parents, and deeper levels so while the one above is whole, as
+    far as it fits; else the first entries of the top level by id and title.
     Each line is counted at most once, and counting stops once over the budget."""
     by_depth: dict[int, list[int]] = {}
     for index, section in enumerate(doc.sections):
@@ -257,7 +260,7 @@ def _choose(
     depths = sorted(by_depth)
     full: dict[int, str] = {}
     used, chosen = 0, 0
-    for depth in depths:
+    for depth in depths[:FULL_LEVELS]:
         lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used)
         if lines is None:
             break
