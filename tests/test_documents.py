@@ -430,3 +430,58 @@ def test_restructuredtext_titles_are_levelled_by_their_adornment_in_order_of_use
         ("2.0.0", 3, 15),
         ("1.0.0", 3, 20),
     ]
+
+
+PYTHON_LIKE_YAML = '''"""Logic for creating models."""
+
+# Because `dict` is in the local namespace of the class, we use `Dict` for annotations.
+# TODO v3: fall back to dict when the deprecated method is removed.
+from __future__ import annotations
+
+import sys
+import typing
+from typing import Any
+
+# Keep these type aliases available at runtime:
+TupleGenerator = typing.Generator
+
+
+class Model:
+    """A model.
+
+    See [the docs](https://docs.example.org/models), [the API](https://docs.example.org/api) and
+    [the concepts](https://docs.example.org/concepts), and the example below.
+
+    ```python
+    class User(Model):
+        id: int
+    ```
+    """
+
+    def __init__(self, **data: Any) -> None:
+        if data:
+            self.data = data
+        else:
+            self.data = {}
+
+    def copy(self) -> Model:
+        try:
+            return Model(**self.data)
+        except TypeError:
+            raise
+
+
+def create_model(name: str) -> type[Model]:
+    if sys.version_info >= (3, 12):
+        return Model
+    return Model
+'''
+
+
+def test_indented_source_with_comment_lines_is_code_not_yaml_or_markdown() -> None:
+    """Comments look like headings and indented bodies like YAML; definitions outside any fence say code."""
+    assert kind_of(PYTHON_LIKE_YAML) == "code"
+    assert [e.title for e in outline_of(PYTHON_LIKE_YAML).entries][:2] == [
+        "class Model",
+        "def __init__(self, **data: Any) -> None",
+    ]

@@ -62,6 +62,12 @@ def looks_like_code(sample: str) -> str | None:
     return best if hits >= 3 and (hits + structural) / lines >= 0.15 else None
 
 
+def definition_signs(sample: str, language: str) -> int:
+    """How many of ``language``'s marks (definitions and imports at their own line's start) ``sample`` holds."""
+    sign = _SIGNS.get(language)
+    return len(sign.findall(sample)) if sign is not None else 0
+
+
 def outline(text: str) -> Outline | None:
     """The definitions of ``text``, or None when it has none."""
     language = looks_like_code(text[:65536]) or "code"
