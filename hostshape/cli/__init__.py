@@ -275,7 +275,7 @@ def _read(args: argparse.Namespace) -> int:
     from jmespath.exceptions import JMESPathError
 
     from hostshape.wayback.cursor import CursorError, decode
-    from hostshape.wayback.retrieve import CANNOT_READ_PART, read
+    from hostshape.wayback.retrieve import CANNOT_READ_PART, NOT_THIS_CURSOR, read
     from hostshape.wayback.stores import open_store
 
     loaded = _load_policy(args)
@@ -320,7 +320,7 @@ def _read(args: argparse.Namespace) -> int:
         grep=args.grep,
         policy=policy,
     )
-    if page.startswith(("[hostshape] the query", CANNOT_READ_PART)):  # a query or part that fails on this result
+    if page.startswith(("[hostshape] the query", CANNOT_READ_PART, NOT_THIS_CURSOR)):  # fails on this result
         print(f"hostshape read: {page.removeprefix('[hostshape] ')}", file=sys.stderr)
         return 2
     sys.stdout.write(page)
