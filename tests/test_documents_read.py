@@ -202,3 +202,21 @@ def test_hostshape_read_takes_section_lines_and_grep(project: Path, capsys: pyte
     assert code == 2 and "lines must be START-END" in err
     code, _, err = run(capsys, "read", handle, "--section", "1", "--query", "[0]")
     assert code == 2 and "--query picks from JSON results" in err
+
+
+@pytest.mark.parametrize("budget", range(90, 200, 11))
+def test_a_cut_page_names_where_to_read_on_even_without_room_for_a_cursor(tmp_path: Path, budget: int) -> None:
+    """At budgets too small for ``next=``, the envelope still names the lines left to read (from a line shown only in
+    part, or the one after the last shown), so nothing is cut silently."""
+    _, handle = first_answer(README, tmp_path)
+    for section in ("1.3.14", "Projects", "1.2"):
+        page = read(handle, section=section, policy=policy_for(tmp_path, budget))
+        last = page.splitlines()[-1]
+        assert count_tokens(page) <= budget
+        if "truncated" in last and "next=" not in last and "handle=" in last:
+            found = re.search(
+                r"lines [\d,]+-([\d,]+) of [\d,]+-[\d,]+( and part of line ([\d,]+))?; lines ([\d,]+)-", last
+            )
+            assert found, last
+            whole, partly, resume = found.group(1), found.group(3), found.group(4)
+            assert int(resume.replace(",", "")) == int((partly or whole).replace(",", "")) + (0 if partly else 1)

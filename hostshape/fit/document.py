@@ -553,17 +553,34 @@ def _fit_range(
         for _ in range(_ROUNDS):
             if cut <= 0 and segment:
                 break
-            shown_first = doc.lines.line_at(start)
-            shown_last = doc.lines.line_at(start + cut - 1) if cut else shown_first
             more = start + cut < end
             page_facts = dataclasses.replace(facts, truncated=more)
-            detail = f"lines {shown_first:,}-{shown_last:,} of {first:,}-{last:,}"
-            line = text_line(page_facts, way, cursor_at(view, start + cut) if more else None, detail, style)
+            cursor = cursor_at(view, start + cut) if more else None
+            detail = _range_detail(doc, start, start + cut, first, last, more and style not in ("full", "next"))
+            line = text_line(page_facts, way, cursor, detail, style)
             text = f"{header}\n{segment[:cut].rstrip(chr(10))}\n{line}"
             if limit.fits(text):
                 return Fitted(text, page_facts, "document")
             cut = boundary(segment, int(cut * 0.85))
     raise ViewError("the budget is too small for a page of this document")
+
+
+def _range_detail(doc: Document, start: int, stop: int, first: int, last: int, say_rest: bool) -> str:
+    """What a page of lines ``first``-``last`` shows when it holds ``doc.body[start:stop]``: its whole lines, a
+    line it shows in part, and (``say_rest``: an envelope line without a cursor) the lines left to read."""
+    shown_first = doc.lines.line_at(start)
+    partial = stop < doc.lines.end_offset(last) and stop > start and doc.body[stop - 1] != "\n"
+    at = doc.lines.line_at(stop - 1) if stop > start else shown_first
+    whole = at - 1 if partial else at
+    if whole >= shown_first:
+        detail = f"lines {shown_first:,}-{whole:,} of {first:,}-{last:,}"
+        detail += f" and part of line {at:,}" if partial else ""
+    else:
+        detail = f"part of line {at:,} of {first:,}-{last:,}"
+    if say_rest and stop < doc.lines.end_offset(last):
+        resume = at if partial else at + 1
+        detail += f"; lines {resume:,}-{last:,} left to read"
+    return detail
 
 
 def _fit_grep(
