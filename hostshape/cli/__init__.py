@@ -261,12 +261,12 @@ def _shape(args: argparse.Namespace) -> int:
 
 def _smallest_budget(handle: str, policy: Policy) -> int:
     """The tokens of the smallest answer that names ``handle`` (the envelope alone)."""
-    import json
     import math
 
+    from hostshape.output.envelope import last_resort_texts
     from hostshape.tokens import count_tokens
 
-    text = json.dumps({"_hostshape": {"truncated": True, "handle": handle}}, separators=(",", ":"))
+    text = last_resort_texts(True, handle)[0]
     return math.ceil(count_tokens(text, policy.encoding) * policy.safety_factor)
 
 

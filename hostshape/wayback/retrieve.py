@@ -161,7 +161,7 @@ def _read_from(
         return fit_text(
             clean(text), facts, limit, dataclasses.replace(way, reads="text"), next_cursor, offset=offset
         ).text
-    value = _saved_value(text, table, facts)
+    value, facts = _saved_value(text, table)
     if query:
         try:
             value = bounded_search(query, value, len(text))
@@ -186,17 +186,14 @@ def _read_from(
     return fit_data(value, facts, limit, way, next_cursor, records=records, offset=offset).text
 
 
-def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
+def _saved_value(text: str, table: tuple[list[Any], str] | None) -> tuple[Any, Facts]:
     """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
-    parsed JSON, with a note on what re-rendering parsed values changes (the saved text keeps them)."""
+    parsed JSON; and the facts to report: how it was read, or what re-rendering parsed values changes (the saved
+    text keeps them)."""
     if table is not None:
-        facts.notes.append(table[1])
-        return table[0]
+        return table[0], Facts(notes=[table[1]])
     lost = losses(text)
-    if lost:
-        facts.notes.extend(lost)
-        facts.replaced = True
-    return parse_json(text).value
+    return parse_json(text).value, Facts(notes=list(lost), replaced=bool(lost))
 
 
 def _read_part(
