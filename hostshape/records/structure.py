@@ -39,6 +39,16 @@ def is_url(value: Any) -> bool:
     return isinstance(value, str) and _URL.match(value) is not None
 
 
+def is_link_path(value: Any) -> bool:
+    """A URL, or a server-relative path of three or more segments (``/api/v1/crates/regex/1.0.0/readme``)."""
+    return is_url(value) or (
+        isinstance(value, str)
+        and value.startswith("/")
+        and value.count("/") >= 3
+        and not any(c.isspace() for c in value)
+    )
+
+
 def is_api_link(value: Any) -> bool:
     """A machine link: a URL to an API host or versioned API path, or a URL template."""
     return is_url(value) and _API_LINK.search(value) is not None
@@ -212,17 +222,19 @@ class Column:
     mean_len: float
     order: int
     linked: bool = False  # the record's own links are built from it (``.../commits/{sha}``)
+    qualified: bool = False  # a namespaced name (``arn:aws:...:job/x``, ``projects/p/jobs/x``): the API's own id
 
     @property
     def nested(self) -> int:
         return self.path.count(".")
 
     def rank(self) -> tuple[Any, ...]:
-        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), readable
-        before opaque, own fields before nested ones, words before numbers, then identifier-like names, then
-        shorter values."""
+        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), then a
+        namespaced name (the API's own id), readable before opaque, own fields before nested ones, words before
+        numbers, then identifier-like names, then shorter values."""
         return (
             not self.linked,
+            not self.qualified,
             self.opaque,
             self.nested,
             self.numeric,
@@ -271,13 +283,38 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         mean_len=sum(map(len, texts)) / max(1, len(texts)),
         order=order,
         linked=_linked(records, path),
+        qualified=_qualified(present),
     )
+
+
+_SEPARATORS = re.compile("[:/]")
+
+
+def _qualified(values: Sequence[Any]) -> bool:
+    """Every value a name inside a namespace the values share: strings without blanks (no URL, no server path),
+    with a common prefix ending in ``:`` or ``/`` and at least two such separators, each with its own tail
+    (``arn:aws:bedrock:us-east-1:1234:model-invocation-job/o4gs``, ``projects/p/locations/l/jobs/j``)."""
+    texts = [v for v in values if isinstance(v, str)]
+    if len(texts) < 2 or len(texts) < len(values) or any(is_link_path(t) or is_opaque(t) for t in texts[:20]):
+        return False
+    if any(c.isspace() for t in texts for c in t):
+        return False
+    common = texts[0]
+    for t in texts[1:]:
+        while not t.startswith(common):
+            common = common[: len(common) - 1]
+    cut = max(common.rfind(":"), common.rfind("/"))
+    if cut < 0 or len(_SEPARATORS.findall(texts[0])) < 2:
+        return False
+    return all(len(t) > cut + 1 for t in texts)
 
 
 def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
     """Most of the sampled records carry a link (a URL member, at most one level down) with this column's value
-    as a whole path segment: the API's own name for the record."""
+    as a whole path segment: the API's own name for the record. A nested column's own object is left out: its
+    links name what it describes (a vulnerability's advisory), not the record."""
     hits = seen = 0
+    own = path.split(".", 1)[0] if "." in path else None
     for record in records[:sample]:
         value = dotted(record, path) if isinstance(record, dict) else None
         if value is None or isinstance(value, (bool, dict, list)):
@@ -287,16 +324,18 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         if len(text) < 2:
             continue
         segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
-        if any(segment.search(url) for url in _urls(record)):
+        if any(segment.search(url) for url in _urls(record, own) if url != text):
             hits += 1
     return seen > 0 and hits * 2 > seen
 
 
-def _urls(record: dict[str, Any]) -> list[str]:
+def _urls(record: dict[str, Any], skip: str | None = None) -> list[str]:
     out = []
-    for member in record.values():
+    for name, member in record.items():
+        if name == skip:
+            continue
         inner = member.values() if isinstance(member, dict) else (member,)
-        out += [v for v in inner if is_url(v)]
+        out += [v for v in inner if is_link_path(v)]
     return out
 
 
@@ -312,13 +351,15 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
-        unique = col.present == len(sample) and col.distinct == len(sample) and col.key_like
-        if unique and not (col.numeric and moments(_values(sample, path))):
-            found.append(col)
+        unique = col.present == len(sample) and col.distinct == len(sample)
+        if (
+            unique
+            and (col.key_like or _long_unique(sample, path))
+            and not (col.numeric and moments(_values(sample, path)))
+        ):
+            found.append(col)  # the API's own id, however long (an ARN), competes with the short keys
     ranked = [c.path for c in sorted(found, key=Column.rank)]
-    if not ranked:  # the API's own id, however long, when it is the only unique key
-        ranked = [p for p in columns(sample) if p not in skip and _long_unique(sample, p)]
-    return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
+    return [p for p in ranked if not any(q != p and (_extends(sample, q, p) or _embeds(sample, p, q)) for q in ranked)]
 
 
 def moments(values: Sequence[Any]) -> bool:
@@ -353,6 +394,18 @@ def _extends(records: Sequence[Any], longer: str, shorter: str) -> bool:
         if not (isinstance(a, str) and isinstance(b, str) and len(a) > len(b) and a.startswith(b)):
             return False
     return not is_opaque(dotted(records[0], longer))
+
+
+def _embeds(records: Sequence[Any], link: str, key: str) -> bool:
+    """Every value of ``link`` is a link path built from the value of ``key`` (a whole segment of it): ``link``
+    is derived from ``key`` (``/api/v1/crates/regex/1.0.0/download`` from ``1.0.0``) and says nothing more."""
+    for r in records:
+        a, b = dotted(r, link), dotted(r, key)
+        if not is_link_path(a) or b is None or isinstance(b, (bool, dict, list)) or len(str(b)) < 2:
+            return False
+        if re.search("/" + re.escape(str(b)) + r"(?:[/?#.]|$)", a) is None:
+            return False
+    return bool(records)
 
 
 def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | None:
@@ -471,6 +524,8 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
         values = _values(records, path)
         if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
             continue
+        if _embeds(sample, path, key):  # a link built from the key
+            continue
         if unique:
             if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
                 continue
@@ -578,14 +633,15 @@ _SHORT_CHARS = 32
 
 def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
     """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
-    that vary between them, are no link and no opaque token; in the records' own order, own members first."""
+    that vary between them, are no link, no opaque token and no part of a composite value (a date given as its
+    year, month, ... microsecond); in the records' own order, own members first."""
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if len(sample) < 2:
         return []
     skipped = set(skip)
     found: list[tuple[int, int, str]] = []
     for order, path in enumerate(columns(sample, depth=2)):
-        if path in skipped:
+        if path in skipped or ("." in path and _composite(sample, path.rsplit(".", 1)[0])):
             continue
         values = [v for v in _values(sample, path) if v is not None and v != ""]
         if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
@@ -595,6 +651,21 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
             continue
         found.append((_table(sample).levels.get(path, 0), order, path))
     return [path for _, _, path in sorted(found)[:most]]
+
+
+def _composite(sample: Sequence[Any], parent: str) -> bool:
+    """The object at ``parent`` is one value given in parts: three or more integer members and at most one
+    other (a type tag), in the sampled records that have it (a date as year, month, day, ..., a version triple)."""
+    seen = 0
+    for record in sample[:20]:
+        obj = dotted(record, parent)
+        if not isinstance(obj, dict):
+            continue
+        seen += 1
+        ints = sum(isinstance(v, int) and not isinstance(v, bool) for v in obj.values())
+        if ints < 3 or ints < len(obj) - 1:
+            return False
+    return seen > 0
 
 
 def index_columns(
@@ -626,4 +697,16 @@ def index_columns(
     layouts = [wide]
     for column in dict.fromkeys(drop):
         layouts.append([c for c in layouts[-1] if c != column])
+    if alt and _costly(sample, key, alt):
+        layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
     return layouts
+
+
+def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
+    """``key`` is a long namespaced id (an ARN) and ``alt`` a readable key, unique too, at most half as long:
+    a listing by ``alt`` names every record where one by ``key`` would not."""
+    if not (stats(sample, key).qualified or any(is_long_id(v) for v in _values(sample, key))):
+        return False
+    col = stats(sample, alt)
+    unique = col.present == len(sample) == col.distinct
+    return unique and col.key_like and not col.opaque and col.mean_len * 2 <= stats(sample, key).mean_len
