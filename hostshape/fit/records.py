@@ -212,7 +212,7 @@ class _RecordFit:
 
     def _begin(self) -> None:
         self.facts.total = len(self.records)
-        self.facts.list_path = ".".join(self.path) or None
+        self.facts.list_path = ".".join(self.path) or "items"  # a top-level list is shown as {"items": [...]}
 
     def _plans(self, rest: list[Any], full: list[int], budget: int):
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
