@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from hostshape.tokens import Count
 
 SAMPLE = 100  # records looked at for column statistics
+CHECK = 5000  # records an identifier chosen from the sample is checked to be unique over
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
@@ -304,9 +305,9 @@ def _qualified(values: Sequence[Any]) -> bool:
         while not t.startswith(common):
             common = common[: len(common) - 1]
     cut = max(common.rfind(":"), common.rfind("/"))
-    if cut < 0 or len(_SEPARATORS.findall(texts[0])) < 2:
-        return False
-    return all(len(t) > cut + 1 for t in texts)
+    if cut < 0 or len(_SEPARATORS.findall(texts[0])) < 2 or not _LETTER.search(common[:cut]):
+        return False  # no namespace, or one without a word (times of day, dates, addresses)
+    return all(len(t) > cut + 1 and not _TIMESTAMP.match(t) for t in texts)
 
 
 def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
@@ -499,11 +500,16 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
     makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
     nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
-    issue number beside a global id)."""
+    issue number beside a global id). Pass every record: a key unique in the sample is checked over the first
+    CHECK records, and replaced by another identifier unique over them, or paired with the column that tells its
+    repeats apart."""
     key = identifier(records, exclude=exclude) or identifier(records)
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
+    key, repeats = _checked(records, sample, key, exclude)
+    if repeats is not None:
+        return key, _telling_apart(repeats, sample, key)
     refs = [r for r in exclude if r in _table(sample)]
     if refs and not identifiers(sample, exclude=exclude):  # unique only within its parent (a flattened group)
         within = _unique_within(sample, refs[-1])
@@ -537,6 +543,45 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
             candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
+
+
+def _checked(
+    records: Sequence[Any], sample: Sequence[Any], key: str, exclude: Iterable[str]
+) -> tuple[str, list[Any] | None]:
+    """``key`` when it is unique over the first CHECK records too, else another identifier of the sample that
+    is; failing both, ``key`` and the records checked (its values repeat in them)."""
+    if len(records) <= len(sample):
+        return key, None
+    checked = [r for r in records[:CHECK] if isinstance(r, dict)]
+    if unique_over(checked, key):
+        return key, None
+    others = [p for p in identifiers(sample, exclude=exclude) if p != key and unique_over(checked, p)]
+    return (others[0], None) if others else (key, checked)
+
+
+def unique_over(records: Sequence[Any], path: str) -> bool:
+    """``path`` has a scalar value in every one of ``records``, no two the same."""
+    values = [dotted(r, path) for r in records]
+    if any(v is None or isinstance(v, (dict, list)) for v in values):
+        return False
+    return len(set(map(repr, values))) == len(values)
+
+
+def _telling_apart(checked: Sequence[Any], sample: Sequence[Any], key: str) -> str | None:
+    """The key-like own column present in nine records in ten that, beside ``key``, tells most of ``checked``
+    apart (a chart's name beside a version two charts share); None when none tells any two apart."""
+    keys = [repr(dotted(r, key)) for r in checked]
+    best: tuple[Any, ...] | None = None
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == key:
+            continue
+        col = stats(sample, path, order)
+        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
+            continue
+        pairs = len({(k, repr(dotted(r, path))) for k, r in zip(keys, checked, strict=True)})
+        if pairs > len(set(keys)) and (best is None or (-pairs, col.rank(), path) < best):
+            best = (-pairs, col.rank(), path)
+    return best[-1] if best else None
 
 
 def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: Count) -> str | None:
@@ -692,7 +737,7 @@ def index_columns(
     # identifier (before the title a reader can use), then the title, then the second identifier.
     drop = [c for c in (*extra[::-1], status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
-    if alt and len({repr(dotted(r, key)) for r in sample}) < len(sample):
+    if alt and not unique_over(records[:CHECK], key):
         drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
     for column in dict.fromkeys(drop):
