@@ -292,14 +292,14 @@ _SEPARATORS = re.compile("[:/]")
 
 
 def _qualified(values: Sequence[Any]) -> bool:
-    """Every value a name inside a namespace the values share: strings without blanks (no URL, no server path),
+    """Every value a name inside a namespace the values share: strings without blanks (no URL, server path or query),
     with a common prefix ending in ``:`` or ``/`` and at least two such separators, each with its own tail
     (``arn:aws:bedrock:us-east-1:1234:model-invocation-job/o4gs``, ``projects/p/locations/l/jobs/j``)."""
     texts = [v for v in values if isinstance(v, str)]
     if len(texts) < 2 or len(texts) < len(values) or any(is_link_path(t) or is_opaque(t) for t in texts[:20]):
         return False
-    if any(c.isspace() for t in texts for c in t):
-        return False
+    if any(t.startswith("/") or any(c.isspace() or c in "?#=&" for c in t) for t in texts):
+        return False  # a server path or a query: a link, not a name
     common = texts[0]
     for t in texts[1:]:
         while not t.startswith(common):
