@@ -686,12 +686,14 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
     skipped = set(skip)
     found: list[tuple[int, int, str]] = []
     for order, path in enumerate(columns(sample, depth=2)):
-        if path in skipped or ("." in path and _composite(sample, path.rsplit(".", 1)[0])):
+        if path in skipped:
             continue
         values = [v for v in _values(sample, path) if v is not None and v != ""]
         if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
             continue
         texts = [str(v) for v in values]
+        if "." in path and _composite(sample, path.rsplit(".", 1)[0]):
+            continue  # a part of one value (a date's minute), not a field
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
             continue
         found.append((_table(sample).levels.get(path, 0), order, path))
