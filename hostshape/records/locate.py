@@ -8,6 +8,7 @@ of a header list, and maps keyed by identifier turned into lists.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -367,6 +368,7 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
 
 MAX_DESCENT = 3  # levels of lists searched below records that name nothing, for the records they wrap
 _DESCENT_MEMBERS = 2  # levels of objects searched for the next list, at each level
+_DESCENT_WAYS = 32  # ways down tried at most (a record with thousands of list members costs a bounded search)
 
 
 def _descended(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], None] | None:
@@ -377,7 +379,7 @@ def _descended(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if len(dicts) < len(records) or not dicts or structure.identifier(dicts) is not None:
         return None
     best: tuple[float, list[Path], list[Any]] | None = None
-    for steps in _list_steps(dicts[0], MAX_DESCENT):
+    for steps in itertools.islice(_list_steps(dicts[0], MAX_DESCENT), _DESCENT_WAYS):
         leaves = _leaves(dicts, steps)
         if leaves is None or len(leaves) < len(dicts) or not all(len(k) > 1 for k in leaves[:50]):
             continue
@@ -466,13 +468,15 @@ def _dominant_member(records: list[dict[str, Any]], kind: type) -> str | None:
     """The member key, of type ``kind`` in (nearly) every record, that holds most of each record's size."""
     sample = records[:50]
     first = sample[0]
+    whole: int | None = None  # measured once, when a member is a candidate: a record of many lists costs one pass
     for key, member in first.items():
         if not isinstance(member, kind):
             continue
         if sum(isinstance(r.get(key), kind) for r in sample) * 10 < len(sample) * 9:
             continue
+        if whole is None:
+            whole = sum(len(dumps(r)) for r in sample[:_SIZE_SAMPLE])
         inner = sum(len(dumps(r.get(key))) for r in sample[:_SIZE_SAMPLE])
-        whole = sum(len(dumps(r)) for r in sample[:_SIZE_SAMPLE])
         if inner * 10 >= whole * 7:
             return key
     return None
