@@ -147,3 +147,18 @@ def test_a_key_unique_in_the_sample_but_repeated_later_is_paired_with_what_tells
     index = json.loads(text)["_index"]
     assert index["fields"][:2] == ["version", "chart"]
     assert {(r[0], r[1]) for r in index["rows"]} <= {(d["version"], d["chart"]) for d in doc}
+
+
+def test_an_id_inside_key_value_pairs_with_a_dotted_name_counts_as_one_level_down() -> None:
+    records = [
+        {
+            "timeUnixNano": str(1_700_000_000_000_000_000 + i * 1000),
+            "body": {"stringValue": f"request handled {i}"},
+            "attributes": [
+                {"key": "request.id", "value": {"stringValue": f"req-{_hex(i)[:10]}"}},
+                {"key": "http.status", "value": {"intValue": str(200 + i % 3)}},
+            ],
+        }
+        for i in range(50)
+    ]
+    assert structure.record_keys(records, count_tokens)[0] == "attributes.request.id"

@@ -224,10 +224,11 @@ class Column:
     order: int
     linked: bool = False  # the record's own links are built from it (``.../commits/{sha}``)
     qualified: bool = False  # a namespaced name (``arn:aws:...:job/x``, ``projects/p/jobs/x``): the API's own id
+    level: int | None = None  # objects down (member names may hold dots: ``attributes.request.id`` is one down)
 
     @property
     def nested(self) -> int:
-        return self.path.count(".")
+        return self.path.count(".") if self.level is None else self.level
 
     def rank(self) -> tuple[Any, ...]:
         """Lower is better: what the record's own links name it by (the API's id for a follow-up call), then a
@@ -285,6 +286,7 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         order=order,
         linked=_linked(records, path),
         qualified=_qualified(present),
+        level=_table(records).levels.get(path),
     )
 
 
