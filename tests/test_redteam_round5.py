@@ -77,6 +77,13 @@ def test_a_malformed_resource_block_is_named_not_a_fault(tmp_path: Path, resourc
     assert "the tool's own text" in text
 
 
+@pytest.mark.parametrize("text", [{"a": 1}, ["x", 2], 7])
+def test_a_text_block_whose_text_is_not_a_string_reaches_the_model_as_json(tmp_path: Path, text: Any) -> None:
+    raw = {"content": [{"type": "text", "text": text}], "isError": False}
+    shown = _shaped(raw, tmp_path)
+    assert json.loads(shown.splitlines()[0]) == {"type": "text", "text": text}
+
+
 IDS = "owner: ids (hostshape/records/locate.py flattening, records/structure.py identifiers)"
 
 

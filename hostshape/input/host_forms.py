@@ -189,8 +189,8 @@ def _block(block: Any) -> Block:
     if not isinstance(block, dict):
         return TextBlock(str(block))
     kind = block.get("type")
-    if kind == "text" or kind in TEXT_PARTS:
-        return TextBlock(str(block.get("text", "")))
+    if (kind == "text" or kind in TEXT_PARTS) and isinstance(block.get("text", ""), str):
+        return TextBlock(block.get("text", ""))
     if kind in ("image", "audio", *IMAGE_PARTS):
         data = block.get("data") or block.get("image_url") or ""
         mime = block.get("mimeType") or block.get("mime_type") or "application/octet-stream"
@@ -278,8 +278,8 @@ def _is_block(item: Any) -> bool:
     kind = item.get("type") if isinstance(item, dict) else None
     if not isinstance(kind, str) or kind not in _BLOCK_FIELDS:
         return False
-    if kind == "resource":
-        return isinstance(item.get("resource"), dict)
+    if kind == "resource" or (kind == "image" and "data" not in item):  # Anthropic's image block has a source
+        return isinstance(item.get("resource" if kind == "resource" else "source"), dict)
     return any(isinstance(item.get(f), str) for f in _BLOCK_FIELDS[kind])
 
 
