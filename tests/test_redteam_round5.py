@@ -120,7 +120,7 @@ def test_records_in_a_list_of_pages_are_each_listed_when_their_ids_fit(tmp_path:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="owner: maps (hostshape/fit/objects.py): columns below depth 4 dropped, a series cut, 1,700 tokens unused",
+    reason="owner: records (records/shrink.py: a one-record list, its columns below depth 4 dropped, 1,700 unused)",
 )
 def test_a_cut_object_does_not_leave_most_of_its_budget_unused(tmp_path: Path) -> None:
     # A chart API's columnar answer (parallel arrays: timestamps beside the values), 200 points; at 4,000 every
