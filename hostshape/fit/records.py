@@ -168,6 +168,7 @@ class _RecordFit:
                 fitted = self._verified(text, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
+                        index, text, fitted = self._widest(rest, index, text, fitted)
                         return self._with_a_shrunk_first(rest, index, text) or fitted
                     if index is not None and not complete:
                         return self._more_rows(rest, k, index, fitted)
@@ -187,6 +188,23 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first(rest)
+
+    def _widest(
+        self, rest: list[Any], index: tuple[list[str], list[list[Any]]], text: str, fitted: Fitted
+    ) -> tuple[tuple[list[str], list[list[Any]]], str, Fitted]:
+        """A listing of every record and nothing else: the widest layout that lists every record within the
+        limit (columns a narrower try gave up in the hope of room for a whole record)."""
+        wider = [c for c in self._layouts if len(c) > len(index[0])]
+        best = (index, text, fitted)
+        for columns in wider[::-1][:_WIDER_TRIES]:  # nearest first, as long as each fits
+            candidate = (columns, [rows_of(r, columns) for r in rest])
+            candidate_text = self._text(rest, 0, candidate)
+            better = self._verified(candidate_text, "index")
+            if better is None:
+                break
+            best = (candidate, candidate_text, better)
+        self._text(rest, 0, best[0])  # the facts of the listing returned
+        return best
 
     def _more_rows(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
@@ -228,8 +246,10 @@ class _RecordFit:
             if not isinstance(rest[0], dict)
             else (self.layouts if self.layouts is not None else index_columns(rest, self.limit.count))
         )
+        self._layouts = layouts
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
         wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens // 2 + 1]] if layouts else []
+        deferred = None  # the widest listing of every record, skipped in the hope a narrower one leaves room
         for columns in layouts:  # widest first: columns go before rows do
             if len(wide) < len(rest):
                 break  # no listing of every record can fit
@@ -240,8 +260,13 @@ class _RecordFit:
                 k = _most_records(full, row_costs, room)
                 self._narrowest = len(layouts[-1])
                 if k == 0 and len(columns) > self._narrowest + 2:
+                    deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
+                if k == 0 and deferred is not None:
+                    yield deferred  # no narrower listing leaves room for a whole record either: the wider one
                 yield k, (columns, rows[k:]), True
+        if deferred is not None:
+            yield deferred
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]
             rows = _narrower(wide, layouts[0], columns)
@@ -299,6 +324,7 @@ class _RecordFit:
 
     _last_tokens: int = field(default=0, init=False)
     _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
+    _layouts: list[list[str]] = field(default_factory=list, init=False)  # the index layouts tried, widest first
 
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -368,6 +394,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
