@@ -157,7 +157,7 @@ def leave_alone(s: Shaping) -> Shaping:
 
 
 def compact(s: Shaping) -> Shaping:
-    lost = tuple(losses(s.payload.text)) if s.payload.is_data else ()
+    lost = tuple(losses(s.payload.text, s.payload.value)) if s.payload.is_data else ()
     s = dataclasses.replace(s, lost=lost)
     if s.payload.is_data and not s.configured:
         text = minify(s.payload.text) if lost else _exact_json(s.payload.value)
@@ -212,8 +212,16 @@ def _projected(
     index layouts are decided once, by the projection, and carried to the fit."""
     projection = project(value, rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
     projection.report(facts)
-    return fit_data(
-        projection.value, facts, s.limit, s.way, cursor, records_at=projection.path, layouts=projection.layouts
+    chosen = rule is not None and (rule.jmespath is not None or rule.fields is not None)
+    return fit_data(  # records a rule shaped keep that shape: no table
+        projection.value,
+        facts,
+        s.limit,
+        s.way,
+        cursor,
+        records_at=projection.path,
+        layouts=projection.layouts,
+        tables=not chosen,
     )
 
 

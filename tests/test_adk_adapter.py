@@ -19,6 +19,7 @@ from helpers import PR_NUMBERS
 from hostshape import Policy, Rule
 from hostshape.adapters import adk
 from hostshape.examples import payload_text
+from hostshape.output.columns import as_records
 from hostshape.testing.adk import run
 from hostshape.tokens import count_tokens
 
@@ -234,7 +235,7 @@ def _items(received: str) -> list[dict[str, Any]]:
     """The records of one page: its ``items``, or the page itself when it holds a single record."""
     page = json.loads(_result_text(received))
     if "items" in page:
-        return page["items"]
+        return as_records(page["items"])
     return [{k: v for k, v in page.items() if k != "_hostshape"}]
 
 

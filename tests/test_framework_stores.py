@@ -19,6 +19,7 @@ import pytest
 from helpers import PR_NUMBERS
 
 from hostshape import Policy
+from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
 from hostshape.wayback.stores.secret import SECRET_ENV
 
@@ -77,7 +78,9 @@ async def test_a_second_adk_worker_reads_every_page_from_the_artifact_service(tm
     )
     pages = second.extra["received"]
     assert all(count_tokens(text) <= BUDGET for text in pages)
-    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
+    walked = [r["number"] for r in as_records(page["items"])] + [
+        r["number"] for text in pages for r in as_records(adk_page(text)["items"])
+    ]
     assert walked == PR_NUMBERS  # every record, once, in order
     assert nothing_spilled_locally(tmp_path / "a", tmp_path / "b")
 
@@ -153,7 +156,9 @@ async def test_a_second_langgraph_worker_reads_every_page_from_the_graph_store(t
     )
     pages = second.extra["received_all"]
     assert all(count_tokens(text) <= BUDGET for text in pages)
-    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in json.loads(text)["items"]]
+    walked = [r["number"] for r in as_records(page["items"])] + [
+        r["number"] for text in pages for r in as_records(json.loads(text)["items"])
+    ]
     assert walked == PR_NUMBERS
     assert nothing_spilled_locally(tmp_path / "a", tmp_path / "b")
 
@@ -246,7 +251,9 @@ def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) 
     second = adk_worker(tmp_path, "b", first["session_id"], envelope["handle"], envelope["next"])
     pages = second["received"]
     assert all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
-    walked = [r["number"] for r in page["items"]] + [r["number"] for text in pages for r in adk_page(text)["items"]]
+    walked = [r["number"] for r in as_records(page["items"])] + [
+        r["number"] for text in pages for r in as_records(adk_page(text)["items"])
+    ]
     assert walked == PR_NUMBERS
     assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
 
@@ -311,6 +318,6 @@ def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> 
     pages = second["received"]
     assert len(pages) > 1 and all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
     assert json.loads(pages[0])["items"] == page["items"]
-    walked = [r["number"] for text in pages for r in json.loads(text)["items"]]
+    walked = [r["number"] for text in pages for r in as_records(json.loads(text)["items"])]
     assert walked == PR_NUMBERS  # every record, once, in order
     assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")

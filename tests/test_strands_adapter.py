@@ -18,6 +18,7 @@ from helpers import PR_NUMBERS
 
 from hostshape import Policy, Rule
 from hostshape.adapters import strands as adapter
+from hostshape.output.columns import as_records
 from hostshape.testing.strands import run_sync
 from hostshape.tokens import count_tokens
 
@@ -142,7 +143,7 @@ def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> No
     for page in pages:
         assert count_tokens(page) <= BUDGET
         doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        items = as_records(doc["items"]) if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
         seen += [item["number"] for item in items]
     assert "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
     assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page

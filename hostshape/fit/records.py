@@ -10,6 +10,7 @@ from hostshape.fit._base import Cursor, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
+from hostshape.output.columns import FORM, Table, table_for
 from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
 from hostshape.output.render import dumps
 from hostshape.records.locate import find_records, with_path
@@ -35,11 +36,13 @@ def fit_data(
     offset: int = 0,
     records_at: tuple[str, ...] | None = None,
     layouts: list[list[str]] | None = None,
+    tables: bool = True,
 ) -> Fitted:
     """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
     page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
     ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found;
-    ``layouts`` are the index layouts to try when the caller chose them (the shrink did, before shrinking).
+    ``layouts`` are the index layouts to try when the caller chose them (the shrink did, before shrinking);
+    ``tables`` lets uniform records be shown as a table when that is cheaper (hostshape.output.columns).
     Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     found = _records_at(value, records_at) if records_at is not None else find_records(value)
     if found is None or not found[1]:
@@ -63,9 +66,12 @@ def fit_data(
         capped, cuts = cap_records(records[offset:], level, seen)
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
         level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
+        first = layouts[0][0] if layouts and layouts[0] else None
+        table = table_for(capped[offset : offset + seen], limit.count, first) if tables else None
         fit = _RecordFit(
             value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio, layouts
         )
+        fit.table = table
         fitted = fit.run() if level == levels[-1] else fit.whole()
         if fitted is not None:
             return fitted
@@ -148,28 +154,35 @@ class _RecordFit:
     layouts: list[list[str]] | None
 
     def whole(self) -> Fitted | None:
-        """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
+        """Every remaining record, whole, if they fit: as a list of objects, else as the table (if any); None when
+        neither fits (found without counting when clearly over)."""
         rest = self.records[self.offset :]
         self._begin()
-        text = self._text(rest, len(rest), None)
-        if self.ratio.estimate(text) > self.limit.tokens * 1.15:
-            return None
-        return self._verified(text, "records")
+        table, self.table = self.table, None
+        for form in (None, table) if table is not None else (None,):
+            self.table = form
+            text = self._text(rest, len(rest), None)
+            if self.ratio.estimate(text) <= self.limit.tokens * 1.15:
+                fitted = self._verified(text, "records")
+                if fitted is not None:
+                    return fitted
+        return None
 
     def run(self) -> Fitted:
         rest = self.records[self.offset :]
         self._begin()
         skeleton = self._skeleton(rest)
         budget = self.limit.tokens - self.ratio.estimate(skeleton) - 2
-        full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        if self.table is not None:  # the table's field names, once
+            budget -= self.ratio.estimate(dumps(list(self.table.fields)))
+        full = _costs_within((dumps(self.table.row(r)) if self.table else dumps(r) for r in rest), self.ratio, budget)
         for k, index, complete in self._plans(rest, full, budget):
             while k > 0 or index is not None:
                 text = self._text(rest, k, index)
                 fitted = self._verified(text, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        index, text, fitted = self._widest(rest, index, text, fitted)
-                        return self._with_a_shrunk_first(rest, index, text) or fitted
+                        return self._with_a_shrunk_first(rest, index, text) or self._widest(rest, index, fitted)
                     if index is not None and not complete:
                         return self._more_rows(rest, k, index, fitted)
                     return fitted
@@ -189,22 +202,19 @@ class _RecordFit:
                     break
         return self._shrunk_first(rest)
 
-    def _widest(
-        self, rest: list[Any], index: tuple[list[str], list[list[Any]]], text: str, fitted: Fitted
-    ) -> tuple[tuple[list[str], list[list[Any]]], str, Fitted]:
+    def _widest(self, rest: list[Any], index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
         """A listing of every record and nothing else: the widest layout that lists every record within the
         limit (columns a narrower try gave up in the hope of room for a whole record)."""
         wider = [c for c in self._layouts if len(c) > len(index[0])]
-        best = (index, text, fitted)
+        best = (index, fitted)
         for columns in wider[::-1][:_WIDER_TRIES]:  # nearest first, as long as each fits
             candidate = (columns, [rows_of(r, columns) for r in rest])
-            candidate_text = self._text(rest, 0, candidate)
-            better = self._verified(candidate_text, "index")
+            better = self._verified(self._text(rest, 0, candidate), "index")
             if better is None:
                 break
-            best = (candidate, candidate_text, better)
+            best = (candidate, better)
         self._text(rest, 0, best[0])  # the facts of the listing returned
-        return best
+        return best[1]
 
     def _more_rows(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
@@ -262,8 +272,6 @@ class _RecordFit:
                 if k == 0 and len(columns) > self._narrowest + 2:
                     deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
-                if k == 0 and deferred is not None:
-                    yield deferred  # no narrower listing leaves room for a whole record either: the wider one
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
             yield deferred
@@ -304,10 +312,13 @@ class _RecordFit:
     def _render(
         self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None, dropped: int = 0
     ) -> str:
+        tabled = self.table.render(shown) if self.table is not None and len(shown) > 1 else None
+        self.facts.form = FORM if tabled is not None else None
         out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
         if dropped and index is not None:
             out[KEY]["dropped"] = dropped
-        out.update(with_path(self.value, self.path, shown) if self.path else {"items": shown})
+        records = shown if tabled is None else tabled
+        out.update(with_path(self.value, self.path, records) if self.path else {"items": records})
         if index is not None and index[1]:
             out["_index"] = {"fields": index[0], "rows": index[1]}
         return dumps(out)
@@ -325,6 +336,7 @@ class _RecordFit:
     _last_tokens: int = field(default=0, init=False)
     _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
     _layouts: list[list[str]] = field(default_factory=list, init=False)  # the index layouts tried, widest first
+    table: Table | None = field(default=None, init=False)  # the records shown are rendered as this table
 
     def _verified(self, text: str, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):

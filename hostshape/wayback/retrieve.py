@@ -198,11 +198,12 @@ def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -
     if table is not None:
         facts.notes.append(table[1])
         return table[0]
-    lost = losses(text)
+    value = parse_json(text).value
+    lost = losses(text, value)
     if lost:
         facts.notes.extend(lost)
         facts.replaced = True
-    return parse_json(text).value
+    return value
 
 
 def _read_part(
