@@ -157,7 +157,7 @@ def leave_alone(s: Shaping) -> Shaping:
 
 
 def compact(s: Shaping) -> Shaping:
-    lost = tuple(losses(s.payload.text, s.payload.value)) if s.payload.is_data else ()
+    lost = tuple(losses(s.payload.text)) if s.payload.is_data else ()
     s = dataclasses.replace(s, lost=lost)
     if s.payload.is_data and not s.configured:
         text = minify(s.payload.text) if lost else _exact_json(s.payload.value)

@@ -198,12 +198,11 @@ def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -
     if table is not None:
         facts.notes.append(table[1])
         return table[0]
-    value = parse_json(text).value
-    lost = losses(text, value)
+    lost = losses(text)
     if lost:
         facts.notes.extend(lost)
         facts.replaced = True
-    return value
+    return parse_json(text).value
 
 
 def _read_part(
