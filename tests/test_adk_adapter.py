@@ -26,6 +26,7 @@ from hostshape.tokens import count_tokens
 pytestmark = pytest.mark.host
 
 BUDGET = 2000
+PAGED = 1500  # a budget the eleven pull requests take pages at
 
 
 @pytest.fixture
@@ -261,11 +262,12 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy,
             return "hostshape_read", {"handle": first["handle"], "query": "[].title", "cursor": first["next"]}
         return None
 
-    run_ = await run("list_pull_requests", policy=policy, mode=mode, retrieval=True, next_call=next_call)
+    paged = policy.replace(budget=PAGED)  # the pull requests, even as a table, fill more than one page
+    run_ = await run("list_pull_requests", policy=paged, mode=mode, retrieval=True, next_call=next_call)
     received: list[str] = run_.extra["received"]
     assert len(received) == len(plan) + 1 and plan[-1] == "foreign" and "query-next" in plan
     for text in received:
-        assert count_tokens(text) <= BUDGET
+        assert count_tokens(text) <= PAGED
 
     first = _envelope(received[0])
     assert first["handle"] and first["next"] and "hostshape_read" in first["hint"]

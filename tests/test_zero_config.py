@@ -74,13 +74,11 @@ def test_key_value_pair_lists_become_small_objects() -> None:
         {"InstanceId": f"i-{i:017x}", "Tags": [{"Key": "env", "Value": "prod"}, {"Key": "team", "Value": f"t{i}"}]}
         for i in range(5)
     ]
-    from hostshape.records.project import shrink
+    from hostshape.records.project import zero_config
 
-    projection = shrink({"Instances": records}, count_tokens)
+    projection = zero_config({"Instances": records}, count_tokens)
     assert projection.value["Instances"][0]["Tags"] == {"team": "t0"}
-    facts = Facts()
-    projection.report(facts)
-    assert facts.same == {"Tags.env": "prod"}  # the same in every record: stated once, by its dotted path
+    assert projection.reported(Facts()).same == {"Tags.env": "prod"}  # the same in every record: stated once
 
 
 def test_a_human_key_beats_an_opaque_uuid_and_both_are_listed(tmp_path) -> None:
@@ -273,7 +271,7 @@ def test_search_results_with_only_urls_and_titles_are_indexed_by_url(tmp_path) -
 
 
 def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
-    from hostshape.records.project import shrink
+    from hostshape.records.project import zero_config
 
     people = [
         {
@@ -293,7 +291,7 @@ def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
         }
         for n in range(12)
     ]
-    projection = shrink({"items": records}, count_tokens)
+    projection = zero_config({"items": records}, count_tokens)
     shown = projection.value["items"]
     assert shown[0]["author"] == "user0"  # the same person recurs: a reference, named by its login
     assert isinstance(shown[0]["spec"], dict)  # one per record, never repeated: a part, shown
