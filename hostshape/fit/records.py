@@ -77,8 +77,7 @@ def fit_data(
         capped, cuts = cap_records(listed[offset:], level, seen)
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
         level_facts = dataclasses.replace(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
-        first = records.layouts[0][0] if records.layouts and records.layouts[0] else None
-        table = table_for(capped[:seen], limit.count, first) if tables else None
+        table = table_for(capped[:seen], limit.count) if tables else None
         if level != levels[-1]:
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
             fitted = fit.whole()
@@ -173,33 +172,52 @@ class _RecordFit:
     def whole(self) -> Fitted | None:
         """Every remaining record, whole, if they fit: as a list of objects, else as the table (if any); None when
         neither fits (found without counting when clearly over)."""
-        rest = self.rest
-        for form in (None, self.table) if self.table is not None else (None,):
-            text, facts = dataclasses.replace(self, table=form)._text(rest, len(rest), None)
-            if self.ratio.estimate(text) <= self.limit.tokens * 1.15:
-                fitted = self._verified(text, facts, "records")
-                if fitted is not None:
-                    return fitted
-        return None
+        rest, most = self.rest, self.limit.tokens * 1.15
+        text, facts = dataclasses.replace(self, table=None)._text(rest, len(rest), None)
+        estimate = self.ratio.estimate(text)
+        if estimate <= most:
+            fitted = self._verified(text, facts, "records")
+            if fitted is not None:
+                return fitted
+        if self.table is None or estimate * self.table.share > most:  # the table is rendered only when it may fit
+            return None
+        text, facts = self._text(rest, len(rest), None)
+        return self._verified(text, facts, "records") if self.ratio.estimate(text) <= most else None
 
     def run(self) -> Fitted:
         rest = self.rest
         budget = self.limit.tokens - self.ratio.estimate(self._skeleton()) - 2
         table = self.table
-        if table is not None:  # the table's field names, once
-            budget -= self.ratio.estimate(dumps(list(table.fields)))
-        full = _costs_within((dumps(table.row(r)) if table else dumps(r) for r in rest), self.ratio, budget)
+        if table is None:
+            full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        else:  # rows cost what their table costs, counted on the first few: the names once, the rows' share each
+            head = table.render(rest[:_TABLE_HEAD]) or {"fields": [], "rows": []}
+            names = self.limit.count(dumps(head["fields"]))
+            per = (self.limit.count(dumps(head["rows"])) + 1) / max(1, len(head["rows"]))
+            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / len(head["rows"]))
+            budget -= names
+            estimates = _costs_within((dumps(table.row(r)) for r in rest), self.ratio, int(budget / scale) + 1)
+            full = [max(1, round(c * scale)) for c in estimates]
         for k, index, complete in self._plans(full, budget):
+            fit = self
+            if index is not None and not complete and table is not None:
+                # no listing of every record fits: its quarter of the budget shows whole records as objects, whose
+                # cost is known better than a table's, and the rows listed run to the same record
+                fit = dataclasses.replace(self, table=None)
+                plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+                whole = _most_records(plain, [0] * len(plain), (budget - _INDEX_HEADER) // _WHOLE_SHARE)
+                index = (index[0], self.index.rows_in(index[0], whole, k + len(index[1])))
+                k = whole
             while k > 0 or index is not None:
-                text, facts = self._text(rest, k, index)
-                fitted = self._verified(text, facts, "index" if index else "records")
+                text, facts = fit._text(rest, k, index)
+                fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
                         return self._with_a_shrunk_first(index, fitted) or self._widest(index, fitted)
                     if index is not None and not complete:
-                        return self._more_rows(k, index, fitted)
+                        return fit._more_rows(k, index, fitted)
                     return fitted
-                over = self._last_tokens / self.limit.tokens
+                over = fit._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
                     break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
@@ -291,8 +309,8 @@ class _RecordFit:
         if size > room * SURELY_OVER_CHARS_PER_TOKEN:
             return []
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
-        if not 0.8 * room <= sum(estimates) <= 1.25 * room:  # clearly within or over: the estimate decides
-            return estimates if sum(estimates) <= room else []
+        if sum(estimates) > 1.25 * room:  # clearly over: the estimate decides (short rows are never estimated
+            return []  # within: their tokens run denser than the records' the estimate learnt from)
         listing = ",".join(texts)
         exact = self.limit.count(listing)
         self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
@@ -387,6 +405,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_TABLE_HEAD = 10  # records whose table rows are counted exactly, to cost the others
 _WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk

@@ -29,9 +29,10 @@ _MAX_FIELDS = 200  # records flattening to more fields than this are no table
 
 @dataclass(frozen=True)
 class Table:
-    """The fields of a table of records, in the order shown."""
+    """The fields of a table of records, in the order shown, and its cost as a share of the list's (sampled)."""
 
     fields: tuple[str, ...]
+    share: float = 1.0
 
     def row(self, record: Any) -> list[Any]:
         """``record``'s cells, in field order (null where absent)."""
@@ -71,10 +72,10 @@ def flatten(record: Any) -> dict[str, Any] | None:
     return out
 
 
-def table_for(records: Sequence[Any], count: Callable[[str], int], first: str | None = None) -> Table | None:
-    """The table the records are cheaper as, from a sample: fields in first-seen order, ``first`` (the
-    identifier) leading, fields of long text last; None when the records are not all objects that flatten, or the
-    table costs more than ``CHEAPER`` of the list."""
+def table_for(records: Sequence[Any], count: Callable[[str], int]) -> Table | None:
+    """The table the records are cheaper as, from a sample: fields in first-seen order, fields of long text last
+    (the same for every page of one result); None when the records are not all objects that flatten, or the table
+    costs more than ``CHEAPER`` of the list."""
     sample = list(records[:SAMPLE])
     if len(sample) < 2:
         return None
@@ -87,7 +88,7 @@ def table_for(records: Sequence[Any], count: Callable[[str], int], first: str | 
             order.setdefault(path, []).append(len(dumps(value)))
     if len(order) > _MAX_FIELDS:
         return None
-    fields = sorted(order, key=lambda p: (p != first, sum(order[p]) / len(order[p]) > LONG_CHARS))
+    fields = sorted(order, key=lambda p: sum(order[p]) / len(order[p]) > LONG_CHARS)
     table = Table(tuple(fields))
     size, keep = 0, 0
     for record in sample:  # count a bounded prefix only (two records at least)
@@ -97,7 +98,10 @@ def table_for(records: Sequence[Any], count: Callable[[str], int], first: str | 
         keep += 1
     sample = sample[:keep]
     rendered = table.render(sample)
-    return table if rendered is not None and count(dumps(rendered)) <= CHEAPER * count(dumps(sample)) else None
+    if rendered is None:
+        return None
+    share = count(dumps(rendered)) / max(1, count(dumps(sample)))
+    return Table(table.fields, share) if share <= CHEAPER else None
 
 
 def unflatten(flat: dict[str, Any]) -> dict[str, Any]:

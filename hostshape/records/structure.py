@@ -423,9 +423,9 @@ def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
-        if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)) or nearly_constant(words):
+        if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
-        if any(_DIGIT.search(w) for w in words):
+        if any(_DIGIT.search(w) for w in words) or nearly_constant(words, records, path):
             return None
         return (path.count("."), all(len(w) <= 3 for w in set(words)), -distinct)
 
@@ -595,10 +595,12 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
         if path in skipped:
             continue
         values = [v for v in _values(sample, path) if v is not None and v != ""]
-        if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2 or nearly_constant(values):
+        if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
             continue
         texts = [str(v) for v in values]
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
+            continue
+        if nearly_constant(values, records, path):
             continue
         found.append((_table(sample).levels.get(path, 0), order, path))
     chosen: list[str] = []
@@ -614,12 +616,23 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
 _NEARLY = 0.95  # a column whose most common value is in this share of the records says little about any one
 
 
-def nearly_constant(values: Sequence[Any]) -> bool:
-    """One value in nearly every record (``is_general`` false in 99 of 100): no help to tell records apart."""
+_PROBES = 20  # records read across a list longer than the sample, before a column is called nearly constant
+
+
+def nearly_constant(values: Sequence[Any], records: Sequence[Any] = (), path: str = "") -> bool:
+    """One value in nearly every sampled record (``is_general`` false in 99 of 100): no help to tell records
+    apart. When the list is longer than the sample, records spread over all of it are read too: a list sorted by
+    the column (a chart name, the second of which begins past the sample) is not constant."""
     if not values:
         return True
-    top = Counter(repr(v) for v in values).most_common(1)[0][1]
-    return top >= _NEARLY * len(values)
+    top, count = Counter(repr(v) for v in values).most_common(1)[0]
+    if count < _NEARLY * len(values):
+        return False
+    if len(records) <= SAMPLE or not path:
+        return True
+    step = max(1, len(records) // _PROBES)
+    probes = [dotted(r, path) for r in records[::step][:_PROBES] if isinstance(r, dict)]
+    return sum(repr(v) == top for v in probes if v is not None and v != "") >= _NEARLY * max(1, len(probes)) - 1
 
 
 def _repeats(sample: Sequence[Any], path: str, other: str) -> bool:
