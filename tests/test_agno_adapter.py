@@ -18,6 +18,7 @@ from helpers import PR_NUMBERS
 
 from hostshape import Policy, Rule
 from hostshape.adapters import agno as adapter
+from hostshape.output.columns import as_records
 from hostshape.testing.agno import run, run_sync_function
 from hostshape.tokens import count_tokens
 
@@ -118,6 +119,6 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy)
     for page in pages:
         assert count_tokens(page) <= BUDGET
         doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        items = as_records(doc["items"]) if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
         seen += [item["number"] for item in items]
     assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page

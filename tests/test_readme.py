@@ -21,6 +21,7 @@ import pytest
 
 from hostshape import Policy
 from hostshape.adapters.registry import HOSTS, hosts
+from hostshape.output.columns import as_records
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -195,8 +196,8 @@ def _follow_next(first: str) -> dict[str, str]:
 
 
 def _assert_second_page(first: str, page: str) -> None:
-    shown = {r["number"] for r in json.loads(first)["items"]}
-    paged = {r["number"] for r in json.loads(page)["items"]}
+    shown = {r["number"] for r in as_records(json.loads(first)["items"])}
+    paged = {r["number"] for r in as_records(json.loads(page)["items"])}
     assert paged and not shown & paged  # the page the way back gave is the next records, none seen twice
 
 

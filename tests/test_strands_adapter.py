@@ -18,6 +18,7 @@ from helpers import PR_NUMBERS
 
 from hostshape import Policy, Rule
 from hostshape.adapters import strands as adapter
+from hostshape.output.columns import as_records
 from hostshape.testing.strands import run_sync
 from hostshape.tokens import count_tokens
 
@@ -135,14 +136,15 @@ def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> No
         handle = json.loads(received[0])["_hostshape"]["handle"]
         return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
 
-    run_ = run_sync("list_pull_requests", policy=policy, retrieval=True, next_call=next_call, sync=False)
+    paged = policy.replace(budget=1500)  # the pull requests, even as a table, fill more than one page
+    run_ = run_sync("list_pull_requests", policy=paged, retrieval=True, next_call=next_call, sync=False)
     pages: list[str] = run_.extra["received"]
     assert len(pages) > 1
     seen: list[int] = []
     for page in pages:
-        assert count_tokens(page) <= BUDGET
+        assert count_tokens(page) <= 1500
         doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
+        items = as_records(doc["items"]) if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
         seen += [item["number"] for item in items]
     assert "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
     assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
