@@ -44,6 +44,16 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/grafana_dashboard_ingress_nginx.json": ("title", "type"),
     "corpus/pypi_simple_django.json": (None, "yanked"),
     "corpus/ingress_nginx_configuration.json": (None, None),
+    "corpus/aws_inspector2_list_findings.json": ("title", "status"),
+    "corpus/crates_io_regex_crate.json": (None, None),
+    "corpus/rubygems_versions_bundler.json": (None, None),
+    "corpus/aws_bedrock_list_model_invocation_jobs.json": ("jobName", "status"),
+    "corpus/grafana_tempo_trace_otlp.json": ("name", None),
+    "corpus/salesforce_soql_accounts_subquery.json": ("Name", None),
+    "corpus/k8s_kubelet_stats_summary.json": (None, None),
+    "corpus/helm_search_repo_redis_versions.json": ("name", None),
+    "corpus/datadog_posture_findings_list.json": ("attributes.rule.name", "attributes.evaluation"),
+    "corpus/datadog_spans_search.json": ("attributes.resource_name", None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -56,6 +66,20 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/jira_projects_apache.json": ("name", "projectTypeKey"),
     "corpus/slack_conversations_list.json": ("created", "num_members"),
     "corpus/datadog_hosts_list.json": ("up", "last_reported_time"),
+    "corpus/aws_inspector2_list_findings.json": ("severity", "inspectorScore", "fixAvailable"),
+    "corpus/crates_io_regex_crate.json": ("created_at", "yanked", "downloads"),
+    "corpus/rubygems_versions_bundler.json": ("created_at", "prerelease", "downloads_count"),
+    "corpus/aws_bedrock_list_model_invocation_jobs.json": ("modelId", "timeoutDurationInHours"),
+    "corpus/grafana_tempo_trace_otlp.json": ("parentSpanId", "startTimeUnixNano", "endTimeUnixNano"),
+    "corpus/salesforce_soql_accounts_subquery.json": ("Contacts.totalSize",),
+    "corpus/k8s_kubelet_stats_summary.json": ("podRef.namespace", "startTime", "memory.workingSetBytes"),
+    "corpus/helm_search_repo_redis_versions.json": ("app_version",),
+    "corpus/datadog_posture_findings_list.json": ("attributes.resource", "attributes.resource_type"),
+    "corpus/datadog_spans_search.json": (
+        "attributes.service",
+        "attributes.start_timestamp",
+        "attributes.custom.duration",
+    ),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")

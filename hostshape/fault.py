@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from hostshape.fit.budget import Limit
+from hostshape.input.contract import TextBlock, ToolResult
 from hostshape.output.envelope import WayBack, fault_answer, last_resort_texts, refusal
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
@@ -116,7 +117,11 @@ def _message(exc: BaseException) -> str:
 
 def best_effort_text(raw: Any) -> tuple[str, bool]:
     """Whatever text can be had from ``raw`` after a fault, and whether it looks like JSON; never raises."""
-    attempts = (lambda: _unwrapped(raw), lambda: (raw if isinstance(raw, str) else repr(raw)[:1_000_000], None))
+    attempts = (
+        lambda: _unwrapped(raw),
+        lambda: (_plain_text(raw), None),
+        lambda: (raw if isinstance(raw, str) else repr(raw)[:1_000_000], None),
+    )
     for attempt in attempts:
         try:
             text, is_json = attempt()
@@ -139,10 +144,23 @@ def _is_json(text: str) -> bool:
 
 
 def _unwrapped(raw: Any) -> tuple[str, bool | None]:
-    from hostshape.input.unwrap import unwrap
+    from hostshape.input.host_forms import tool_result
+    from hostshape.input.payload import payload_of
 
-    payload = unwrap(raw)
+    payload = payload_of(tool_result(raw))
     return payload.text, payload.looks_json
+
+
+def _plain_text(raw: Any) -> str:
+    """The text of a ``ToolResult`` read without the pipeline: its text blocks, else its structured copy as JSON."""
+    if not isinstance(raw, ToolResult):
+        raise TypeError("not a ToolResult")
+    texts = [block.text for block in raw.content if isinstance(block, TextBlock)]
+    if texts:
+        return "\n".join(texts)
+    if isinstance(raw.structured, str):
+        return raw.structured
+    return orjson.dumps(raw.structured).decode()
 
 
 def cut_answer(text: str, is_json: bool, fits: Callable[[str], bool], tokens: int, fault: str, way: WayBack) -> str:

@@ -3,12 +3,13 @@
 Each step is a plain function from one ``Shaping`` (immutable) to the next; a step that has the answer sets
 ``answer`` and the steps after it are skipped. In order:
 
-- ``read``: unwrap what the host handed over into one ``Payload`` (``hostshape.input``);
+- ``read``: the input contract (``hostshape.input.contract.ToolResult``) read into one ``Payload``
+  (``hostshape.input.payload``);
 - ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it;
 - ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
   lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
   then names;
-- ``save``: the full original is saved for the way back (``hostshape.wayback``), and the cursor factory made;
+- ``save``: the full original is saved for the way back (``hostshape.wayback``), and its cursor maker made;
 - ``fit``: the first payload kind in ``KINDS`` that reads the payload projects it (``hostshape.records``) and fits
   it to the limit (``hostshape.fit``), its envelope saying what was cut (``hostshape.output``);
 - ``cap``: the cap is absolute: a text over the limit, whatever went wrong above, becomes the last resort.
@@ -32,14 +33,16 @@ import orjson
 from hostshape import telemetry
 from hostshape.documents import kind_of
 from hostshape.fault import after_fault
-from hostshape.fit import Cursor, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.fit import CursorAt, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
+from hostshape.input.contract import ToolResult
 from hostshape.input.host_form import HostForm
+from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
-from hostshape.input.unwrap import Payload, unwrap
+from hostshape.input.payload import Payload, payload_of
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
@@ -69,26 +72,28 @@ def shape(
 ) -> Shaped:
     """Shape one tool result for the model. Never raises; see ``Shaped`` for what comes back.
 
-    ``raw`` is what the host handed over: a str or bytes (text, or JSON as text), a JSON value, an MCP
-    ``CallToolResult`` (an object with ``model_dump`` or its dump: ``content`` blocks of every MCP kind — text,
-    image, audio, embedded resource, resource link — ``structuredContent`` and ``isError``), or a list of content
-    blocks; ``hostshape.input.unwrap`` reads it, and a block it cannot read is named in the envelope. ``host``
-    says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``): the budget
-    then holds for the text in that form, within the host's caps, headed by a host note when given.
+    ``raw`` is the input contract, a ``hostshape.input.contract.ToolResult`` (content blocks of each MCP kind, the
+    structured copy, ``isError``, the host wrapper it came in), which every adapter builds from its host's
+    objects. Anything else is converted once, here, by ``hostshape.input.host_forms.tool_result``: a str (text, or
+    JSON as text), bytes, a JSON value (dict, list, scalar), an MCP ``CallToolResult`` or its dump, a list of MCP
+    content blocks, and the host forms that module lists. A block the core cannot read is named in the envelope.
+    ``host`` says what the host shows the model and how it sends the replacement (``hostshape.host.HostForm``):
+    the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
     """
     policy = policy or _DEFAULT
-    if host is None:
-        result = _shape_once(raw, policy, tool, server, args)
-    else:
-        try:
+    try:
+        given = tool_result(raw)  # the door: what was handed over, as the input contract, once
+        if host is None:
+            result = _shape_once(given, policy, tool, server, args)
+        else:
             result = fit_to_host(
                 host,
-                lambda budget, chars: _shape_once(raw, policy, tool, server, args, budget, chars),
+                lambda budget, chars: _shape_once(given, policy, tool, server, args, budget, chars),
                 policy=policy,
                 budget=policy.budget_for(tool, server),
             )
-        except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
-            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
+    except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+        result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
     telemetry.record(result)
     return result
 
@@ -97,7 +102,7 @@ def shape(
 class Shaping:
     """One shaping call as it passes the steps: what was asked, and what each step found."""
 
-    raw: Any
+    result: ToolResult
     policy: Policy
     tool: str | None
     server: str | None
@@ -108,7 +113,7 @@ class Shaping:
     started: float
     payload: Payload = field(default_factory=lambda: Payload(""))
     way: WayBack = field(default_factory=WayBack)
-    cursor: Cursor = no_cursor
+    cursor_at: CursorAt = no_cursor
     fitted: Fitted | None = None
     answer: Shaped | None = None
     lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
@@ -145,7 +150,7 @@ class Shaping:
 
 
 def read(s: Shaping) -> Shaping:
-    return dataclasses.replace(s, payload=unwrap(s.raw, keep_binary=s.policy.keep_binary))
+    return dataclasses.replace(s, payload=payload_of(s.result, keep_binary=s.policy.keep_binary))
 
 
 def leave_alone(s: Shaping) -> Shaping:
@@ -169,18 +174,15 @@ def compact(s: Shaping) -> Shaping:
 def save(s: Shaping) -> Shaping:
     way = _way_back(s.payload, s.policy, s.tool, s.args)
     query = s.rule.jmespath if s.configured and s.rule is not None else None
-    return dataclasses.replace(s, way=way, cursor=_cursor_factory(s.policy, way, query))
+    return dataclasses.replace(s, way=way, cursor_at=_cursor_maker(s.policy, way, query))
 
 
 def fit(s: Shaping) -> Shaping:
-    facts = Facts(notes=list(s.payload.notes))
     note = surrogate_note(s.payload.text) if s.payload.is_data else None
-    if note:  # the JSON text escaped lone surrogates, which the answer shows as U+FFFD
-        facts.notes.append(note)
-        facts.replaced = True
-    if s.lost:  # numbers rounded, a repeated key's first value: never rendered without saying so
-        facts.notes.extend(s.lost)
-        facts.replaced = True
+    # lone surrogates the answer shows as U+FFFD; numbers rounded, a repeated key's first value: never rendered
+    # without saying so
+    replaced = [*([note] if note else []), *s.lost]
+    facts = Facts(notes=[*s.payload.notes, *replaced], replaced=bool(replaced))
     kind = next(k for k in KINDS if k.read(s.payload) is not None)  # prose reads every payload
     return dataclasses.replace(s, fitted=kind.fit(s, kind.read(s.payload), facts))
 
@@ -206,31 +208,39 @@ class Kind:
 
 
 def _projected(
-    s: Shaping, value: Any, facts: Facts, *, rule: Rule | None = None, shrink: bool = True, cursor: Cursor = no_cursor
+    s: Shaping,
+    value: Any,
+    facts: Facts,
+    *,
+    rule: Rule | None = None,
+    allow_shrink: bool = True,
+    cursor_at: CursorAt = no_cursor,
 ) -> Fitted:
     """``value`` projected (by ``rule``, else the zero-configuration shrink) and fitted: the record list and its
-    index layouts are decided once, by the projection, and carried to the fit."""
-    projection = project(value, rule, allow_shrink=shrink, count=s.limit.count, max_records=s.limit.tokens + 1)
-    projection.report(facts)
-    return fit_data(
-        projection.value, facts, s.limit, s.way, cursor, records_at=projection.path, layouts=projection.layouts
-    )
+    index are decided once, by the records stage, and carried to the fit as data."""
+    most = s.limit.tokens + 1  # no budget shows or lists more records than it has tokens
+    projection = project(value, rule, allow_shrink=allow_shrink, count=s.limit.count, max_records=most)
+    records = projection.listing(s.limit.count, rows=most)
+    return fit_data(projection.value, projection.reported(facts), s.limit, s.way, cursor_at, records=records)
 
 
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
     if hidden:
-        facts.truncated = True
-        facts.notes.append(f"{hidden:,} members of objects too wide for the budget not shown")
-    shrink = s.rule.shrink if s.rule is not None else True
-    return _projected(s, value, facts, rule=s.rule, shrink=shrink, cursor=s.cursor)
+        notes = [*facts.notes, f"{hidden:,} members of objects too wide for the budget not shown"]
+        facts = dataclasses.replace(facts, truncated=True, notes=notes)
+    allow_shrink = s.rule.shrink if s.rule is not None else True
+    return _projected(s, value, facts, rule=s.rule, allow_shrink=allow_shrink, cursor_at=s.cursor_at)
 
 
 def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
     """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
     records, note = table
-    facts.notes.append(note)
-    return _projected(s, records, facts, cursor=s.cursor)
+    return _projected(s, records, _noted(facts, note), cursor_at=s.cursor_at)
+
+
+def _noted(facts: Facts, note: str) -> Facts:
+    return dataclasses.replace(facts, notes=[*facts.notes, note])
 
 
 def _only_opens_like_json(payload: Payload) -> bool:
@@ -260,7 +270,7 @@ def _fit_document(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 
 
 def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    facts.notes.append(f"not valid JSON ({payload.parse_error}); shown as text")
+    facts = _noted(facts, f"not valid JSON ({payload.parse_error}); shown as text")
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
 
 
@@ -274,17 +284,15 @@ def _error_json(payload: Payload) -> tuple[Any] | None:
 
 def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
     """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
-    facts.notes.append("the tool reported an error")
-    return _projected(s, error[0], facts)
+    return _projected(s, error[0], _noted(facts, "the tool reported an error"))
 
 
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    facts.notes.append("the tool reported an error")
-    return _fit_prose(s, payload, facts)
+    return _fit_prose(s, payload, _noted(facts, "the tool reported an error"))
 
 
 def _fit_prose(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    return fit_text(clean(payload.text), facts, s.limit, dataclasses.replace(s.way, reads="text"), s.cursor)
+    return fit_text(clean(payload.text), facts, s.limit, dataclasses.replace(s.way, reads="text"), s.cursor_at)
 
 
 def _accepts(test: Callable[[Payload], bool]) -> Callable[[Payload], Payload | None]:
@@ -308,7 +316,7 @@ KINDS: tuple[Kind, ...] = (
 
 
 def _shape_once(
-    raw: Any,
+    given: ToolResult,
     policy: Policy,
     tool: str | None,
     server: str | None,
@@ -324,7 +332,7 @@ def _shape_once(
         budget = policy.budget_for(tool, server) if budget is None else max(1, budget)
         limit = Limit(max(1, math.floor(budget / policy.safety_factor)), chars or policy.max_chars, policy.encoding)
         fits = limit.fits
-        s = Shaping(raw, policy, tool, server, args, budget, limit, policy.rule_for(tool, server), started)
+        s = Shaping(given, policy, tool, server, args, budget, limit, policy.rule_for(tool, server), started)
         for step in STEPS:
             s = step(s)
             if s.answer is not None:
@@ -333,7 +341,7 @@ def _shape_once(
     except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
         try:
             return after_fault(
-                raw, policy, exc, tool=tool, server=server, args=args, started=started, budget=budget, fits=fits
+                given, policy, exc, tool=tool, server=server, args=args, started=started, budget=budget, fits=fits
             )
         except Exception:  # noqa: BLE001 - not even the fault could be described
             return _unreportable(policy, tool)
@@ -392,7 +400,7 @@ def _view_cursor(policy: Policy, way: WayBack) -> ViewCursor:
     return lambda view, offset: encode(secret, Position(handle, None, offset, view))
 
 
-def _cursor_factory(policy: Policy, way: WayBack, query: str | None) -> Cursor:
+def _cursor_maker(policy: Policy, way: WayBack, query: str | None) -> CursorAt:
     if not (way.handle and way.tool):
         return no_cursor
     secret = open_store(policy).secret

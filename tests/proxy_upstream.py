@@ -20,16 +20,28 @@ import json
 import os
 import sys
 import time
+from importlib.metadata import version
+from typing import Any
 
 import anyio
 from mcp import types
-from mcp.server.fastmcp import Context
 from pydantic import BaseModel
 
 from hostshape.examples import payload_text
 from hostshape.examples.mcp_server import server
 
+# Run by the proxy with the environment the client gave it, which may not put this checkout first on the path:
+# this server uses nothing of hostshape beyond the example server.
+MCP2 = version("mcp").split(".")[0] == "2"
+if MCP2:
+    from mcp.server.mcpserver import Context
+    from mcp.shared.exceptions import MCPError
+else:
+    from mcp.server.fastmcp import Context
+    from mcp.shared.exceptions import McpError
+
 PAGE = 4
+_WIRE = os.dup(1)  # the JSON-RPC pipe itself: mcp 2's stdio server diverts fd 1 to stderr (mcp/server/stdio.py:87)
 _calls = {"n": 0}
 
 
@@ -49,8 +61,7 @@ def hang(seconds: float = 60.0) -> str:
 @server.tool()
 def garble() -> str:
     """Writes a line that is not JSON-RPC to stdout, then blocks."""
-    sys.stdout.buffer.write(b"<html>502 Bad Gateway</html>\n")
-    sys.stdout.buffer.flush()
+    os.write(_WIRE, b"<html>502 Bad Gateway</html>\n")
     time.sleep(60)
     return "unreachable"
 
@@ -122,63 +133,77 @@ def counter() -> str:
     return f"call {_calls['n']} of process {os.getpid()}"
 
 
-_list_all = server._mcp_server.request_handlers[types.ListToolsRequest]
-
-
-async def _paged(request: types.ListToolsRequest | None) -> types.ServerResult:
-    result = await _list_all(request)
-    if request is None:  # the server's own tool cache asks for everything (mcp/server/lowlevel/server.py)
-        return result
-    everything = result.root.tools
-    start = int(request.params.cursor) if request.params and request.params.cursor else 0
-    page = everything[start : start + PAGE]
-    after = start + PAGE
-    cursor = str(after) if after < len(everything) else None
-    return types.ServerResult(types.ListToolsResult(tools=page, nextCursor=cursor))
-
-
-server._mcp_server.request_handlers[types.ListToolsRequest] = _paged
-_call = server._mcp_server.request_handlers[types.CallToolRequest]
 _RAW = {"rpc_error", "split_structured", "big_error"}
 
 
-async def _raw_call(request: types.CallToolRequest) -> types.ServerResult:
-    """The tools answered below FastMCP's tool layer (which would turn their answers into ordinary results)."""
-    name, args = request.params.name, request.params.arguments or {}
-    if name == "rpc_error":
-        from mcp.shared.exceptions import McpError
+def _listing(everything: list[Any], cursor: str | None) -> Any:
+    """One page of the tools (PAGE a page), the tools answered below the tool layer on the last."""
+    start = int(cursor) if cursor else 0
+    page = everything[start : start + PAGE]
+    after = start + PAGE
+    if after < len(everything):
+        return types.ListToolsResult(tools=page, nextCursor=str(after))
+    schema = {"type": "object", "properties": {"code": {"type": "integer"}, "size": {"type": "integer"}}}
+    raw = [types.Tool(name=n, description=f"{n} (answered below the tool layer)", inputSchema=schema) for n in _RAW]
+    return types.ListToolsResult(tools=[*page, *sorted(raw, key=lambda t: t.name)])
 
+
+def _raw(name: str, args: dict[str, Any]) -> Any:
+    """The tools answered below FastMCP's tool layer (which would turn their answers into ordinary results);
+    None for the others."""
+    if name == "rpc_error":
         message = "upstream failure " + payload_text("gh_pulls_list.json")[: int(args.get("size", 100))]
-        raise McpError(types.ErrorData(code=int(args.get("code", -32000)), message=message))
+        code = int(args.get("code", -32000))
+        raise MCPError(code, message) if MCP2 else McpError(types.ErrorData(code=code, message=message))
     pulls = json.loads(payload_text("gh_pulls_list.json"))
     if name == "split_structured":
         text = types.TextContent(type="text", text="Found 30 pull requests.")
-        return types.ServerResult(types.CallToolResult(content=[text], structuredContent={"pulls": pulls}))
+        return types.CallToolResult(content=[text], structuredContent={"pulls": pulls})
     if name == "big_error":
         text = types.TextContent(type="text", text=json.dumps({"error": "validation failed", "items": pulls}))
-        return types.ServerResult(types.CallToolResult(content=[text], isError=True))
-    return await _call(request)
+        return types.CallToolResult(content=[text], isError=True)
+    return None
 
 
-server._mcp_server.request_handlers[types.CallToolRequest] = _raw_call
+if MCP2:  # handlers of (ctx, params) by method (mcp/server/lowlevel/server.py:484)
+    _low = server._lowlevel_server
+    _list_entry = _low.get_request_handler("tools/list")
+    _call_entry = _low.get_request_handler("tools/call")
 
+    async def _list_v2(ctx: Any, params: Any) -> Any:
+        result = await _list_entry.handler(ctx, params)
+        return _listing(result.tools, params.cursor if params else None)
 
-async def _list_with_raw(request: types.ListToolsRequest | None) -> types.ServerResult:
-    result = await _paged(request)
-    if result.root.nextCursor is None:
-        schema = {"type": "object", "properties": {"code": {"type": "integer"}, "size": {"type": "integer"}}}
-        raw = [types.Tool(name=n, description=f"{n} (answered below the tool layer)", inputSchema=schema) for n in _RAW]
-        result = types.ServerResult(
-            types.ListToolsResult(tools=[*result.root.tools, *sorted(raw, key=lambda t: t.name)])
-        )
-    return result
+    async def _call_v2(ctx: Any, params: Any) -> Any:
+        raw = _raw(params.name, params.arguments or {})
+        return raw if raw is not None else await _call_entry.handler(ctx, params)
 
+    _low.add_request_handler("tools/list", _list_entry.params_type, _list_v2)
+    _low.add_request_handler("tools/call", _call_entry.params_type, _call_v2)
+else:  # handlers by request type
+    _handlers = server._mcp_server.request_handlers
+    _list_all = _handlers[types.ListToolsRequest]
+    _call = _handlers[types.CallToolRequest]
 
-server._mcp_server.request_handlers[types.ListToolsRequest] = _list_with_raw
+    async def _list_v1(request: types.ListToolsRequest | None) -> types.ServerResult:
+        result = await _list_all(request)
+        if request is None:  # the server's own tool cache asks for everything (mcp/server/lowlevel/server.py)
+            return result
+        return types.ServerResult(_listing(result.root.tools, request.params.cursor if request.params else None))
+
+    async def _call_v1(request: types.CallToolRequest) -> types.ServerResult:
+        raw = _raw(request.params.name, request.params.arguments or {})
+        return types.ServerResult(raw) if raw is not None else await _call(request)
+
+    _handlers[types.ListToolsRequest] = _list_v1
+    _handlers[types.CallToolRequest] = _call_v1
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--sse"]:  # serve the legacy HTTP+SSE transport on 127.0.0.1:<port> instead of stdio
-        server.settings.port = int(sys.argv[2])
-        server.run("sse")
+        if MCP2:
+            server.run("sse", port=int(sys.argv[2]))
+        else:
+            server.settings.port = int(sys.argv[2])
+            server.run("sse")
     else:
         server.run("stdio")

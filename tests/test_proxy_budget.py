@@ -12,19 +12,16 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
-if version("mcp").split(".")[0] != "1":
-    pytest.skip("hostshape proxy is built on the mcp SDK 1.x", allow_module_level=True)
 
 from helpers import is_shaped
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import McpError
+from mcp_client import McpError, is_error, structured, wire
 from test_proxy import all_tools, assert_within_budget, proxy_argv, stdio_session, text_of, write_policy
 
 from hostshape.tokens import count_tokens
@@ -46,7 +43,7 @@ async def own_read_session(tmp_path: Path) -> AsyncIterator[ClientSession]:
 async def test_an_error_result_is_shaped_within_the_budget(tmp_path: Path) -> None:
     async with stdio_session(proxy_argv(write_policy(tmp_path, BUDGET))) as session:
         result = await session.call_tool("big_error", {})
-    assert result.isError
+    assert is_error(result)
     text = assert_within_budget(result, BUDGET)
     assert "validation failed" in text and is_shaped(text)
 
@@ -67,11 +64,11 @@ async def test_structured_content_that_is_not_a_copy_of_the_text_is_shaped(tmp_p
     async with stdio_session(proxy_argv(write_policy(tmp_path, BUDGET))) as session:
         result = await session.call_tool("split_structured", {})
         assert text_of(result) == "Found 30 pull requests."  # the text, small, as it was
-        assert result.structuredContent is not None
+        assert structured(result) is not None
         assert_within_budget(result, BUDGET)  # text and structured copy together (ADK shows both)
-        envelope = result.structuredContent["_hostshape"]
+        envelope = structured(result)["_hostshape"]
         page = await session.call_tool("hostshape_read", {"handle": envelope["handle"]})
-    assert not page.isError and '"number"' in text_of(page)
+    assert not is_error(page) and '"number"' in text_of(page)
     assert_within_budget(page, BUDGET)
 
 
@@ -83,12 +80,12 @@ async def test_an_upstream_tool_named_hostshape_read_is_shaped_and_never_doubled
         shaped = await session.call_tool("fetch_plain", {"name": "gh_pulls_list.json"})
         handle = json.loads(text_of(shaped))["_hostshape"]["handle"]
         own = await session.call_tool("hostshape_read", {"handle": handle})
-    assert read_tool.inputSchema["required"] == ["handle"]  # the proxy's own
+    assert wire(read_tool)["inputSchema"]["required"] == ["handle"]  # the proxy's own
     assert is_shaped(assert_within_budget(relayed, BUDGET))  # the upstream's answer, shaped
-    assert not own.isError and '"number"' in assert_within_budget(own, BUDGET)  # the proxy's own page
+    assert not is_error(own) and '"number"' in assert_within_budget(own, BUDGET)  # the proxy's own page
 
 
 async def test_hostshape_read_of_an_unknown_handle_is_an_error_result(tmp_path: Path) -> None:
     async with stdio_session(proxy_argv(write_policy(tmp_path, BUDGET))) as session:
         result = await session.call_tool("hostshape_read", {"handle": "no-such-handle"})
-    assert result.isError and "no saved result" in text_of(result)
+    assert is_error(result) and "no saved result" in text_of(result)

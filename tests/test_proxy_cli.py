@@ -12,14 +12,11 @@ import socket
 import subprocess
 import sys
 import time
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
-if version("mcp").split(".")[0] != "1":
-    pytest.skip("hostshape proxy is built on the mcp SDK 1.x", allow_module_level=True)
 
 import anyio
 from mcp import ClientSession
@@ -77,7 +74,7 @@ def test_a_budget_below_one_token_is_refused(tmp_path: Path, budget: str) -> Non
 
 
 async def test_http_prints_its_address_and_a_client_going_away_leaves_no_traceback(tmp_path: Path) -> None:
-    from mcp.client.streamable_http import streamable_http_client
+    from mcp_client import http_streams
 
     (tmp_path / "policy.toml").write_text(policy_text(tmp_path))
     argv = [sys.executable, "-m", "hostshape.cli", "proxy", "--policy", str(tmp_path / "policy.toml")]
@@ -97,10 +94,10 @@ async def test_http_prints_its_address_and_a_client_going_away_leaves_no_traceba
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
         with anyio.move_on_after(1.5):  # the client goes away in the middle of a call
-            async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as gone:
+            async with http_streams(url) as (read, write), ClientSession(read, write) as gone:
                 await gone.initialize()
                 await gone.call_tool("progress", {"steps": 2, "delay": 1.5})
-        async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+        async with http_streams(url) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             await anyio.sleep(2.5)  # the first call ends upstream, its answer has nowhere to go
             counted = text_of(await session.call_tool("counter", {}))

@@ -8,29 +8,26 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp")
-if version("mcp").split(".")[0] != "1":
-    pytest.skip("hostshape proxy is built on the mcp SDK 1.x", allow_module_level=True)
 
 import anyio
+from helpers import is_shaped
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import ClientSession, types
-from mcp.shared.exceptions import McpError
-from test_proxy import http_proxy, proxy_argv, stdio_session, text_of, write_policy
+from mcp_client import McpError, http_streams, next_cursor, notification
+from test_proxy import BUDGET, assert_within_budget, http_proxy, proxy_argv, stdio_session, text_of, write_policy
 
 
 @asynccontextmanager
 async def http_client(url: str, name: str, seen: list[str]) -> AsyncIterator[ClientSession]:
     """A client over streamable HTTP whose model answers every sampling request with ``answer from <name>`` and
     records the request's text in ``seen``."""
-    from mcp.client.streamable_http import streamable_http_client
 
     async def sampling(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
         seen.extend(m.content.text for m in params.messages if isinstance(m.content, types.TextContent))
@@ -39,7 +36,7 @@ async def http_client(url: str, name: str, seen: list[str]) -> AsyncIterator[Cli
         )
 
     async with (
-        streamable_http_client(url) as (read, write, _),
+        http_streams(url) as (read, write),
         ClientSession(read, write, sampling_callback=sampling) as session,
     ):
         await session.initialize()
@@ -82,10 +79,29 @@ async def test_each_client_session_has_its_own_upstream_session(tmp_path: Path) 
         second_a = text_of(await a.call_tool("counter", {}))
         first_b = text_of(await b.call_tool("counter", {}))
         page_a = await a.list_tools()
-        page_b = await b.list_tools(params=types.PaginatedRequestParams(cursor=page_a.nextCursor))
+        page_b = await b.list_tools(params=types.PaginatedRequestParams(cursor=next_cursor(page_a)))
     assert first_a.startswith("call 1 of") and second_a.startswith("call 2 of")
     assert first_b.startswith("call 1 of") and first_b.split()[-1] != first_a.split()[-1]  # another process
-    assert page_a.nextCursor and [t.name for t in page_b.tools] != [t.name for t in page_a.tools]
+    assert next_cursor(page_a) and [t.name for t in page_b.tools] != [t.name for t in page_a.tools]
+
+
+async def test_a_client_of_the_sessionless_2026_era_gets_an_upstream_session_per_request(tmp_path: Path) -> None:
+    """mcp 2's 2026-07-28 era has no sessions (each request carries its own envelope): nothing can tie one request
+    to another, so each gets an upstream session of its own, and results are shaped as in any era."""
+    if not hasattr(ClientSession, "discover"):
+        pytest.skip("the 2026-07-28 protocol era exists from mcp 2 on")
+    async with (
+        http_proxy(proxy_argv(write_policy(tmp_path))) as url,
+        http_streams(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.discover()  # instead of initialize: the modern era
+        first = text_of(await session.call_tool("counter", {}))
+        second = text_of(await session.call_tool("counter", {}))
+        result = await session.call_tool("list_pull_requests", {})
+    assert first.startswith("call 1 of") and second.startswith("call 1 of")
+    assert first.split()[-1] != second.split()[-1]  # two upstream processes
+    assert is_shaped(assert_within_budget(result, BUDGET))
 
 
 async def test_a_late_answer_to_a_cancelled_call_fails_no_other_call(tmp_path: Path) -> None:
@@ -164,8 +180,6 @@ def test_every_client_gets_only_its_own_requests_results_and_notifications(share
 
 
 async def _interleave(url: str, ops: list[Any]) -> None:
-    from mcp.client.streamable_http import streamable_http_client
-
     names = ["A", "B", "C"]
     seen: dict[str, list[str]] = {n: [] for n in names}
     logs: dict[str, int] = dict.fromkeys(names, 0)
@@ -181,11 +195,10 @@ async def _interleave(url: str, ops: list[Any]) -> None:
                 return types.CreateMessageResult(role="assistant", content=reply, model="scripted")
 
             async def on_message(message: Any, name: str = name) -> None:
-                root = getattr(message, "root", None)
-                if isinstance(root, types.LoggingMessageNotification):
+                if isinstance(notification(message), types.LoggingMessageNotification):
                     logs[name] += 1
 
-            read, write, _ = await stack.enter_async_context(streamable_http_client(url))
+            read, write = await stack.enter_async_context(http_streams(url))
             session = await stack.enter_async_context(
                 ClientSession(read, write, sampling_callback=sampling, message_handler=on_message)
             )

@@ -72,9 +72,9 @@ def test_key_value_pair_lists_become_small_objects() -> None:
         {"InstanceId": f"i-{i:017x}", "Tags": [{"Key": "env", "Value": "prod"}, {"Key": "team", "Value": f"t{i}"}]}
         for i in range(5)
     ]
-    from hostshape.records.project import shrink
+    from hostshape.records.project import zero_config
 
-    out = shrink({"Instances": records}, count_tokens).value
+    out = zero_config({"Instances": records}, count_tokens).value
     assert out["Instances"][0]["Tags"] == {"env": "prod", "team": "t0"}
 
 
@@ -268,7 +268,7 @@ def test_search_results_with_only_urls_and_titles_are_indexed_by_url(tmp_path) -
 
 
 def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
-    from hostshape.records.project import shrink
+    from hostshape.records.project import zero_config
 
     people = [
         {
@@ -288,7 +288,7 @@ def test_shared_entities_collapse_but_parts_of_a_record_do_not() -> None:
         }
         for n in range(12)
     ]
-    projection = shrink({"items": records}, count_tokens)
+    projection = zero_config({"items": records}, count_tokens)
     shown = projection.value["items"]
     assert shown[0]["author"] == "user0"  # the same person recurs: a reference, named by its login
     assert isinstance(shown[0]["spec"], dict)  # one per record, never repeated: a part, shown

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from hostshape.host import HostForm
 from hostshape.policy import Policy
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from hostshape.input.contract import ToolResult
+    from hostshape.result import Shaped
 
 log = logging.getLogger("hostshape.adapters")
 
@@ -88,3 +93,36 @@ def rule_names(policy: Policy, tool: str | None, server: str | None) -> bool:
     to shape a result of a tool that is not an MCP tool, which it otherwise leaves alone."""
     rule = policy.rule_for(tool, server)
     return rule is not None and rule.tool.strip("*") != ""
+
+
+def shape_for_host(
+    result: ToolResult,
+    *,
+    policy: Policy,
+    tool: str | None,
+    server: str | None,
+    args: object = None,
+    host: HostForm | None = None,
+) -> Shaped:
+    """``hostshape.shape`` as an adapter calls it: the input contract its host's objects were decoded into, and the
+    call's arguments as a plain dict (``{}`` when the host gave none, or not a mapping)."""
+    from hostshape import shape
+
+    given = dict(args) if isinstance(args, Mapping) else {}
+    return shape(result, policy=policy, tool=tool, server=server, args=given, host=host)
+
+
+def install_parts(
+    target: Any, policy: Policy | None, make: Callable[[Policy], Any], read_tool: Callable[[Policy], Any], kind: type
+) -> tuple[Any, Any, Any]:
+    """What ``install(target, policy)`` shares in every host whose target is an agent: (the agent or None, the hook
+    ``make`` builds, the ``hostshape_read`` tool), both made with the policy's ``retrieval_tool`` set so envelopes
+    name it. ``install(policy)`` and ``install()`` give no agent; a target of another type than ``kind`` is refused."""
+    from hostshape.wayback.retrieve import RETRIEVAL_TOOL
+
+    if isinstance(target, Policy):
+        target, policy = None, target
+    if target is not None and not isinstance(target, kind):
+        raise TypeError(f"install() takes a {kind.__module__}.{kind.__name__} or a Policy, not {type(target).__name__}")
+    chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
+    return target, make(chosen), read_tool(chosen)

@@ -47,8 +47,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.adapters._shared import default_policy, read_page, require, rule_names, shape_for_host
 from hostshape.host import HostForm, fits_half_budget, glue_fault, json_result, smallest_answer_budget
+from hostshape.input.host_forms import tool_result
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -119,11 +120,6 @@ def _route(tool: Any, server: str | None) -> tuple[str, str | None]:
     return (raw if isinstance(raw, str) and raw else name), server
 
 
-def _rule_names(policy: Policy, tool: str, server: str | None) -> bool:
-    rule = policy.rule_for(tool, server)
-    return rule is not None and rule.tool.strip("*") != ""
-
-
 def _is_host_failure(response: Any) -> bool:
     """ADK's own failure dicts, ``{"error": "MCP tool execution failed: ..."}`` (mcp_tool.py:622, 627): the host's
     message about a call that produced no result, left as ADK wrote it."""
@@ -177,13 +173,12 @@ def shape_tool_response(
     """
     name = str(getattr(tool, "name", "tool"))
     try:
-        from hostshape import shape
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         tool_name, server_name = _route(tool, server)
         if (name == RETRIEVAL_TOOL or tool_name == RETRIEVAL_TOOL) and not _is_mcp_tool(tool):
             return None  # hostshape's own pages (an MCP server's tool of that name is shaped like any)
-        if not _is_mcp_tool(tool) and not _rule_names(policy, tool_name, server_name):
+        if not _is_mcp_tool(tool) and not rule_names(policy, tool_name, server_name):
             return None
         if response is None or _is_host_failure(response):
             return None
@@ -191,14 +186,8 @@ def shape_tool_response(
         beside = _text_beside_structured(response, policy, tool_name, server_name)
         if beside is not None:  # ADK shows both: the data is shaped, the short text heads it
             payload, form = beside[1], dataclasses.replace(form, notes=(beside[0],))
-        res = shape(
-            payload,
-            policy=policy,
-            tool=tool_name,
-            server=server_name,
-            args=dict(args or {}),
-            host=form,
-        )
+        given = tool_result(payload)  # a dumped CallToolResult, or the structured copy beside a short text
+        res = shape_for_host(given, policy=policy, tool=tool_name, server=server_name, args=args, host=form)
         return {"result": res.text} if res.changed else None
     except Exception as exc:  # never raise into the ADK run
         logger.exception("hostshape could not shape the result of %s", name)

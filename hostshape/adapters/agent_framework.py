@@ -31,8 +31,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, read_function, require, rule_names
+from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.contract import TextBlock
+from hostshape.input.host_forms import blocks_result, text_result
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "middleware", "retrieval_tool", "shape_result"]
@@ -66,8 +68,6 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
     try:
         from agent_framework import Content
 
-        from hostshape import shape
-
         items = [Content.from_text(result)] if isinstance(result, str) else result
         if not isinstance(items, list) or not all(isinstance(i, Content) for i in items):
             return None
@@ -75,15 +75,9 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
         native = [i for i in items if i.type != "text"]
         if not texts:
             return None  # media only: nothing textual to budget
-        raw = {"content": [{"type": "text", "text": t} for t in texts]}
-        res = shape(
-            raw,
-            policy=policy,
-            tool=tool,
-            server=server,
-            args=dict(args) if isinstance(args, dict) else {},
-            host=HostForm(as_is="\n".join(texts)),
-        )
+        given = blocks_result([TextBlock(t) for t in texts])
+        form = HostForm(as_is="\n".join(texts))
+        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
         if not res.changed:
             return None
         return [Content.from_text(res.text), *native]
@@ -94,17 +88,10 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
 
 def _shaped_error(message: str, *, tool: str, args: Any, policy: Policy, server: str | None) -> str | None:
     """A tool error's message fitted to the budget as the model reads it (after ``ERROR_PREFIX``), or None."""
-    from hostshape import shape
-
     try:
-        res = shape(
-            {"content": [{"type": "text", "text": message}], "isError": True},
-            policy=policy,
-            tool=tool,
-            server=server,
-            args=dict(args) if isinstance(args, dict) else {},
-            host=HostForm(as_is=ERROR_PREFIX + message, wrap=lambda text: ERROR_PREFIX + text),
-        )
+        form = HostForm(as_is=ERROR_PREFIX + message, wrap=lambda text: ERROR_PREFIX + text)
+        given = text_result(message, is_error=True)
+        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
     except Exception:  # keep the host's own error
         logger.exception("hostshape could not shape the error of %s", tool)
         return None
@@ -184,15 +171,11 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
 
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
-    if isinstance(target, Policy):
-        target, policy = None, target
-    chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    shaping = _middleware_class()(chosen, server)
-    read_tool = retrieval_tool(chosen)
+    target, shaping, read_tool = install_parts(
+        target, policy, lambda chosen: _middleware_class()(chosen, server), retrieval_tool, Agent
+    )
     if target is None:
         return shaping, read_tool
-    if not isinstance(target, Agent):
-        raise TypeError(f"install() takes an agent_framework Agent or a Policy, not {type(target).__name__}")
     target.middleware = [*(target.middleware or []), shaping]
     tools = list(target.default_options.get("tools") or [])
     if not any(getattr(t, "name", None) == RETRIEVAL_TOOL for t in tools):

@@ -30,8 +30,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, read_function, require, rule_names
+from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.host_forms import text_result
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "retrieval_tool", "shape_result", "tool_hook"]
@@ -70,23 +71,12 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
     try:
         from agno.tools.function import ToolResult
 
-        from hostshape import shape
-
         content = result.content if isinstance(result, ToolResult) else result
         if not isinstance(content, str) or not content:
             return None
         is_error = isinstance(result, ToolResult) and content.startswith(f"Error from MCP tool '{tool}'")
-        raw: dict[str, Any] = {"content": [{"type": "text", "text": content}]}
-        if is_error:
-            raw["isError"] = True
-        res = shape(
-            raw,
-            policy=policy,
-            tool=tool,
-            server=server,
-            args=dict(args) if isinstance(args, dict) else {},
-            host=HostForm(as_is=content),
-        )
+        given = text_result(content, is_error=is_error)
+        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=HostForm(as_is=content))
         if not res.changed:
             return None
         if isinstance(result, ToolResult):
@@ -158,15 +148,11 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
 
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
-    if isinstance(target, Policy):
-        target, policy = None, target
-    chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    hook = tool_hook(chosen, server=server)
-    read_tool = retrieval_tool(chosen)
+    target, hook, read_tool = install_parts(
+        target, policy, lambda chosen: tool_hook(chosen, server=server), retrieval_tool, Agent
+    )
     if target is None:
         return hook, read_tool
-    if not isinstance(target, Agent):
-        raise TypeError(f"install() takes an agno Agent or a Policy, not {type(target).__name__}")
     target.tool_hooks = [*(target.tool_hooks or []), hook]
     if target.tools is not None and not isinstance(target.tools, list):  # a factory of tools: the caller adds it
         logger.warning("the agent's tools come from a function: add hostshape.adapters.agno.retrieval_tool() to it")

@@ -23,6 +23,7 @@ from typing import Any
 
 from hostshape.adapters.claude_code import split_tool_name
 from hostshape.host import HostForm
+from hostshape.input.host_forms import tool_result
 from hostshape.policy import Policy
 
 HOST = "OpenAI Codex CLI"
@@ -45,7 +46,7 @@ def shape_hook_input(data: Mapping[str, Any], policy: Policy) -> dict[str, Any] 
     server, tool = split_tool_name(tool_name)
     args = data.get("tool_input")
     res = hostshape.shape(
-        what_codex_shows(data.get("tool_response")),
+        tool_result(what_codex_shows(data.get("tool_response"))),
         policy=policy,
         tool=tool,
         server=server,

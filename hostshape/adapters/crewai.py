@@ -28,8 +28,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, read_function, require, rule_names
+from hostshape.adapters._shared import default_policy, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.host_forms import text_result
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "after_tool_call", "install", "retrieval_tool", "uninstall"]
@@ -74,7 +75,6 @@ def shape_tool_result(context: Any, *, policy: Policy, server: str | None = None
     """The replacement string for one ``ToolCallHookContext``, or None to keep CrewAI's result. Never raises."""
     tool = str(getattr(context, "tool_name", "tool"))
     try:
-        from hostshape import shape
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         if agents is not None and not any(getattr(context, "agent", None) is a for a in agents):
@@ -86,14 +86,8 @@ def shape_tool_result(context: Any, *, policy: Policy, server: str | None = None
         if RETRIEVAL_TOOL in (tool, name) or (not is_mcp and not rule_names(policy, name, routed_server)):
             return None
         args = getattr(context, "tool_input", None)
-        res = shape(
-            {"content": [{"type": "text", "text": text}]},
-            policy=policy,
-            tool=name,
-            server=routed_server,
-            args=dict(args) if isinstance(args, dict) else {},
-            host=HostForm(as_is=text, max_chars=_defer_cap(context)),
-        )
+        form = HostForm(as_is=text, max_chars=_defer_cap(context))
+        res = shape_for_host(text_result(text), policy=policy, tool=name, server=routed_server, args=args, host=form)
         return res.text if res.changed and res.text else None
     except Exception as exc:  # never raise into the crew
         logger.exception("hostshape could not shape the result of %s", tool)

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape import Policy, shape
 from hostshape.adapters._shared import default_policy, read_function, read_page, require
+from hostshape.input.contract import ToolResult
+from hostshape.input.host_forms import blocks_result, tool_result
 from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
 if TYPE_CHECKING:
@@ -146,7 +148,7 @@ class ShapeInterceptor:
             core_input = result.model_copy(update={"content": [b for b in result.content if b not in media]})
             if media and not core_input.content:
                 return result  # media only: nothing textual to budget
-            shaped = _shape(core_input if media else result, self.policy, tool, server, args)
+            shaped = _shape(tool_result(core_input if media else result), self.policy, tool, server, args)
             if not shaped.changed:
                 return result
             return _replace_call_result(result, shaped, self.structured_content, media)
@@ -237,8 +239,8 @@ def install(
 # --- glue ---------------------------------------------------------------------------------------------------------
 
 
-def _shape(raw: Any, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
-    return shape(raw, policy=policy, tool=tool, server=server, args=dict(args) if args else None)
+def _shape(given: ToolResult, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Shaped:
+    return shape(given, policy=policy, tool=tool, server=server, args=dict(args) if args else None)
 
 
 def _structured_value(shaped: Shaped) -> dict[str, Any]:
@@ -317,8 +319,8 @@ def _shape_tool_message(
     rest = [b for b in blocks if not (isinstance(b, Mapping) and b.get("type") in _MEDIA)]
     if media and not rest:
         return message  # media only: nothing textual to budget
-    raw = {"content": _mcp_blocks(rest), "isError": message.status == "error"}
-    shaped = _shape(raw, policy, tool, server, args)
+    given = blocks_result(_mcp_blocks(rest), is_error=message.status == "error")
+    shaped = _shape(given, policy, tool, server, args)
     if not shaped.changed:
         return message
     content: Any = shaped.text if isinstance(message.content, str) else [{"type": "text", "text": shaped.text}, *media]

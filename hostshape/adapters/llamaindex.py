@@ -29,8 +29,9 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, read_function, require, rule_names
+from hostshape.adapters._shared import default_policy, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.host_forms import tool_result
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "retrieval_tool", "shape_output", "shaped_tool"]
@@ -63,7 +64,6 @@ def shape_output(raw: Any, *, tool: str, policy: Policy, server: str | None = No
         from llama_index.core.base.llms.types import ImageBlock, TextBlock
         from llama_index.core.tools import ToolOutput
 
-        from hostshape import shape
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         if tool == RETRIEVAL_TOOL or raw is None:
@@ -75,7 +75,8 @@ def shape_output(raw: Any, *, tool: str, policy: Policy, server: str | None = No
         core_input = raw.model_copy(update={"content": [b for b in raw.content if b not in images]}) if images else raw
         if images and not core_input.content:
             return None  # images only: nothing textual to budget
-        res = shape(core_input, policy=policy, tool=tool, server=server, host=HostForm(as_is=str(raw)))
+        form = HostForm(as_is=str(raw))
+        res = shape_for_host(tool_result(core_input), policy=policy, tool=tool, server=server, host=form)
         if not res.changed:
             return None
         blocks: list[Any] = [TextBlock(text=res.text)]

@@ -52,7 +52,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._shared import default_policy, read_page, require
+from hostshape.adapters._shared import default_policy, read_page, require, shape_for_host
+from hostshape.input.contract import TextBlock
+from hostshape.input.host_forms import blocks_result, text_result
 from hostshape.policy import Policy
 from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
@@ -356,22 +358,20 @@ class ShapeToolOutputs:
 
     def _shape_output(self, output: Any, call: ToolCall) -> Any:
         """The replacement output for one tool output, or ``_PASS``."""
-        from hostshape import shape
-
         if isinstance(output, dict):  # a single part, not wrapped in a list
             output = [output]
         if isinstance(output, str):
-            raw: Any = output
+            given = text_result(output)
             others: list[Any] = []
         elif isinstance(output, list):
             texts = [p for p in output if isinstance(p, dict) and p.get("type") == "input_text"]
             if not texts:
                 return _PASS  # images / files only: nothing textual to budget
-            raw = [{"type": "input_text", "text": p.get("text", "")} for p in texts]
+            given = blocks_result([TextBlock(str(p.get("text", ""))) for p in texts])
             others = [p for p in output if not (isinstance(p, dict) and p.get("type") == "input_text")]
         else:
             return _PASS
-        res = shape(raw, policy=self.policy, tool=call.tool, server=call.server, args=call.args)
+        res = shape_for_host(given, policy=self.policy, tool=call.tool, server=call.server, args=call.args)
         if not res.changed:
             return _PASS
         if isinstance(output, str):

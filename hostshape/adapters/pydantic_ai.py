@@ -38,7 +38,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hostshape.adapters._shared import default_policy, read_function, require
+from hostshape.adapters._shared import default_policy, read_function, require, shape_for_host
+from hostshape.input.host_forms import text_result, tool_result
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:
@@ -97,8 +98,6 @@ class ShapingHook:
     def _shape(self, value: Any, tool: str, args: dict[str, Any]) -> Any:
         from pydantic_ai.messages import BinaryContent, ToolReturn
 
-        from hostshape import shape
-
         outer: ToolReturn[Any] | None = value if isinstance(value, ToolReturn) else None
         content: Any = outer.return_value if outer is not None else value
         if content is None or isinstance(content, BinaryContent):
@@ -110,7 +109,8 @@ class ShapingHook:
             content = [item for item in content if not _is_media(item)]
             if not content:
                 return value
-        res = shape(_core_input(content), policy=self.policy, tool=tool, server=self.server, args=args)
+        given = tool_result(_core_input(content))
+        res = shape_for_host(given, policy=self.policy, tool=tool, server=self.server, args=args)
         if not res.changed:
             return value
         shaped: Any = [res.text, *media] if media else res.text
@@ -129,19 +129,12 @@ class ShapingHook:
         A retried ToolReturnPart reaches the model as ``{"error": message}`` JSON (``ToolReturnPart.
         model_response_str``, messages.py:2565-2587, pydantic-ai-slim 2.68.0), so that is the form measured.
         """
-        from hostshape import shape
         from hostshape.host import HostForm
 
         try:
-            raw = {"content": [{"type": "text", "text": message}], "isError": True}
-            res = shape(
-                raw,
-                policy=self.policy,
-                tool=tool,
-                server=self.server,
-                args=args,
-                host=HostForm(as_is=_retry_text(message), wrap=_retry_text),
-            )
+            form = HostForm(as_is=_retry_text(message), wrap=_retry_text)
+            given = text_result(message, is_error=True)
+            res = shape_for_host(given, policy=self.policy, tool=tool, server=self.server, args=args, host=form)
         except Exception:  # keep the host's own retry
             logger.exception("shaping the error of %r failed in the Pydantic AI adapter", tool)
             return None

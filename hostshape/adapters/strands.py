@@ -28,8 +28,11 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from hostshape.adapters._shared import default_policy, read_function, require, rule_names
+from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.contract import TextBlock
+from hostshape.input.host_forms import blocks_result
+from hostshape.input.parse import MISSING
 from hostshape.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -86,7 +89,6 @@ def shape_tool_result(
     the result alone unless a rule names the tool.
     """
     try:
-        from hostshape import shape
         from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
         if tool == RETRIEVAL_TOOL or not isinstance(result, dict) or not isinstance(result.get("content"), list):
@@ -98,19 +100,12 @@ def shape_tool_result(
         texts = [t for t in map(_text_of, blocks) if t is not None]
         if not texts:
             return None  # media only: nothing textual to budget
-        raw: dict[str, Any] = {"content": [{"type": "text", "text": t} for t in texts]}
-        if result.get("status") == "error":
-            raw["isError"] = True
-        elif "structuredContent" in result and not native:
-            raw["structuredContent"] = result["structuredContent"]
-        res = shape(
-            raw,
-            policy=policy,
-            tool=tool,
-            server=server,
-            args=dict(args) if isinstance(args, dict) else {},
-            host=HostForm(as_is="\n".join(texts)),
-        )
+        # An error keeps its flag; the structured copy goes with the text unless media stand beside it.
+        error = result.get("status") == "error"
+        structured = result.get("structuredContent", MISSING) if not (error or native) else MISSING
+        given = blocks_result([TextBlock(t) for t in texts], structured=structured, is_error=error)
+        form = HostForm(as_is="\n".join(texts))
+        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
         if not res.changed:
             return None
         return _replaced(result, res.text, native)
@@ -189,15 +184,11 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
 
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
-    if isinstance(target, Policy):
-        target, policy = None, target
-    chosen = default_policy(policy, retrieval_tool=RETRIEVAL_TOOL)
-    provider = _provider_class()(chosen, server)
-    read_tool = retrieval_tool(chosen)
+    target, provider, read_tool = install_parts(
+        target, policy, lambda chosen: _provider_class()(chosen, server), retrieval_tool, Agent
+    )
     if target is None:
         return provider, read_tool
-    if not isinstance(target, Agent):
-        raise TypeError(f"install() takes a strands Agent or a Policy, not {type(target).__name__}")
     target.hooks.add_hook(provider)
     if RETRIEVAL_TOOL not in target.tool_names:
         target.tool_registry.process_tools([read_tool])

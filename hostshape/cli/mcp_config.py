@@ -239,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(_glue(list(sys.argv[1:] if argv is None else argv)))
     path: Path = args.file
     if args.action == "wrap":  # the host would launch a proxy that fails: every wrapped server down
-        from hostshape.proxy.upstream import require_mcp
+        from hostshape.proxy.sdk import require_mcp
 
         try:
             require_mcp()

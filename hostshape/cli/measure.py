@@ -122,16 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give the server command after --, e.g. hostshape measure -- python -m my_server (or --example)")
     calls = [(tool, arguments) for tool, arguments in args.calls]
     from hostshape.cli import policy_file
-    from hostshape.policy import Policy
 
     try:
-        path = policy_file.find(args.policy)
-        policy = Policy.from_toml(path) if path else Policy()
-    except (OSError, ValueError) as exc:
-        print(f"hostshape measure: bad policy: {exc}", file=sys.stderr)
+        policy = policy_file.load(args.policy, args.budget)
+    except ValueError as exc:
+        print(f"hostshape measure: {exc}", file=sys.stderr)
         return 2
-    if args.budget:
-        policy = policy.replace(budget=args.budget)
     try:
         report = asyncio.run(measure(command, calls, policy, timeout=args.timeout))
     except ImportError as exc:

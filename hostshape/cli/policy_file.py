@@ -18,6 +18,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hostshape.policy import Policy
 
 ENV_VAR = "HOSTSHAPE_POLICY"
 PROJECT_FILE = ".hostshape.toml"
@@ -57,3 +61,16 @@ def find(
     if env.get(ENV_VAR):
         return Path(env[ENV_VAR]).expanduser()
     return next((p for p in candidates(env, project_dir) if p.is_file()), None)
+
+
+def load(flag: str | os.PathLike[str] | None = None, budget: int | None = None) -> Policy:
+    """The policy the rule finds (the defaults when it finds none), with ``budget`` when one is given. Raises
+    ValueError naming the file when it cannot be read or is not a policy."""
+    from hostshape.policy import Policy
+
+    path = find(flag)
+    try:
+        policy = Policy.from_toml(path) if path else Policy()
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"bad policy {str(path)!r}: {exc}") from exc
+    return policy.replace(budget=budget) if budget else policy

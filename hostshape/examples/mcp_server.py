@@ -5,7 +5,8 @@ Run it with ``python -m hostshape.examples.mcp_server``. Tools:
 - one ``-> str`` tool per payload (``list_pull_requests``, ``read_readme``, ...): FastMCP sends the text as a
   content block and again as ``structuredContent = {"result": text}``, as real FastMCP servers do;
 - ``fetch(name)`` the same for any payload file, ``fetch_plain(name)`` as content blocks only (no structured copy),
-  ``fetch_structured(name)`` the parsed JSON as structured content;
+  ``fetch_structured(name)`` the parsed JSON as structured content; ``fetch_list(name)`` a JSON list parsed, which
+  FastMCP sends as its JSON text and ``{"result": [...]}``;
 - ``fail(message)`` raises, so the host receives an ``isError`` result; ``image()`` returns a PNG image block.
 
 Requires the ``mcp`` package (installed with any hostshape framework extra), 1.x or 2.x: mcp 2 renamed
@@ -68,6 +69,14 @@ def fetch_structured(name: str) -> dict[str, Any]:
     """Returns one recorded JSON payload parsed, as structured content ({"result": value} for lists)."""
     value = json.loads(payload_text(name))
     return value if isinstance(value, dict) else {"result": value}
+
+
+@server.tool()
+def fetch_list(name: str) -> list[Any]:
+    """Returns one recorded JSON list payload parsed: FastMCP sends its JSON as text and ``{"result": [...]}`` as
+    the structured copy (a list output schema is not an object)."""
+    value = json.loads(payload_text(name))
+    return value if isinstance(value, list) else [value]
 
 
 @server.tool()

@@ -9,9 +9,19 @@ Choices are steered by estimated tokens; the text returned is always counted exa
 the cap absolute.
 """
 
-from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
+from hostshape.fit._base import CursorAt, Fitted, last_resort, no_cursor
 from hostshape.fit.objects import fit_object, narrow_wide
 from hostshape.fit.records import fit_data
 from hostshape.fit.text import clean, fit_text
 
-__all__ = ["Cursor", "Fitted", "clean", "fit_data", "fit_object", "fit_text", "last_resort", "narrow_wide", "no_cursor"]
+__all__ = [
+    "CursorAt",
+    "Fitted",
+    "clean",
+    "fit_data",
+    "fit_object",
+    "fit_text",
+    "last_resort",
+    "narrow_wide",
+    "no_cursor",
+]

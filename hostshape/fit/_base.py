@@ -1,4 +1,4 @@
-"""What every fit shares: its result, the cursor factory type, and the last-resort answers."""
+"""What every fit shares: its result, the cursor maker type, and the last-resort answers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from hostshape.fit.budget import Limit
 from hostshape.output.envelope import Facts, WayBack, last_resort_texts
 
-Cursor = Callable[[int], "str | None"]
+CursorAt = Callable[[int], "str | None"]  # the cursor of the page starting at a record or character (None: none)
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class Fitted:
     strategy: str
 
 
-def no_cursor(offset: int) -> str | None:  # noqa: ARG001 - a Cursor that makes none
+def no_cursor(offset: int) -> str | None:  # noqa: ARG001 - a CursorAt that makes none
     return None
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from hostshape.output.previews import preview
 from hostshape.output.render import dumps
-from hostshape.records.previews import preview
 from hostshape.records.structure import dotted, identifier, is_key_like
 
 REST_SHARE = 0.25  # the members beside the record list may take this share of the budget before they are outlined

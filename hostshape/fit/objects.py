@@ -11,10 +11,12 @@ from typing import Any
 
 from hostshape.fit._base import Fitted, last_resort
 from hostshape.fit.budget import Limit, TokenEstimate
-from hostshape.output.envelope import KEY, Facts, WayBack, envelope
+from hostshape.output.envelope import Facts, WayBack, object_json, preview_json
 from hostshape.output.render import dumps
-from hostshape.records.locate import IDENTIFIERS
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
+
+# Generic identifier words kept whole by member cutting (a tie-breaker here, not a rule of the records stage).
+IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
 
 
 def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
@@ -32,8 +34,7 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
     """
 
     def render(current: Any) -> str:
-        env = envelope(facts, way, cursor)
-        return dumps({KEY: env, **current} if isinstance(current, dict) else {KEY: env, "value": current})
+        return object_json(facts, way, cursor, current)
 
     text = render(value)
     if limit.fits(text):
@@ -75,7 +76,7 @@ def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: 
         if low > high:
             break
         middle = (low + high) // 2
-        text = dumps({KEY: envelope(facts, way, cursor), "preview": source[:middle] + "…"})
+        text = preview_json(facts, way, cursor, source[:middle] + "…")
         if limit.fits(text):
             best, low = text, middle + 1
         else:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from hostshape.fit._base import Cursor, Fitted, no_cursor
+from hostshape.fit._base import CursorAt, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
-from hostshape.output.envelope import KEY, Facts, WayBack, compact, envelope
-from hostshape.output.render import dumps
-from hostshape.records.locate import find_records, with_path
-from hostshape.records.previews import cap_strings
-from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+from hostshape.output.envelope import Facts, WayBack, compacted, envelope, records_json
+from hostshape.output.previews import cap_strings
+from hostshape.output.render import dumps, with_path
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
+
+Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
 
 # Record text fields are previewed at the first of these lengths (None: in full) at which every record fits
 # whole; failing all, whole records at the last length plus an index of the rest.
@@ -24,49 +25,61 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 # bounded where they are made (cut paths as patterns, a few per note), so values stated once keep their room
 
 
+class RecordList(Protocol):
+    """The record list as the records stage decided it (``hostshape.records.listing.Listing``): where it is in the
+    value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
+    its order; empty: no index), and the index row of each of the first records in the widest layout."""
+
+    @property
+    def path(self) -> tuple[str, ...]: ...
+    @property
+    def records(self) -> list[Any]: ...
+    @property
+    def layouts(self) -> list[list[str]]: ...
+    @property
+    def rows(self) -> list[list[Any]]: ...
+
+
 def fit_data(
     value: Any,
     facts: Facts,
     limit: Limit,
     way: WayBack,
-    cursor_at: Cursor = no_cursor,
+    cursor_at: CursorAt = no_cursor,
     *,
-    index: bool = True,
+    records: RecordList | None = None,
     offset: int = 0,
-    records_at: tuple[str, ...] | None = None,
-    layouts: list[list[str]] | None = None,
 ) -> Fitted:
-    """Fit a JSON value. ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to
-    page); ``offset`` skips that many records (a later page); ``index`` lists records cut;
-    ``records_at`` is where the record list is when the caller knows (the shrink found it), else it is found;
-    ``layouts`` are the index layouts to try when the caller chose them (the shrink did, before shrinking).
+    """Fit a JSON value whose record list is ``records`` (None: it has none, and is fitted as one object).
+    ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to page); ``offset`` skips
+    that many records (a later page); records cut are listed in an index when ``records`` has index layouts.
     Returns its own facts (what was shown and cut); ``facts`` is not changed."""
-    found = _records_at(value, records_at) if records_at is not None else find_records(value)
-    if found is None or not found[1]:
+    if records is None:
         return fit_object(value, facts, limit, way)
-    path, records = found
+    path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
-    ratio.estimate(dumps(records[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    facts = _own(facts)
+    ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
     value, beside = outlined(value, path, int(limit.tokens * REST_SHARE), lambda t: _tokens(t, limit, ratio))
-    if beside:  # the members beside the list would crowd its records out
-        facts.notes.append("beside the records, shown in outline: " + "; ".join(beside))
-        facts.shrunk = True  # a cut, whatever the records' own fit says
-    heavy = ratio.estimate(dumps(envelope(facts, way, None)))
-    if heavy > limit.tokens * ENVELOPE_CROWDS:
-        compact(facts)
+    if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
+        notes = [*facts.notes, "beside the records, shown in outline: " + "; ".join(beside)]
+        facts = dataclasses.replace(facts, notes=notes, shrunk=True)
+    if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
+        facts = compacted(facts)
+    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or None)
     # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
     # characters a token: text is previewed in those only, so the time grows with the budget, not the input
-    seen = _within(records[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)
-    levels = PREVIEW_LEVELS if _may_fit_whole(records[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
+    seen = _within(listed[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)
+    levels = PREVIEW_LEVELS if _may_fit_whole(listed[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
-        capped, cuts = cap_records(records[offset:], level, seen)
+        capped, cuts = cap_records(listed[offset:], level, seen)
         note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
-        level_facts = _own(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
-        fit = _RecordFit(
-            value, path, records[:offset] + capped, level_facts, limit, way, cursor_at, index, offset, ratio, layouts
-        )
-        fitted = fit.run() if level == levels[-1] else fit.whole()
+        level_facts = dataclasses.replace(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
+        if level != levels[-1]:
+            fitted = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio).whole()
+        else:  # only the last level lists records in an index: its rows are previewed as its records are
+            rows = cap_records(records.rows[offset:], level, seen)[0]
+            index = _IndexSource(records.layouts, rows)
+            fitted = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index).run()
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
@@ -92,13 +105,6 @@ def _tokens(text: str, limit: Limit, ratio: TokenEstimate) -> int:
     return limit.count(text) if len(text) <= limit.tokens * 8 else ratio.estimate(text)
 
 
-def _own(facts: Facts, **changes: Any) -> Facts:
-    """A copy of ``facts`` (with ``changes``) whose lists and maps are its own: fitting changes the copy only."""
-    copied = dataclasses.replace(facts, **changes)
-    copied.notes, copied.omitted, copied.same = list(copied.notes), list(copied.omitted), dict(copied.same)
-    return copied
-
-
 def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bool:
     """Whether every record, previewed at the shortest level, could fit: extrapolated from the first 20 (so a long
     list skips the longer preview levels instead of rendering each)."""
@@ -111,15 +117,6 @@ def _may_fit_whole(records: list[Any], ratio: TokenEstimate, limit: Limit) -> bo
     return ratio.estimate(dumps(capped)) * len(records) / len(sample) <= limit.tokens * 1.5
 
 
-def _records_at(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], list[Any]] | None:
-    member = value
-    for key in path:
-        if not isinstance(member, dict) or key not in member:
-            return find_records(value)
-        member = member[key]
-    return (path, member) if isinstance(member, list) else find_records(value)
-
-
 def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[Any], int]:
     """``records`` with the text fields of the first ``seen`` previewed at ``level`` chars, and how many strings
     were cut."""
@@ -130,47 +127,62 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
     return capped + records[seen:], cuts[0]
 
 
+@dataclass(frozen=True)
+class _IndexSource:
+    """The layouts an index may take, widest first, and the rows of the records from the page's first in the
+    widest (previewed as the records are)."""
+
+    layouts: list[list[str]]
+    rows: list[list[Any]]
+
+    def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
+        """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
+        return _narrower(self.rows[start:end], self.layouts[0], columns)
+
+
+_NO_INDEX = _IndexSource([], [])
+
+
 @dataclass
 class _RecordFit:
     """Choose how many whole records to show (and which to index) from estimated token costs, render, and verify
-    with an exact count; an over-budget candidate retries with proportionally fewer records."""
+    with an exact count; an over-budget candidate retries with proportionally fewer records. Every candidate
+    carries its own facts: rendering changes none."""
 
     value: Any
     path: tuple[str, ...]
-    records: list[Any]
+    rest: list[Any]  # the records from the page's first
     facts: Facts
     limit: Limit
     way: WayBack
-    cursor_at: Cursor
-    index: bool
+    cursor_at: CursorAt
     offset: int
     ratio: TokenEstimate
-    layouts: list[list[str]] | None
+    index: _IndexSource = _NO_INDEX
+    _last_tokens: int = field(default=0, init=False)
+    _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
     def whole(self) -> Fitted | None:
         """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
-        rest = self.records[self.offset :]
-        self._begin()
-        text = self._text(rest, len(rest), None)
+        rest = self.rest
+        text, facts = self._text(rest, len(rest), None)
         if self.ratio.estimate(text) > self.limit.tokens * 1.15:
             return None
-        return self._verified(text, "records")
+        return self._verified(text, facts, "records")
 
     def run(self) -> Fitted:
-        rest = self.records[self.offset :]
-        self._begin()
-        skeleton = self._skeleton(rest)
-        budget = self.limit.tokens - self.ratio.estimate(skeleton) - 2
+        rest = self.rest
+        budget = self.limit.tokens - self.ratio.estimate(self._skeleton()) - 2
         full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
-        for k, index, complete in self._plans(rest, full, budget):
+        for k, index, complete in self._plans(full, budget):
             while k > 0 or index is not None:
-                text = self._text(rest, k, index)
-                fitted = self._verified(text, "index" if index else "records")
+                text, facts = self._text(rest, k, index)
+                fitted = self._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        return self._with_a_shrunk_first(rest, index, text) or fitted
+                        return self._with_a_shrunk_first(index, fitted) or fitted
                     if index is not None and not complete:
-                        return self._more_rows(rest, k, index, fitted)
+                        return self._more_rows(k, index, fitted)
                     return fitted
                 over = self._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -183,12 +195,12 @@ class _RecordFit:
                         break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
                         end = len(rest) if complete else k + len(index[1])
-                        index = (index[0], [rows_of(r, index[0]) for r in rest[k:end]])
+                        index = (index[0], self.index.rows_in(index[0], k, end))
                 else:
                     break
-        return self._shrunk_first(rest)
+        return self._shrunk_first()
 
-    def _more_rows(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]], fitted: Fitted) -> Fitted:
+    def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
         (measured on the rows already listed)."""
         columns, rows = index
@@ -196,40 +208,27 @@ class _RecordFit:
             used = self.limit.count(fitted.text)
             room = self.limit.tokens - used
             end = k + len(rows)
-            if room < self.limit.tokens // 50 or end >= len(rest):
+            if room < self.limit.tokens // 50 or end >= len(self.rest):
                 break
             per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
             extra = int(room / per_row * 0.9)
             if extra < 1:
                 break
-            grown = rows + [rows_of(r, columns) for r in rest[end : end + extra]]
-            candidate = self._verified(self._text(rest, k, (columns, grown)), "index")
+            grown = rows + self.index.rows_in(columns, end, end + extra)
+            candidate = self._verified(*self._text(self.rest, k, (columns, grown)), "index")
             if candidate is None:
                 break
             rows, fitted = grown, candidate
-        self._text(rest, k, (columns, rows))  # the facts of the answer returned
         return fitted
 
-    def _begin(self) -> None:
-        self.facts.total = len(self.records)
-        self.facts.list_path = ".".join(self.path) or None
-
-    def _plans(self, rest: list[Any], full: list[int], budget: int):
+    def _plans(self, full: list[int], budget: int) -> Iterator[tuple[int, Index | None, bool]]:
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
         only when reached. When no index can list every record, a quarter of the budget goes to whole records
         and the rest to index rows for as many of the following records as fit."""
+        rest, layouts = self.rest, self.index.layouts
         room = budget - _INDEX_HEADER
-        layouts = (
-            []
-            if not self.index
-            else row_layouts(rest)
-            if isinstance(rest[0], list)
-            else []
-            if not isinstance(rest[0], dict)
-            else (self.layouts if self.layouts is not None else index_columns(rest, self.limit.count))
-        )
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
-        wide = [rows_of(r, layouts[0]) for r in rest[: self.limit.tokens // 2 + 1]] if layouts else []
+        wide = self.index.rows[: self.limit.tokens // 2 + 1] if layouts else []
         for columns in layouts:  # widest first: columns go before rows do
             if len(wide) < len(rest):
                 break  # no listing of every record can fit
@@ -271,80 +270,65 @@ class _RecordFit:
         scale = exact / max(1, sum(estimates))
         return [max(1, round(e * scale)) for e in estimates]
 
-    def _skeleton(self, rest: list[Any]) -> str:
+    def _skeleton(self) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
-        self.facts.returned, self.facts.listed, self.facts.truncated = len(rest), len(rest), True
-        return self._render([], None, self.cursor_at(self.offset + len(rest)), dropped=len(rest))
+        n = len(self.rest)
+        facts = dataclasses.replace(self.facts, returned=n, listed=n, truncated=True)
+        return records_json(facts, self.way, self.cursor_at(self.offset + n), self.value, self.path, [])
 
-    def _render(
-        self, shown: list[Any], index: tuple[list[str], list[list[Any]]] | None, cursor: str | None, dropped: int = 0
-    ) -> str:
-        out: dict[str, Any] = {KEY: envelope(self.facts, self.way, cursor)}
-        if dropped and index is not None:
-            out[KEY]["dropped"] = dropped
-        out.update(with_path(self.value, self.path, shown) if self.path else {"items": shown})
-        if index is not None and index[1]:
-            out["_index"] = {"fields": index[0], "rows": index[1]}
-        return dumps(out)
-
-    def _text(self, rest: list[Any], k: int, index: tuple[list[str], list[list[Any]]] | None) -> str:
+    def _text(self, rest: list[Any], k: int, index: Index | None) -> tuple[str, Facts]:
+        """The answer showing the first ``k`` of ``rest`` whole and ``index``, and the facts it reports."""
         rows = index[1] if index else []
         more = k < len(rest)
-        self.facts.returned = k
-        self.facts.listed = len(rows) if index else None
-        self.facts.truncated = more
-        return self._render(
-            rest[:k], index, self.cursor_at(self.offset + k) if more else None, dropped=len(rest) - k - len(rows)
-        )
+        facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
+        cursor = self.cursor_at(self.offset + k) if more else None
+        dropped = len(rest) - k - len(rows)
+        return records_json(facts, self.way, cursor, self.value, self.path, rest[:k], index, dropped), facts
 
-    _last_tokens: int = field(default=0, init=False)
-    _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
-
-    def _verified(self, text: str, strategy: str) -> Fitted | None:
+    def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
-            return Fitted(text, self.facts, strategy)
+            return Fitted(text, facts, strategy)
         self._last_tokens = (
             self.limit.count(text) if len(text) <= self.limit.tokens * SURELY_OVER_CHARS_PER_TOKEN else len(text)
         )
         self.ratio.learn(text, self._last_tokens)
         if self._last_tokens <= self.limit.tokens and (self.limit.chars is None or len(text) <= self.limit.chars):
-            return Fitted(text, self.facts, strategy)
+            return Fitted(text, facts, strategy)
         if self._last_tokens <= self.limit.tokens:  # within tokens, over the character cap
             self._last_tokens = int(self.limit.tokens * len(text) / self.limit.chars) + 1  # type: ignore[operator]
         return None
 
-    def _with_a_shrunk_first(
-        self, rest: list[Any], index: tuple[list[str], list[list[Any]]], text: str
-    ) -> Fitted | None:
+    def _with_a_shrunk_first(self, index: Index, fitted: Fitted) -> Fitted | None:
         """An index of every record that leaves much of the budget unused (no whole record fits): the first
         record, shrunk to the room left, shown before it; None when that does not fit."""
-        used = self.limit.count(text)
+        rest = self.rest
+        used = self.limit.count(fitted.text)
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        without = self.facts
-        self.facts = _own(without, notes=[*without.notes, "first record shrunk to fit; …[+N chars] marks each cut"])
-        bytes_per_token = len(text.encode("utf-8")) / max(1, used)
+        shrunk = dataclasses.replace(
+            self, facts=_noted(self.facts, "first record shrunk to fit; …[+N chars] marks each cut")
+        )
+        bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
             first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
-            candidate = self._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
+            candidate, facts = shrunk._text([first, *rest[1:]], 1, (index[0], index[1][1:]))
             if self.limit.fits(candidate):
-                return Fitted(candidate, self.facts, "index")
-        self.facts = without
-        self._text(rest, 0, index)  # the facts of the index-only answer again
+                return Fitted(candidate, facts, "index")
         return None
 
-    def _shrunk_first(self, rest: list[Any]) -> Fitted:
+    def _shrunk_first(self) -> Fitted:
         """Not even one whole record fits: shrink the first one to fit, with its envelope."""
-        self.facts.truncated = True
-        self.facts.returned = 1
-        self.facts.listed = None
+        rest = self.rest
+        facts = _noted(self.facts, "record shrunk to fit; …[+N chars] marks each cut")
+        facts = dataclasses.replace(facts, truncated=True, returned=1, listed=None)
         more = len(rest) > 1
-        self.facts.notes.append("record shrunk to fit; …[+N chars] marks each cut")
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(
-            container, self.facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None
-        )
+        return fit_object(container, facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None)
+
+
+def _noted(facts: Facts, note: str) -> Facts:
+    return dataclasses.replace(facts, notes=[*facts.notes, note])
 
 
 def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
@@ -379,52 +363,6 @@ def _narrower(rows: list[list[Any]], wide: list[str], columns: list[str]) -> lis
         return rows
     at = [wide.index(c) for c in columns]
     return [[row[i] for i in at] for row in rows]
-
-
-def rows_of(record: Any, columns: list[str]) -> list[Any]:
-    """One index row: the record's values at the (dotted) columns; a record that is not an object as itself."""
-    if isinstance(record, list):
-        return [_short(_cell(record, c)) for c in columns]
-    if not isinstance(record, dict):
-        return [record for _ in columns]
-    return [_short(record[c] if c in record else _any_of(record, c)) for c in columns]
-
-
-def _any_of(record: dict[str, Any], column: str) -> Any:
-    """The value at a dotted column, or at the first present of a coalesced one (``user_id|order_no``)."""
-    for part in column.split(ANY_OF):
-        value = record[part] if part in record else dotted(record, part)
-        if value is not None:
-            return value
-    return None
-
-
-def _cell(row: list[Any], column: str) -> Any:
-    """A row-as-array's cell at a positional column ``[i]``; the whole row for any other column."""
-    if column.startswith("[") and column.endswith("]") and column[1:-1].isdigit():
-        i = int(column[1:-1])
-        return row[i] if i < len(row) else None
-    return row
-
-
-def row_layouts(rows: list[Any]) -> list[list[str]]:
-    """Index layouts for rows given as arrays of scalars without a header: the first position that is unique and
-    key-like in every sampled row (``[0]``); none when there is no such position."""
-    sample = rows[:SAMPLE]
-    if not sample or not all(
-        isinstance(r, list) and r and not any(isinstance(c, (dict, list)) for c in r) for r in sample
-    ):
-        return []
-    for i in range(min(len(r) for r in sample)):
-        values = [r[i] for r in sample]
-        if len({repr(v) for v in values}) == len(values) and all(is_key_like(v) for v in values):
-            return [[f"[{i}]"]]
-    return []
-
-
-def _short(value: Any) -> Any:
-    """A nested object in an index row is not shown (index columns are scalar columns of most records)."""
-    return "{…}" if isinstance(value, (dict, list)) else value
 
 
 def _most_records(full: list[int], rows: list[int], budget: int) -> int:

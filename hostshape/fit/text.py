@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from hostshape.fit._base import Cursor, Fitted, last_resort, no_cursor
+from hostshape.fit._base import CursorAt, Fitted, last_resort, no_cursor
 from hostshape.fit.budget import Limit
 from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
 
@@ -41,7 +41,7 @@ def _shorten_url(match: re.Match[str]) -> str:
 
 
 def fit_text(
-    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor = no_cursor, *, offset: int = 0
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: CursorAt = no_cursor, *, offset: int = 0
 ) -> Fitted:
     """The longest prefix of ``text[offset:]``, cut at a paragraph or line, that fits with its envelope line
     (naming ``cursor_at(end)``, the cursor of the rest, if any); the line is shortened (no hint, then no detail)
@@ -69,7 +69,7 @@ def _shown_tokens(fitted: Fitted, limit: Limit) -> int:
 
 
 def _fit_text(
-    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: Cursor, offset: int, style: str
+    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: CursorAt, offset: int, style: str
 ) -> Fitted | None:
     rest = text[offset:]
     total_lines = text.count("\n") + 1
@@ -135,13 +135,29 @@ _SAMPLE_CHARS = 1000
 
 
 def boundary(rest: str, cut: int) -> int:
-    """A paragraph end near ``cut``, else a line end, else ``cut`` itself."""
+    """A paragraph end near ``cut``, else a line end, else a word's end (a blank, or between two punctuation
+    marks), else ``cut`` itself (inside a word only when no word ends near)."""
     if cut >= len(rest):
         return len(rest)
     for mark, reach in (("\n\n", 0.8), ("\n", 0.5)):
         at = rest.rfind(mark, 0, cut)
         if at >= cut * reach and at > 0:
             return at + len(mark)
+    return _word_end(rest, cut)
+
+
+_WORD_REACH = 0.2  # a word end is near when it lies in the last fifth before the cut...
+_WORD_CHARS = (32, 400)  # ...or in the last 32 characters, and at most 400 back (a long token has no end to find)
+
+
+def _word_end(rest: str, cut: int) -> int:
+    """The last place at or before ``cut``, and near it, that is not inside a word: beside a blank, or between two
+    characters neither of which is a letter or digit (``4,812`` and ``don't`` are not cut); else ``cut``."""
+    low = max(1, cut - max(_WORD_CHARS[0], min(int(cut * _WORD_REACH), _WORD_CHARS[1])))
+    for at in range(cut, low - 1, -1):
+        before, after = rest[at - 1], rest[at]
+        if before.isspace() or after.isspace() or not (before.isalnum() or after.isalnum()):
+            return at
     return cut
 
 

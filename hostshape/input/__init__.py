@@ -1,1 +1,1 @@
-"""Input: what the host handed over, read into one value the pipeline shapes (unwrap, parse)."""
+"""Input: what the host handed over, as the input contract (host_forms, contract), read into a payload (payload)."""

@@ -8,13 +8,18 @@ identical in every record shown (removed from the records).
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hostshape.output.render import dumps, with_path
+
 KEY = "_hostshape"
 TEXT_PREFIX = "[hostshape]"
+# Members beside the envelope in JSON output: a shown value that is not an object, a record list that is the whole
+# value, the start of a compact JSON text shown as one string, and the index of records not shown whole.
+VALUE, ITEMS, PREVIEW, INDEX = "value", "items", "preview", "_index"
 MAX_OMITTED_NAMES = 12
 MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
 
@@ -92,15 +97,16 @@ class Facts:
         return self.truncated or self.text_cut or self.shrunk or self.replaced or self.filtered
 
 
-def compact(facts: Facts, note_chars: int = 100) -> None:
-    """Shorten ``facts`` for a budget the full envelope would crowd out: values stated once become a note naming
+def compacted(facts: Facts, note_chars: int = 100) -> Facts:
+    """``facts`` shortened for a budget the full envelope would crowd out: values stated once become a note naming
     them (they are then not shown), and each note is cut to ``note_chars``."""
+    notes = list(facts.notes)
     if facts.same:
         names = list(facts.same)
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
-        facts.notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
-        facts.same = {}
-    facts.notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in facts.notes]
+        notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
+    notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in notes]
+    return dataclasses.replace(facts, notes=notes, same={})
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -182,6 +188,41 @@ def fault_note(fault: str) -> str:
     return f"shaping failed ({fault}); shown from the start, cut to the budget"
 
 
+def object_json(facts: Facts, way: WayBack, cursor: str | None, shown: Any) -> str:
+    """JSON output of one value: the envelope first, then the value's members (an object), else the value as
+    ``value``."""
+    env = envelope(facts, way, cursor)
+    return dumps({KEY: env, **shown} if isinstance(shown, dict) else {KEY: env, VALUE: shown})
+
+
+def preview_json(facts: Facts, way: WayBack, cursor: str | None, start: str) -> str:
+    """JSON output of a value shown as the ``start`` of its text, as ``preview``."""
+    return dumps({KEY: envelope(facts, way, cursor), PREVIEW: start})
+
+
+def records_json(
+    facts: Facts,
+    way: WayBack,
+    cursor: str | None,
+    document: Any,
+    path: tuple[str, ...],
+    shown: list[Any],
+    index: tuple[list[str], list[list[Any]]] | None = None,
+    dropped: int = 0,
+) -> str:
+    """JSON output of a record list: the envelope first, then ``document`` with the ``shown`` records in place of
+    its list at ``path`` (``()``: the document is the list, shown as ``items``), then the ``index`` (columns and
+    rows) of records not shown whole. With an index, the envelope's ``dropped`` counts the records neither shown nor
+    listed."""
+    env = envelope(facts, way, cursor)
+    if dropped and index is not None:
+        env["dropped"] = dropped
+    out: dict[str, Any] = {KEY: env, **(with_path(document, path, shown) if path else {ITEMS: shown})}
+    if index is not None and index[1]:
+        out[INDEX] = {"fields": index[0], "rows": index[1]}
+    return dumps(out)
+
+
 def fault_answer(start: str, cut: bool, is_json: bool, fault: str, way: WayBack) -> str:
     """The answer after a fault: the ``start`` of the result's text (``cut``: more followed) with the envelope,
     the same keys as any answer: ``{"_hostshape": {...}, "preview": "..."}`` for JSON, else a last ``[hostshape]``
@@ -189,8 +230,6 @@ def fault_answer(start: str, cut: bool, is_json: bool, fault: str, way: WayBack)
     facts = Facts(truncated=cut, notes=[fault_note(fault)])
     shown = start + "…" if cut else start
     if is_json:
-        return json.dumps(
-            {KEY: envelope(facts, way, None), "preview": shown}, ensure_ascii=False, separators=(",", ":")
-        )
+        return preview_json(facts, way, None, shown)
     line = text_line(facts, way, None, "the result's start")
     return f"{shown}\n{line}"

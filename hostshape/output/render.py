@@ -94,3 +94,12 @@ def safe_text(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATE.sub("\ufffd", text)
     return text
+
+
+def with_path(value: Any, path: tuple[str, ...], replacement: Any) -> Any:
+    """A copy of ``value`` with the member at ``path`` replaced (only the objects along the path are copied)."""
+    if not path:
+        return replacement
+    copy = dict(value)
+    copy[path[0]] = with_path(value[path[0]], path[1:], replacement)
+    return copy

@@ -9,9 +9,10 @@ import sys
 from collections.abc import Sequence
 
 from hostshape.cli import policy_file
-from hostshape.policy import Policy
+from hostshape.cli.log_level import log_level
+from hostshape.proxy.sdk import require_mcp
 from hostshape.proxy.server import Proxy, serve_http, serve_stdio
-from hostshape.proxy.upstream import DEFAULT_TIMEOUT, GROUP, Upstream, UpstreamError, require_mcp
+from hostshape.proxy.upstream import DEFAULT_TIMEOUT, GROUP, Upstream, UpstreamError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,24 +28,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget", type=_positive, help="token budget per tool result (default: the policy's, 4000)")
     parser.add_argument("--server", dest="server_name", help="server name that policy rules with server= match")
     parser.add_argument("--url", help="the upstream's URL (streamable HTTP; SSE when it ends in /sse)")
-    parser.add_argument(
-        "--transport",
-        choices=("auto", "http", "sse"),
-        default="auto",
-        help="the upstream URL's transport (default: auto)",
-    )
+    parser.add_argument("--transport", choices=("auto", "http", "sse"), default="auto", help="the URL's transport")
     parser.add_argument(
         "--header", action="append", default=[], metavar="K=V", help="an HTTP header for the upstream URL (repeatable)"
     )
     parser.add_argument(
         "--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio"
     )
-    parser.add_argument(
-        "--output-schemas",
-        choices=("auto", "keep", "drop"),
-        default="auto",
-        help="tools' outputSchema in tools/list: auto (default) leaves out those a shaped result could not satisfy",
-    )
+    schemas = "tools' outputSchema in tools/list: auto (default) leaves out those a shaped result could not satisfy"
+    parser.add_argument("--output-schemas", choices=("auto", "keep", "drop"), default="auto", help=schemas)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -62,28 +54,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = list(args.command)
     if command[:1] == ["--"]:
         command = command[1:]
-    level, problem = _log_level(os.environ.get("HOSTSHAPE_LOG", ""))
+    level, problem = log_level(os.environ.get("HOSTSHAPE_LOG"))  # a typo must not take down every server behind it
     logging.basicConfig(level=level, stream=sys.stderr, format="%(name)s: %(message)s", force=True)
     if problem:
-        print(f"hostshape proxy: {problem}", file=sys.stderr)
-    try:
+        print(f"hostshape proxy: HOSTSHAPE_LOG: {problem}", file=sys.stderr)
+    try:  # bad options, a bad policy file, no usable mcp SDK: a clear refusal
         headers = dict(_header(h) for h in args.header)
         upstream = Upstream(command=tuple(command), url=args.url, headers=headers, transport=args.transport)
-    except ValueError as exc:
-        print(f"hostshape proxy: {exc}", file=sys.stderr)
-        return 2
-    path = policy_file.find(args.policy)
-    try:
-        policy = Policy.from_toml(path) if path else Policy()
-    except (OSError, ValueError) as exc:
-        print(f"hostshape proxy: bad policy {str(path)!r}: {exc}", file=sys.stderr)
-        return 2
-    if args.budget:
-        policy = policy.replace(budget=args.budget)
-    try:
+        policy = policy_file.load(args.policy, args.budget)
         require_mcp()
         import anyio
-    except ImportError as exc:
+    except (ValueError, ImportError) as exc:
         print(f"hostshape proxy: {exc}", file=sys.stderr)
         return 2
     proxy = Proxy(
@@ -107,24 +88,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hostshape proxy: {failure}", file=sys.stderr)
         return 1
     return 0
-
-
-def _log_level(value: str) -> tuple[int, str | None]:
-    """The logging level ``$HOSTSHAPE_LOG`` names (a name such as ``info``, or a number); WARNING, with a note,
-    for anything else: a typo must not take down every server behind the proxy."""
-    text = value.strip()
-    if not text:
-        return logging.WARNING, None
-    if text.isdigit():
-        return int(text), None
-    found = logging.getLevelName(text.upper())  # the level's number for a level's name
-    level = found if isinstance(found, int) else None
-    if level is None:
-        return (
-            logging.WARNING,
-            f"HOSTSHAPE_LOG={text[:40]!r} is not a logging level (debug, info, warning, error); using warning",
-        )
-    return level, None
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

@@ -1,18 +1,21 @@
-"""The proxy's side toward the client: a low-level ``mcp`` ``Server`` whose handlers forward each request upstream
-and shape successful tool results, served over stdio or streamable HTTP."""
+"""The proxy's side toward the client: MCP requests in their wire form (plain dicts), forwarded upstream per client
+session, with successful tool results shaped; served over stdio or streamable HTTP by the mcp SDK's low-level
+server (``server_v1`` for mcp 1.x, ``server_v2`` for 2.x: only the registration of handlers and the way a handler
+finds its client session differ)."""
 
 from __future__ import annotations
 
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from inspect import signature
 from typing import Any, Literal
 
 from hostshape.policy import Policy
-from hostshape.proxy.shaping import always_satisfied, schema_problem, shape_call_result
+from hostshape.proxy import sdk
+from hostshape.proxy.shaping import always_satisfied, schema_problem, shape_mcp_result
 from hostshape.proxy.upstream import (
     CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -20,7 +23,6 @@ from hostshape.proxy.upstream import (
     Upstream,
     UpstreamError,
     describe,
-    require_mcp,
 )
 from hostshape.wayback.retrieve import ARGUMENTS, RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL, read
 
@@ -34,6 +36,24 @@ RETRIEVAL_SCHEMA: dict[str, Any] = {
     "required": ["handle"],
 }
 
+FORWARDED: dict[str, str] = {  # the client requests the proxy serves, and the result type (mcp.types) of each
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "resources/read": "ReadResourceResult",
+    "resources/subscribe": "EmptyResult",
+    "resources/unsubscribe": "EmptyResult",
+    "prompts/list": "ListPromptsResult",
+    "prompts/get": "GetPromptResult",
+    "completion/complete": "CompleteResult",
+    "logging/setLevel": "EmptyResult",
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+}
+
+ENVELOPE = frozenset(  # the `_meta` keys of the 2026-07-28 request envelope (mcp_types *_META_KEY in mcp 2.3)
+    f"io.modelcontextprotocol/{key}" for key in ("protocolVersion", "clientInfo", "clientCapabilities", "logLevel")
+)
+
 OutputSchemas = Literal["auto", "keep", "drop"]
 """What the proxy does with a tool's ``outputSchema`` in tools/list. Clients such as the mcp Python SDK validate a
 result's ``structuredContent`` against it, and a shaped copy cannot satisfy every schema (projection drops fields a
@@ -42,9 +62,19 @@ leaves the others out; ``keep`` keeps all (a warning names a tool whose shaped r
 leaves all out."""
 
 
+@dataclass(frozen=True)
+class Call:
+    """One client request as the handler received it: its id, the SDK's server session it came on (for
+    server-to-client messages) and its progress token."""
+
+    request_id: Any
+    session: Any
+    progress_token: Any = None
+
+
 class Proxy:
     """The downstream MCP server. ``await proxy.start(task_group)`` connects upstream; then serve with
-    ``proxy.server`` (a low-level ``mcp.server.lowlevel.Server``) over any transport."""
+    ``proxy.server`` (the mcp SDK's low-level ``Server``) over any transport."""
 
     def __init__(
         self,
@@ -57,7 +87,7 @@ class Proxy:
         connect_timeout: float = CONNECT_TIMEOUT,
         errlog: Any = None,
     ) -> None:
-        require_mcp()
+        sdk.require_mcp()
         self.policy = (policy if policy is not None else Policy()).replace(retrieval_tool=RETRIEVAL_TOOL)
         self.server_name = server_name
         if output_schemas not in ("auto", "keep", "drop"):
@@ -70,10 +100,16 @@ class Proxy:
         self.connect_timeout = connect_timeout
         self.errlog = errlog
         self.init: Any = None
+        self.single = False  # stdio: one client, one upstream session, whatever the SDK calls a connection
+        self.upstream_has_read = False  # a tool of the upstream is named hostshape_read (seen in any session)
         self._tg: Any = None
         self._spare: Client | None = None  # the connection made at start, for the first client session
         self.clients: set[Client] = set()
-        self.server = self._build_server()
+        if sdk.v2():
+            from hostshape.proxy.server_v2 import build_server
+        else:
+            from hostshape.proxy.server_v1 import build_server
+        self.server = build_server(self)
 
     async def start(self, task_group: Any) -> None:
         """Connect upstream once (a server that cannot start is a clear exit, and its InitializeResult is what
@@ -86,113 +122,81 @@ class Proxy:
         for client in [*self.clients, *([self._spare] if self._spare else [])]:
             await client.link.close()
 
-    @asynccontextmanager
-    async def _lifespan(self, server: Any) -> AsyncIterator[Client]:
-        """One client session (the SDK enters the server's lifespan once per session, mcp/server/lowlevel/
-        server.py:663 in 1.30): it gets an upstream session of its own, closed when it ends."""
+    def open_client(self) -> Client:
+        """A client session begins: it gets an upstream session of its own (the one made at start, first)."""
+        from mcp import types
+
+        if len(self.clients) >= MAX_SESSIONS:
+            busy = f"hostshape proxy: {MAX_SESSIONS} client sessions are open; try again later"
+            raise sdk.mcp_error(types.INTERNAL_ERROR, busy)
         client, self._spare = (self._spare, None) if self._spare is not None else (Client(self), None)
         self.clients.add(client)
-        try:
-            yield client
-        finally:
-            self.clients.discard(client)
-            await client.link.close()
+        return client
 
-    def _client(self) -> tuple[Client, Any]:
-        """The client session of the request being handled, and the request's context."""
-        ctx = self.server.request_context
-        client: Client = ctx.lifespan_context
-        client.session = ctx.session
-        return client, ctx
+    async def close_client(self, client: Client) -> None:
+        """A client session ended: its upstream session closes."""
+        self.clients.discard(client)
+        await client.link.close()
 
-    def _build_server(self) -> Any:
+    def initialization_options(self) -> Any:
+        """What every client is told at initialize: the upstream's name, version, capabilities and instructions
+        (with the tools capability, for ``hostshape_read``)."""
         from mcp import types
-        from mcp.server.lowlevel import Server
         from mcp.server.models import InitializationOptions
 
-        proxy = self
+        init = sdk.wire(self.init)
+        capabilities = dict(init.get("capabilities") or {})
+        capabilities.setdefault("tools", {"listChanged": False})
+        info = init.get("serverInfo") or {}
+        return InitializationOptions(
+            server_name=info.get("name", "hostshape-proxy"),
+            server_version=info.get("version", ""),
+            capabilities=types.ServerCapabilities.model_validate(capabilities),
+            instructions=init.get("instructions"),
+        )
 
-        class ProxyServer(Server):
-            def create_initialization_options(self, *args: Any, **kwargs: Any) -> InitializationOptions:
-                init = proxy.init
-                caps = init.capabilities.model_copy(deep=True)
-                if caps.tools is None:
-                    caps.tools = types.ToolsCapability(listChanged=False)
-                return InitializationOptions(
-                    server_name=init.serverInfo.name,
-                    server_version=init.serverInfo.version,
-                    capabilities=caps,
-                    instructions=init.instructions,
-                )
+    async def handle(self, client: Client, method: str, params: dict[str, Any] | None, call: Call) -> dict[str, Any]:
+        """The answer to one client request (wire form), or an SDK error raised for a JSON-RPC error."""
+        if method == "tools/call":
+            return await self._call_tool(client, params or {}, call)
+        result = await client.send(method, params, FORWARDED[method], call, timeout=self.connect_timeout)
+        if method == "tools/list":
+            return self._list_tools(client, result)
+        return result
 
-        server = ProxyServer("hostshape-proxy", lifespan=self._lifespan)
-        forwarded = {
-            types.ListResourcesRequest: types.ListResourcesResult,
-            types.ListResourceTemplatesRequest: types.ListResourceTemplatesResult,
-            types.ReadResourceRequest: types.ReadResourceResult,
-            types.SubscribeRequest: types.EmptyResult,
-            types.UnsubscribeRequest: types.EmptyResult,
-            types.ListPromptsRequest: types.ListPromptsResult,
-            types.GetPromptRequest: types.GetPromptResult,
-            types.CompleteRequest: types.CompleteResult,
-            types.SetLevelRequest: types.EmptyResult,
-        }
-        for request_type, result_type in forwarded.items():
-            server.request_handlers[request_type] = self._forwarder(result_type)
-        server.request_handlers[types.ListToolsRequest] = self._list_tools
+    async def roots_changed(self, client: Client) -> None:
+        from mcp import types
 
-        async def roots_changed(notification: Any) -> None:
-            client: Client = self.server.request_context.lifespan_context
-            await client.link.notify(types.ClientNotification(types.RootsListChangedNotification()))
+        await client.link.notify(sdk.client_notification(types.RootsListChangedNotification()))
 
-        server.notification_handlers[types.RootsListChangedNotification] = roots_changed
-        server.request_handlers[types.CallToolRequest] = self._call_tool
-        return server
-
-    def _forwarder(self, result_type: type) -> Callable[[Any], Awaitable[Any]]:
-        async def forward(request: Any) -> Any:
-            client, ctx = self._client()
-            result = await client.send(request, result_type, ctx, timeout=self.connect_timeout)
-            return _server_result(result)
-
-        return forward
-
-    async def _list_tools(self, request: Any) -> Any:
+    def _list_tools(self, client: Client, result: dict[str, Any]) -> dict[str, Any]:
         """The upstream's tools, with ``hostshape_read`` on the last page. An upstream tool of that name is left
         out: the proxy's own answers for handles it saved and relays the others to the upstream's (shaped)."""
-        from mcp import types
+        listed = result.get("tools") or []
+        if any(t.get("name") == RETRIEVAL_TOOL for t in listed):
+            self.upstream_has_read = True
+        tools = [self._tool(t) for t in listed if t.get("name") != RETRIEVAL_TOOL]
+        if result.get("nextCursor") is None:
+            tools.append(sdk.wire(retrieval_tool_definition()))
+        return {**result, "tools": tools}
 
-        client, ctx = self._client()
-        result = await client.send(request, types.ListToolsResult, ctx, timeout=self.connect_timeout)
-        if any(t.name == RETRIEVAL_TOOL for t in result.tools):
-            client.upstream_has_read = True
-        tools = [self._tool(t) for t in result.tools if t.name != RETRIEVAL_TOOL]
-        if result.nextCursor is None:
-            tools.append(retrieval_tool_definition())
-        return types.ServerResult(result.model_copy(update={"tools": tools}))
-
-    async def _call_tool(self, request: Any) -> Any:
+    async def _call_tool(self, client: Client, params: dict[str, Any], call: Call) -> dict[str, Any]:
         import anyio
-        from mcp import types
-        from mcp.shared.exceptions import McpError
 
-        client, ctx = self._client()
-        name, args = request.params.name, request.params.arguments or {}
+        name, args = str(params.get("name", "")), params.get("arguments") or {}
         if name == RETRIEVAL_TOOL:
             page = await anyio.to_thread.run_sync(lambda: self._read(args))
-            if page is not None or not client.upstream_has_read:
+            if page is not None or not self.upstream_has_read:
                 text = page if page is not None else _unknown_handle(args)
                 failed = text.startswith("[hostshape] ")  # read() answers every failure so
-                block = types.TextContent(type="text", text=text)
-                return types.ServerResult(types.CallToolResult(content=[block], isError=failed))
+                return {"content": [{"type": "text", "text": text}], "isError": failed}
         try:
-            result = await client.send(request, types.CallToolResult, ctx)
-        except McpError as exc:
-            upstream_error = exc.error
+            result = await client.send("tools/call", params, "CallToolResult", call)
+        except sdk.error_class() as exc:
+            upstream_error = exc.error  # type: ignore[attr-defined]
             error = await anyio.to_thread.run_sync(lambda: self._shape_error(upstream_error, name))
-            raise McpError(error) from None
-        result = await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
-        return types.ServerResult(result)
+            raise sdk.mcp_error(error.code, error.message, error.data) from None
+        return await anyio.to_thread.run_sync(lambda: self._shape(result, name, args))
 
     def _read(self, args: Mapping[str, Any]) -> str | None:
         """A page of a result this proxy saved; None when the handle is not one of its own (in the store the
@@ -201,22 +205,14 @@ class Proxy:
         from hostshape.wayback.stores import open_store
 
         handle = str(args.get("handle", ""))
-        query, cursor = args.get("query") or None, args.get("cursor") or None
         try:
             known = open_store(self.policy).load(handle) is not None
         except SpillError:  # unreachable: read() says so
             known = True
         if not known:
             return None
-        return read(
-            handle,
-            query=query,
-            cursor=cursor,
-            section=args.get("section") or None,
-            lines=args.get("lines") or None,
-            grep=args.get("grep") or None,
-            policy=self.policy,
-        )
+        parts = {name: args.get(name) or None for name in ARGUMENTS if name != "handle"}
+        return read(handle, policy=self.policy, **parts)
 
     def _shape_error(self, error: Any, name: str) -> Any:
         """The upstream's JSON-RPC error with its message (and data) within the budget: hosts show it to the
@@ -235,28 +231,36 @@ class Proxy:
         shaped = shape(message, policy=self.policy.replace(budget=room), tool=name, server=self.server_name)
         return types.ErrorData(code=error.code, message=shaped.text)
 
-    def _tool(self, tool: Any) -> Any:
+    def _tool(self, tool: dict[str, Any]) -> dict[str, Any]:
         """The tool as the client sees it: unchanged, unless its output schema must go (see ``OutputSchemas``)."""
-        schema = tool.outputSchema
+        schema = tool.get("outputSchema")
         if schema is None:
             return tool
         if self.output_schemas == "drop" or (self.output_schemas == "auto" and not always_satisfied(schema)):
             log.info(
-                "hostshape proxy: leaving out the outputSchema of %s (a shaped result could not satisfy it)", tool.name
+                "hostshape proxy: leaving out the outputSchema of %s (a shaped result could not satisfy it)",
+                tool.get("name"),
             )
-            return tool.model_copy(update={"outputSchema": None})
-        self._schemas[tool.name] = schema
+            return {k: v for k, v in tool.items() if k != "outputSchema"}
+        self._schemas[str(tool.get("name"))] = schema
         return tool
 
-    def _shape(self, result: Any, name: str, args: Mapping[str, Any]) -> Any:
+    def _shape(self, result: dict[str, Any], name: str, args: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            shaped = shape_call_result(result, self.policy, tool=name, server=self.server_name, args=args)
+            shaped = shape_mcp_result(result, self.policy, tool=name, server=self.server_name, args=args)
         except Exception:
             log.exception("hostshape proxy could not shape the result of %s; passing it through", name)
             return result
+        if shaped is None:
+            return result
+        text, structured = shaped
+        answer = {k: v for k, v in result.items() if k not in ("content", "structuredContent")}
+        answer["content"] = [{"type": "text", "text": text}]
+        if structured is not None:
+            answer["structuredContent"] = structured
         schema = self._schemas.get(name)
-        if shaped is not result and schema is not None and name not in self._warned:
-            problem = schema_problem(shaped.structuredContent, schema)
+        if schema is not None and name not in self._warned:
+            problem = schema_problem(structured, schema)
             if problem:
                 self._warned.add(name)
                 log.warning(
@@ -265,7 +269,7 @@ class Proxy:
                     name,
                     problem,
                 )
-        return shaped
+        return answer
 
 
 class Client:
@@ -276,77 +280,72 @@ class Client:
 
     def __init__(self, proxy: Proxy) -> None:
         self.proxy = proxy
-        self.session: Any = None  # the client's ServerSession, known from its first request
-        self.upstream_has_read = False
-        self.in_flight: dict[Any, int] = {}  # the client's request ids waiting on the upstream
-        self.link = Link(
-            proxy.upstream,
-            timeout=proxy.timeout,
-            connect_timeout=proxy.connect_timeout,
-            on_notification=self.notify,
-            errlog=proxy.errlog,
-            on_request=self.ask,
-        )
+        self.session: Any = None  # the SDK's server session of the client's latest request
+        self.in_flight: dict[Any, list[Any]] = {}  # the client's request ids waiting upstream: [count, session]
+        limits = {"timeout": proxy.timeout, "connect_timeout": proxy.connect_timeout, "errlog": proxy.errlog}
+        self.link = Link(proxy.upstream, on_notification=self.notify, on_request=self.ask, **limits)
         if proxy._tg is not None:
             self.link.bind(proxy._tg)
 
-    async def send(self, request: Any, result_type: type, ctx: Any, *, timeout: float | None = None) -> Any:
-        """Forward ``request`` upstream with its progress token relayed; upstream failures become McpError."""
+    async def send(
+        self, method: str, params: dict[str, Any] | None, result: str, call: Call, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Forward one request upstream with its progress relayed; returns the result's wire form. Upstream
+        failures become a JSON-RPC error; the upstream's own errors are raised as they came."""
         from mcp import types
-        from mcp.shared.exceptions import McpError
 
-        token = getattr(ctx.meta, "progressToken", None) if ctx.meta is not None else None
+        self.session = call.session
+        token = call.progress_token
         progress = None
         if token is not None:
 
             async def progress(value: float, total: float | None, message: str | None) -> None:
-                await ctx.session.send_progress_notification(
-                    token, value, total, message, related_request_id=ctx.request_id
+                await call.session.send_progress_notification(
+                    token, value, total, message, related_request_id=call.request_id
                 )
 
-        self.in_flight[ctx.request_id] = self.in_flight.get(ctx.request_id, 0) + 1
+        waiting = self.in_flight.setdefault(call.request_id, [0, call.session])
+        waiting[0] += 1
         try:
-            return await self.link.request(_outgoing(request), result_type, timeout=timeout, progress=progress)
+            request = sdk.client_request(_outgoing(method, params))
+            answer = await self.link.request(request, getattr(types, result), timeout=timeout, progress=progress)
+            return sdk.wire(answer)
         except UpstreamError as exc:
-            raise McpError(types.ErrorData(code=types.INTERNAL_ERROR, message=str(exc))) from None
+            raise sdk.mcp_error(types.INTERNAL_ERROR, str(exc)) from None
         finally:
-            left = self.in_flight.pop(ctx.request_id) - 1
-            if left:
-                self.in_flight[ctx.request_id] = left
+            waiting[0] -= 1
+            if not waiting[0]:
+                self.in_flight.pop(call.request_id, None)
 
     async def ask(self, request: Any, result_type: type, needs: Any, what: str) -> Any:
         """Relay one request of the upstream to this client; errors come back as data. While exactly one request
         of the client waits, the relayed request is sent as related to it (streamable HTTP then delivers it on
         that request's stream, which a client reads even when it opened no standalone stream)."""
         from mcp import types
-        from mcp.shared.exceptions import McpError
         from mcp.shared.message import ServerMessageMetadata
 
-        session = self.session
+        related, session = None, self.session
+        if len(self.in_flight) == 1:
+            related, (_, session) = next(iter(self.in_flight.items()))
         if session is None or not session.check_client_capability(needs):
             return types.ErrorData(
                 code=types.INVALID_REQUEST, message=f"the client behind hostshape proxy does not support {what}"
             )
-        related = next(iter(self.in_flight)) if len(self.in_flight) == 1 else None
         try:
             return await session.send_request(
-                types.ServerRequest(request), result_type, metadata=ServerMessageMetadata(related_request_id=related)
+                sdk.server_request(request), result_type, metadata=ServerMessageMetadata(related_request_id=related)
             )
-        except McpError as exc:
-            return exc.error
+        except sdk.error_class() as exc:
+            return exc.error  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 - the upstream gets an error, the proxy keeps running
             return types.ErrorData(code=types.INTERNAL_ERROR, message=f"hostshape proxy: {describe(exc)}")
 
     async def notify(self, notification: Any) -> None:
         """Relay one notification of the upstream to this client (dropped before its first request)."""
-        from mcp import types
-
         if self.session is None:
             return
-        data = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
-        data.pop("jsonrpc", None)  # the upstream's JSON-RPC envelope, kept as an extra field
         try:
-            await self.session.send_notification(types.ServerNotification.model_validate(data))
+            await self.session.send_notification(sdk.server_notification(sdk.wire(notification)))
         except Exception:
             log.debug("could not forward a notification", exc_info=True)
 
@@ -359,27 +358,28 @@ def _unknown_handle(args: Mapping[str, Any]) -> str:
     )
 
 
-def _server_result(result: Any) -> Any:
-    from mcp import types
-
-    return types.ServerResult(result)
-
-
-def _outgoing(request: Any) -> Any:
-    """The downstream request as a fresh ``ClientRequest`` for the upstream: the same method and params, without the
-    downstream's JSON-RPC envelope (kept as extra fields by the request model) and without its progress token (the
-    upstream gets the proxy's own, whose notifications are relayed back under the client's token)."""
-    from mcp import types
-
-    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
-    data.pop("jsonrpc", None)
-    data.pop("id", None)
-    meta = (data.get("params") or {}).get("_meta")
+def _outgoing(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """The client's request for the upstream: the same method and params, without what belongs to the client's hop:
+    its progress token (the upstream gets the proxy's own, whose notifications are relayed back under the client's
+    token) and the 2026-07-28 per-request envelope (the upstream session has its own; a handshake-era server refuses
+    a request that carries it, mcp/server/runner.py:741 in 2.3)."""
+    if params is None:
+        return {"method": method}
+    params = dict(params)
+    meta = params.get("_meta")
     if isinstance(meta, dict):
-        meta.pop("progressToken", None)
-        if not meta:
-            data["params"].pop("_meta")
-    return types.ClientRequest.model_validate(data)
+        meta = {k: v for k, v in meta.items() if k != "progressToken" and k not in ENVELOPE}
+        if meta:
+            params["_meta"] = meta
+        else:
+            params.pop("_meta")
+    return {"method": method, "params": params}
+
+
+def progress_token(params: Mapping[str, Any] | None) -> Any:
+    """The progress token of a request's wire params, if any."""
+    meta = (params or {}).get("_meta")
+    return meta.get("progressToken") if isinstance(meta, Mapping) else None
 
 
 def retrieval_tool_definition() -> Any:
@@ -402,6 +402,7 @@ async def serve_stdio(proxy: Proxy) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    proxy.single = True
     async with anyio.create_task_group() as tg:
         await proxy.start(tg)
         async with stdio_server() as (read_stream, write_stream):
@@ -437,7 +438,7 @@ async def serve_http(proxy: Proxy, host: str, port: int, *, ready: Callable[[int
     async with anyio.create_task_group() as tg:
         await proxy.start(tg)
         security = None
-        if host in ("127.0.0.1", "localhost", "::1"):  # as mcp's FastMCP does (mcp/server/fastmcp/server.py, 1.30)
+        if host in ("127.0.0.1", "localhost", "::1"):  # as the SDK's own app does (2.3: lowlevel/server.py:753)
             from mcp.server.transport_security import TransportSecuritySettings
 
             security = TransportSecuritySettings(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hostshape.policy import Policy
@@ -51,25 +51,20 @@ def shape_mcp_result(
     fit the budget together. A structured copy of the text (FastMCP's ``{"result": "<text>"}`` wrapper, or the
     text's JSON) is rebuilt from the shaped text; structured content that is not a copy is shaped on its own
     (its full form saved behind its own handle) and the text kept or shaped beside it."""
-    from hostshape.tokens import count_tokens
-
+    fit = _Fit(policy, tool, server, args)
     original = raw.get("structuredContent")
     if original is None:
-        shaped = _shape(raw, policy, tool, server, args)
+        shaped = fit.shape(raw, policy)
         return (shaped.text, None) if shaped.changed else None
     budget = policy.budget_for(tool, server)
     text_raw = {k: v for k, v in raw.items() if k != "structuredContent"}
     text = _joined_text(raw)
-
-    def tokens(value: str) -> float:
-        return count_tokens(value, policy.encoding) * policy.safety_factor
-
-    structured_tokens = tokens(_compact(original))
-    text_tokens = tokens(text) if text is not None else budget + 1  # other blocks: let shape decide
+    structured_tokens = fit.tokens(_compact(original))
+    text_tokens = fit.tokens(text) if text is not None else budget + 1  # other blocks: let shape decide
     if text is not None and text_tokens + structured_tokens <= budget:
         return None
     if _is_copy(text, original):
-        return _shape_with_copy(raw, original, policy, tool, server, args, budget, tokens)
+        return _shape_with_copy(fit, raw, original, budget)
     # Two different things: each keeps what it needs when small, else they share the budget.
     if text_tokens <= budget / 2:
         text_share = text_tokens
@@ -79,16 +74,35 @@ def shape_mcp_result(
         text_share = budget / 2
     shaped_text = text if text is not None and text_tokens <= text_share else None
     if shaped_text is None:
-        shaped_text = _fit_text(text_raw, policy, tool, server, args, max(1, int(text_share)), tokens)
-    room = budget - tokens(shaped_text)
-    structured = _fit_structured(original, policy, tool, server, args, int(room), tokens)
-    return shaped_text, structured
+        shaped_text = _fit_text(fit, text_raw, max(1, int(text_share)))
+    room = budget - fit.tokens(shaped_text)
+    return shaped_text, _fit_structured(fit, original, int(room))
 
 
-def _shape(raw: Any, policy: Policy, tool: str, server: str | None, args: Mapping[str, Any] | None) -> Any:
-    from hostshape.pipeline import shape
+@dataclass(frozen=True)
+class _Fit:
+    """What every fitting step of one result shares: the policy, the tool and server rules match, the call's
+    arguments."""
 
-    return shape(dict(raw) if isinstance(raw, Mapping) else raw, policy=policy, tool=tool, server=server, args=args)
+    policy: Policy
+    tool: str
+    server: str | None
+    args: Mapping[str, Any] | None
+
+    def tokens(self, value: str) -> float:
+        from hostshape.tokens import count_tokens
+
+        return count_tokens(value, self.policy.encoding) * self.policy.safety_factor
+
+    def shape(self, raw: Any, policy: Policy) -> Any:
+        from hostshape.pipeline import shape
+
+        value = dict(raw) if isinstance(raw, Mapping) else raw
+        return shape(value, policy=policy, tool=self.tool, server=self.server, args=self.args)
+
+    def at(self, policy: Policy, budget: int) -> Policy:
+        """``policy`` with the budget that applies to this tool set to ``budget``."""
+        return _with_budget(policy, self.tool, self.server, budget)
 
 
 def _joined_text(raw: Mapping[str, Any]) -> str | None:
@@ -113,72 +127,49 @@ def _is_copy(text: str | None, structured: Any) -> bool:
 
 
 def _shape_with_copy(
-    raw: Mapping[str, Any],
-    original: Any,
-    policy: Policy,
-    tool: str,
-    server: str | None,
-    args: Mapping[str, Any] | None,
-    budget: int,
-    tokens: Callable[[str], float],
+    fit: _Fit, raw: Mapping[str, Any], original: Any, budget: int
 ) -> tuple[str, dict[str, Any] | None]:
-    current = _with_budget(policy, tool, server, max(1, budget // 2))
+    current = fit.at(fit.policy, max(1, budget // 2))
     for attempt in range(8):
-        shaped = _shape(raw, current, tool, server, args)
+        shaped = fit.shape(raw, current)
         structured = _structured(original, shaped)
-        over = tokens(shaped.text) + tokens(_compact(structured)) - budget
+        over = fit.tokens(shaped.text) + fit.tokens(_compact(structured)) - budget
         if over <= 0:
             return shaped.text, structured
         # The fit moves in steps (whole records, whole pages), so a cut the size of the excess may change nothing:
         # cut twice as much each time.
-        smaller = max(1, int(current.budget_for(tool, server) - (over + 8) * 2**attempt / 2))
-        current = _with_budget(current, tool, server, smaller)
+        smaller = max(1, int(current.budget_for(fit.tool, fit.server) - (over + 8) * 2**attempt / 2))
+        current = fit.at(current, smaller)
     # the copy could not be made to fit beside the text: the text alone, at the whole budget
-    return _shape(raw, policy, tool, server, args).text, None
+    return fit.shape(raw, fit.policy).text, None
 
 
-def _fit_text(
-    raw: Mapping[str, Any],
-    policy: Policy,
-    tool: str,
-    server: str | None,
-    args: Mapping[str, Any] | None,
-    share: int,
-    tokens: Callable[[str], float],
-) -> str:
-    current = _with_budget(policy, tool, server, share)
+def _fit_text(fit: _Fit, raw: Mapping[str, Any], share: int) -> str:
+    current = fit.at(fit.policy, share)
     text = ""
     for attempt in range(6):
-        text = _shape(raw, current, tool, server, args).text
-        over = tokens(text) - share
+        text = fit.shape(raw, current).text
+        over = fit.tokens(text) - share
         if over <= 0:
             break
-        current = _with_budget(current, tool, server, max(1, int(share - (over + 8) * 2**attempt)))
+        current = fit.at(current, max(1, int(share - (over + 8) * 2**attempt)))
     return text
 
 
-def _fit_structured(
-    original: Any,
-    policy: Policy,
-    tool: str,
-    server: str | None,
-    args: Mapping[str, Any] | None,
-    room: int,
-    tokens: Callable[[str], float],
-) -> dict[str, Any] | None:
+def _fit_structured(fit: _Fit, original: Any, room: int) -> dict[str, Any] | None:
     """``original`` shaped as JSON into ``room`` tokens (compact), as an object; None when nothing fits."""
     if room < 8:
         return None
     payload = _compact(original)
-    current = _with_budget(policy, tool, server, room)
+    current = fit.at(fit.policy, room)
     for attempt in range(6):
-        shaped = _shape(payload, current, tool, server, args)
+        shaped = fit.shape(payload, current)
         value = json.loads(shaped.text) if shaped.is_json else shaped.text
         structured = value if isinstance(value, dict) else {"result": value}
-        over = tokens(_compact(structured)) - room
+        over = fit.tokens(_compact(structured)) - room
         if over <= 0:
             return structured
-        current = _with_budget(current, tool, server, max(1, int(room - (over + 8) * 2**attempt)))
+        current = fit.at(current, max(1, int(room - (over + 8) * 2**attempt)))
     return None
 
 

@@ -91,7 +91,6 @@ async def stdio_process(
 async def messages(stdout: Any, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
     """The ``SessionMessage`` of each non-blank line of ``stdout`` (a byte stream), or a ``MalformedLine`` (also for
     a line longer than ``max_line`` bytes, whose bytes are dropped as they come rather than held)."""
-    from mcp import types
     from mcp.shared.message import SessionMessage
 
     pending: list[bytes] = []
@@ -111,7 +110,7 @@ async def messages(stdout: Any, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
                 if len(line) > max_line:
                     yield MalformedLine(f"a line of more than {max_line:,} bytes (dropped)")
                     continue
-                yield _parsed(line, types.JSONRPCMessage, SessionMessage)
+                yield _parsed(line, SessionMessage)
         if rest and not overlong:
             pending.append(rest)
             held += len(rest)
@@ -119,10 +118,12 @@ async def messages(stdout: Any, max_line: int = MAX_LINE) -> AsyncIterator[Any]:
                 pending, held, overlong = [], 0, True
 
 
-def _parsed(line: bytes, model: Any, wrap: Any) -> Any:
+def _parsed(line: bytes, wrap: Any) -> Any:
+    from hostshape.proxy import sdk
+
     text = line.decode("utf-8", "replace")
     try:
-        return wrap(model.model_validate_json(text))
+        return wrap(sdk.json_rpc_message(text))
     except ValueError as exc:
         return MalformedLine(f"{text[:200]!r}: {str(exc).splitlines()[0][:200]}")
 

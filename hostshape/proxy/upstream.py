@@ -9,28 +9,15 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
-from hostshape.adapters._shared import require
+from hostshape.proxy import sdk
 
 log = logging.getLogger("hostshape.proxy")
 
 DEFAULT_TIMEOUT = 300.0  # seconds a tools/call may take upstream; other requests get CONNECT_TIMEOUT
 CONNECT_TIMEOUT = 60.0
 PING_TIMEOUT = 5.0
-
-
-def require_mcp() -> None:
-    """Raise ImportError unless the ``mcp`` SDK 1.x is importable (the proxy is built on its 1.x server API)."""
-    require("proxy", "mcp")
-    from importlib.metadata import version
-
-    major = version("mcp").split(".", 1)[0]
-    if major != "1":
-        # mcp 2.x (2.3.0 checked) replaced Server.request_handlers with on_* handlers taking (ctx, params) and
-        # changed ClientSession's construction; langchain-mcp-adapters and fastmcp 3.4 still require mcp<2.
-        raise ImportError(f"hostshape proxy needs the mcp SDK 1.x, found {version('mcp')}: pip install 'mcp>=1.20,<2'")
 
 
 class UpstreamError(Exception):
@@ -94,9 +81,9 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[t
 
         async with (
             create_mcp_http_client(headers=headers) as client,
-            transport.streamable_http_client(url, http_client=client) as (read_stream, write_stream, _),
+            transport.streamable_http_client(url, http_client=client) as streams,  # 2.x: no session-id getter
         ):
-            yield read_stream, write_stream
+            yield streams[0], streams[1]
     else:  # pragma: no cover - older mcp 1.x
         async with transport.streamablehttp_client(url, headers=headers) as (read_stream, write_stream, _):
             yield read_stream, write_stream
@@ -226,31 +213,30 @@ class Link:
         if ask is None:
             return {}
 
-        async def sampling(context: Any, params: Any) -> Any:
-            return await ask(
-                types.CreateMessageRequest(params=params),
+        def relay(request: Callable[[Any], Any], result: type, needs: Any, what: str) -> Any:
+            async def callback(context: Any, params: Any = None) -> Any:  # list_roots gets no params
+                return await ask(request(params), result, needs, what)
+
+            return callback
+
+        caps = types.ClientCapabilities
+        return {
+            "sampling_callback": relay(
+                lambda p: types.CreateMessageRequest(params=p),
                 types.CreateMessageResult,
-                types.ClientCapabilities(sampling=types.SamplingCapability()),
+                caps(sampling=types.SamplingCapability()),
                 "sampling",
-            )
-
-        async def elicitation(context: Any, params: Any) -> Any:
-            return await ask(
-                types.ElicitRequest(params=params),
+            ),
+            "elicitation_callback": relay(
+                lambda p: types.ElicitRequest(params=p),
                 types.ElicitResult,
-                types.ClientCapabilities(elicitation=types.ElicitationCapability()),
+                caps(elicitation=types.ElicitationCapability()),
                 "elicitation",
-            )
-
-        async def list_roots(context: Any) -> Any:
-            return await ask(
-                types.ListRootsRequest(),
-                types.ListRootsResult,
-                types.ClientCapabilities(roots=types.RootsCapability()),
-                "roots",
-            )
-
-        return {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": list_roots}
+            ),
+            "list_roots_callback": relay(
+                lambda p: types.ListRootsRequest(), types.ListRootsResult, caps(roots=types.RootsCapability()), "roots"
+            ),
+        }
 
     async def notify(self, notification: Any) -> None:
         """Send a client notification (e.g. roots/list_changed) upstream, if connected; never raises."""
@@ -277,8 +263,8 @@ class Link:
                 for scope in list(conn.inflight):
                     scope.cancel()
             return
-        if isinstance(message, types.ServerNotification) and self.on_notification is not None:
-            if isinstance(message.root, (types.ProgressNotification, types.CancelledNotification)):
+        if isinstance(message, types.ServerNotification) and self.on_notification is not None:  # 2.x: a union
+            if isinstance(sdk.unwrap(message), (types.ProgressNotification, types.CancelledNotification)):
                 return  # progress goes to its request's callback; cancellation is per request
             try:
                 await self.on_notification(message)
@@ -299,30 +285,31 @@ class Link:
         ``UpstreamError`` when the upstream failed; a cancelled caller cancels the upstream request too."""
         import anyio
         from mcp import types
-        from mcp.shared.exceptions import McpError
 
         conn = await self._connection()
         session = conn.session
         wait = self.timeout if timeout is None else timeout
-        request_id = getattr(session, "_request_id", None)  # the id send_request is about to use (shared/session.py)
+        # the id send_request is about to use (1.x shared/session.py); 2.x has none: its dispatcher cancels an
+        # abandoned request itself (mcp/shared/dispatcher.py:103)
+        request_id = getattr(session, "_request_id", None)
         with anyio.CancelScope() as scope:
             conn.inflight.add(scope)
             try:
                 return await session.send_request(
                     request,
                     result_type,
-                    request_read_timeout_seconds=timedelta(seconds=wait),
+                    request_read_timeout_seconds=sdk.read_timeout(wait),
                     progress_callback=progress,
                 )
-            except McpError as exc:
-                code = exc.error.code
+            except sdk.error_class() as exc:
+                code = exc.error.code  # type: ignore[attr-defined]
                 # The SDK answers a request with CONNECTION_CLOSED (-32000) when the connection ends
                 # (mcp/shared/session.py:451, 1.30), and -32000 is also a code any server may use for its own
                 # errors: only an upstream that then fails a ping is gone.
                 if conn.broken or (code == types.CONNECTION_CLOSED and not await self._alive(conn)):
                     conn.fail(conn.broken or "it closed the connection")
                     raise UpstreamError(self._message(conn.broken or "it closed the connection")) from None
-                if code == 408:  # REQUEST_TIMEOUT: mcp/shared/session.py raises it when the read timeout expires
+                if code == sdk.timeout_code():  # the read timeout expired
                     await self._cancel_upstream(session, request_id, "timed out")
                     if not await self._alive(conn):
                         conn.fail("it stopped answering")
@@ -355,13 +342,10 @@ class Link:
             return
         with anyio.move_on_after(2):
             try:
-                await session.send_notification(
-                    types.ClientNotification(
-                        types.CancelledNotification(
-                            params=types.CancelledNotificationParams(requestId=request_id, reason=reason)
-                        )
-                    )
+                cancelled = types.CancelledNotification(
+                    params=types.CancelledNotificationParams(requestId=request_id, reason=reason)
                 )
+                await session.send_notification(sdk.client_notification(cancelled))
             except Exception:  # the upstream may already be gone
                 log.debug("could not tell the upstream about the cancelled request", exc_info=True)
 

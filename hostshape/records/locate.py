@@ -18,8 +18,6 @@ from hostshape.records import structure
 
 Path = tuple[str, ...]
 
-# Generic identifier words kept whole by fit_object's member cutting (a tie-breaker there, not a shrink rule).
-IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
 SEARCH_DEPTH = 5  # levels of objects find_records searches for the record list
 MAX_NODES = 5000  # objects searched for the zero-configuration record list, at any depth (locate)
 _SIZE_SAMPLE = 8
@@ -412,15 +410,6 @@ def _rebuilt(value: Any, path: Path, records: list[Any]) -> Any:
         copy[head] = records
         return copy
     copy[head] = _rebuilt(value[head], path[1:], records)
-    return copy
-
-
-def with_path(value: Any, path: Path, replacement: Any) -> Any:
-    """A copy of ``value`` with the member at ``path`` replaced (only the objects along the path are copied)."""
-    if not path:
-        return replacement
-    copy = dict(value)
-    copy[path[0]] = with_path(value[path[0]], path[1:], replacement)
     return copy
 
 

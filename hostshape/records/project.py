@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jmespath
 from jmespath.exceptions import JMESPathError
 
 from hostshape.output.envelope import KEY, Facts
-from hostshape.output.render import dumps
+from hostshape.output.render import dumps, with_path
 from hostshape.policy import Rule
-from hostshape.records.locate import longest_record_list, with_path
+from hostshape.records.listing import Listing, listing
+from hostshape.records.locate import longest_record_list
 from hostshape.records.shrink import Cuts, shrink_document
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 if TYPE_CHECKING:
     from hostshape.tokens import Count
 
-__all__ = ["Projection", "project", "shrink", "surrogate_note"]
+__all__ = ["Projection", "project", "surrogate_note", "zero_config"]
 
 # Any escape of a UTF-16 surrogate (a literal prefix, so the scan is fast); pairing is checked per match.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -47,34 +49,32 @@ def surrogate_note(text: str) -> str | None:
     return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)" if count else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Projection:
     """The projected value, what projection removed (field names, for the envelope) and any note about it."""
 
     value: Any
-    omitted: set[str] = field(default_factory=set)
+    omitted: frozenset[str] = frozenset()
     matched: bool = True
     note: str | None = None
-    path: tuple[str, ...] | None = None
+    path: tuple[str, ...] | None = None  # where the projection placed the record list, when it did
     cuts: Cuts | None = None
     filtered: bool = False  # a rule's query left records out (named in ``note``)
 
-    def report(self, facts: Facts) -> None:
-        """Put what projection did into ``facts``: omitted fields, whether anything matched, every cut named."""
-        facts.omitted = sorted(self.omitted)
-        facts.matched = self.matched
-        facts.filtered = facts.filtered or self.filtered
-        if self.note:
-            facts.notes.append(self.note)
+    def reported(self, facts: Facts) -> Facts:
+        """``facts`` with what projection did: omitted fields, whether anything matched, every cut named."""
+        notes = [*facts.notes, *([self.note] if self.note else []), *(self.cuts.summary() if self.cuts else [])]
+        changes: dict[str, Any] = {"omitted": sorted(self.omitted), "matched": self.matched, "notes": notes}
+        changes["filtered"] = facts.filtered or self.filtered
         if self.cuts is not None:
-            facts.shrunk = self.cuts.cut
-            facts.notes.extend(self.cuts.summary())
-            facts.same = dict(self.cuts.same)
+            changes.update(shrunk=self.cuts.cut, same=dict(self.cuts.same))
+        return dataclasses.replace(facts, **changes)
 
-    @property
-    def layouts(self) -> list[list[str]] | None:
-        """The index layouts the shrink chose for the record list (None: the fit chooses)."""
-        return self.cuts.index if self.cuts is not None else None
+    def listing(self, count: Count, *, rows: int = 0) -> Listing | None:
+        """The projected value's record list, with index rows for its first ``rows`` records (0: no index); the
+        index layouts are the shrink's when it chose them."""
+        layouts = self.cuts.index if self.cuts is not None else None
+        return listing(self.value, self.path, count, layouts=layouts, rows=rows)
 
 
 def project(
@@ -89,12 +89,15 @@ def project(
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
     projection = _project(value, rule, allow_shrink, count, max_records, budget)
-    if isinstance(projection.value, dict) and KEY in projection.value:
-        aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
-        projection.value = {(aside if k == KEY else k): v for k, v in projection.value.items()}
-        moved = f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
-        projection.note = f"{projection.note}; {moved}" if projection.note else moved
-    return projection
+    if not (isinstance(projection.value, dict) and KEY in projection.value):
+        return projection
+    aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
+    moved = f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
+    return dataclasses.replace(
+        projection,
+        value={(aside if k == KEY else k): v for k, v in projection.value.items()},
+        note=f"{projection.note}; {moved}" if projection.note else moved,
+    )
 
 
 def _project(
@@ -112,21 +115,19 @@ def _project(
         try:
             result = jmespath.search(rule.jmespath, value)
         except JMESPathError as exc:
-            fallback = shrink(value, count, max_records, budget)
-            fallback.note = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
-            return fallback
-        projection = Projection(result, matched=result not in (None, [], {}))
+            failed = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
+            return dataclasses.replace(zero_config(value, count, max_records, budget), note=failed)
+        matched = result not in (None, [], {})
         found = longest_record_list(value)
         if found is not None and isinstance(result, list) and 0 < len(result) < len(found[1]):  # none: matched=False
-            projection.filtered = True  # the model must not read the filtered list as the whole result
-            projection.note = (
-                f"the policy's JMESPath rule {rule.jmespath[:80]!r} kept {len(result):,} of {len(found[1]):,} records"
-            )
-        return projection
+            rule_text = f"the policy's JMESPath rule {rule.jmespath[:80]!r}"
+            kept = f"{rule_text} kept {len(result):,} of {len(found[1]):,} records"
+            return Projection(result, matched=matched, note=kept, filtered=True)  # not to be read as the whole
+        return Projection(result, matched=matched)
     if rule is not None and rule.fields is not None:
         return _project_fields(value, rule.fields, dict(rule.rename), max_records)
     if allow_shrink:
-        return shrink(value, count, max_records, budget)
+        return zero_config(value, count, max_records, budget)
     return Projection(value)
 
 
@@ -148,11 +149,12 @@ def _project_fields(value: Any, fields: tuple[str, ...], rename: dict[str, str],
 
     if found is None:
         projected = pick(value)
-        return Projection(projected, omitted, matched=bool(projected))
+        return Projection(projected, frozenset(omitted), matched=bool(projected))
     path, records = found
     picked = [pick(r) for r in records[:max_records]]
     matched = any(picked)
-    return Projection(with_path(value, path, picked + records[len(picked) :]), omitted, matched=matched, path=path)
+    shown = with_path(value, path, picked + records[len(picked) :])
+    return Projection(shown, frozenset(omitted), matched=matched, path=path)
 
 
 _ABSENT = object()
@@ -166,11 +168,12 @@ def _dotted(record: Any, dotted: str) -> Any:
     return record
 
 
-def shrink(
+def zero_config(
     value: Any, count: Count, max_records: int | None = None, budget: int | None = None, *, first: int = 0
 ) -> Projection:
-    """Zero-configuration shrink (hostshape.records.shrink): the record list found wherever it is and made plain, noise
-    decided from the data dropped, every cut named. Records past ``max_records`` are kept as they are.
+    """The zero-configuration projection, the structural shrink (hostshape.records.shrink): the record list found
+    wherever it is and made plain, noise decided from the data dropped, every cut named. Records past
+    ``max_records`` are kept as they are.
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
@@ -191,7 +194,7 @@ def shrink(
         if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
             break
         cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
-    return Projection(shrunk, cuts.omitted, path=path, cuts=cuts)
+    return Projection(shrunk, frozenset(cuts.omitted), path=path, cuts=cuts)
 
 
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget

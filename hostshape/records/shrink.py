@@ -10,14 +10,16 @@ their head and tail.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hostshape.output.previews import preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import structure
 from hostshape.records.locate import Located, locate
-from hostshape.records.previews import decode_base64_content, preview, text_placeholder
 
 if TYPE_CHECKING:
     from hostshape.tokens import Count
@@ -337,7 +339,7 @@ def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, ro
 
 
 def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: Cuts, *, root: bool) -> Any:
-    obj = decode_base64_content(obj)
+    obj = _decoded_base64(obj)
     ident = schema.collapse.get(path)
     if ident is not None and not root and structure.is_key_like(obj.get(ident)):
         cuts.collapsed[_label(path)] = ident
@@ -483,6 +485,18 @@ def _leaves(value: Any, depth: int) -> Any:
             yield from _leaves(member, depth + 1)
     else:
         yield value
+
+
+def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
+    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
+    content = obj.get("content")
+    if obj.get("encoding") != "base64" or not isinstance(content, str):
+        return obj
+    try:
+        text = base64.b64decode(content, validate=False).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return obj
+    return {**obj, "content": text, "encoding": "utf-8 (decoded from base64 by hostshape)"}
 
 
 def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:

@@ -25,8 +25,9 @@ from hostshape.input.parse import parse_json
 from hostshape.output.envelope import Facts, WayBack
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
+from hostshape.records.listing import listing
 from hostshape.records.locate import records_from_text
-from hostshape.records.project import shrink
+from hostshape.records.project import zero_config
 from hostshape.records.query import QueryTooCostly
 from hostshape.records.query import search as bounded_search
 from hostshape.wayback.cursor import CursorError, Position, decode, encode
@@ -154,7 +155,6 @@ def _read_from(
         return encode(secret, Position(handle, query, at))
 
     facts = Facts()
-    records_at: tuple[str, ...] | None = None
     table = None if is_json else records_from_text(text)
     if view is not None or (table is None and not is_json and not query and not cursor):
         return _read_part(text, view, offset, limit, handle, policy, secret)
@@ -182,14 +182,14 @@ def _read_from(
                 f"[hostshape] the query {_shown(query)} failed ({type(exc).__name__}: {_shown(_reason(exc), 120)}); "
                 "fix it or call again without query."
             )
-        facts.matched = value not in (None, [], {})
+        facts = dataclasses.replace(facts, matched=value not in (None, [], {}))
+        records = listing(value, None, limit.count)  # pages of whole records: no index
     else:
-        projection = shrink(
+        projection = zero_config(
             value, limit.count, max_records=offset + limit.tokens + 1, budget=limit.tokens, first=offset
         )
-        projection.report(facts)
-        value, records_at = projection.value, projection.path
-    return fit_data(value, facts, limit, way, next_cursor, index=False, offset=offset, records_at=records_at).text
+        facts, value, records = projection.reported(facts), projection.value, projection.listing(limit.count)
+    return fit_data(value, facts, limit, way, next_cursor, records=records, offset=offset).text
 
 
 def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:

@@ -117,10 +117,11 @@ def _shape(
     content: Any, input_data: Mapping[str, Any], policy: Policy, server: str, tool: str, form: HostForm
 ) -> str | None:
     from hostshape import shape
+    from hostshape.input.host_forms import tool_result
 
     args = input_data.get("tool_input")
     res = shape(
-        content,
+        tool_result(content),  # the tool_response as Claude Code hands it over (a str, or content blocks)
         policy=policy,
         tool=tool,
         server=server,

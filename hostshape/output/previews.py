@@ -1,27 +1,12 @@
-"""Text shortened in place: previews that say how much was cut, base64 blobs labelled, base64 file contents
-decoded."""
+"""Text shortened in place: previews that say how much was cut, base64 blobs labelled."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Any
 
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\r\n]{400,}$")
 _HAS_UPPER, _HAS_LOWER = re.compile("[A-Z]"), re.compile("[a-z]")
-
-
-def decode_base64_content(obj: dict[str, Any]) -> dict[str, Any]:
-    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
-    content = obj.get("content")
-    if obj.get("encoding") != "base64" or not isinstance(content, str):
-        return obj
-    try:
-        text = base64.b64decode(content, validate=False).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return obj
-    return {**obj, "content": text, "encoding": "utf-8 (decoded from base64 by hostshape)"}
 
 
 def text_placeholder(text: str) -> str:

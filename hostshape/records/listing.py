@@ -1,0 +1,112 @@
+"""The record list as the fit receives it, decided once by the records stage: where the list is in the projected
+value, which index layouts list the records it cannot show whole, and each record's row in the widest layout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hostshape.records.locate import Path, find_records
+from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+
+if TYPE_CHECKING:
+    from hostshape.tokens import Count
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A record list at ``path`` in the projected value (``()``: the value is the list), with its index: layouts
+    to try, widest first, each a subset of the widest in its order (empty: no index), and ``rows``, the index row
+    of each of the first records in the widest layout (records past them are never listed)."""
+
+    path: Path
+    records: list[Any]
+    layouts: list[list[str]]
+    rows: list[list[Any]]
+
+
+def listing(
+    value: Any,
+    path: Path | None,
+    count: Count,
+    *,
+    layouts: list[list[str]] | None = None,
+    rows: int = 0,
+) -> Listing | None:
+    """The record list of ``value``: at ``path`` when the projection placed it there (and it is still a list),
+    else the one ``find_records`` finds; None when there is none or it is empty. ``layouts`` are the index layouts
+    the projection chose (the shrink, before shrinking), else they are chosen here from the records; index rows
+    are made for the first ``rows`` records (0: no index)."""
+    found = _at(value, path) if path is not None else find_records(value)
+    if found is None or not found[1]:
+        return None
+    at, records = found
+    if not rows:
+        return Listing(at, records, [], [])
+    first = records[0]
+    chosen = (
+        row_layouts(records)
+        if isinstance(first, list)
+        else []
+        if not isinstance(first, dict)
+        else layouts
+        if layouts is not None
+        else index_columns(records, count)
+    )
+    index_rows = [rows_of(r, chosen[0]) for r in records[:rows]] if chosen else []
+    return Listing(at, records, chosen, index_rows)
+
+
+def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:
+    member = value
+    for key in path:
+        if not isinstance(member, dict) or key not in member:
+            return find_records(value)
+        member = member[key]
+    return (path, member) if isinstance(member, list) else find_records(value)
+
+
+def rows_of(record: Any, columns: list[str]) -> list[Any]:
+    """One index row: the record's values at the (dotted) columns; a record that is not an object as itself."""
+    if isinstance(record, list):
+        return [_short(_cell(record, c)) for c in columns]
+    if not isinstance(record, dict):
+        return [record for _ in columns]
+    return [_short(record[c] if c in record else _any_of(record, c)) for c in columns]
+
+
+def _any_of(record: dict[str, Any], column: str) -> Any:
+    """The value at a dotted column, or at the first present of a coalesced one (``user_id|order_no``)."""
+    for part in column.split(ANY_OF):
+        value = record[part] if part in record else dotted(record, part)
+        if value is not None:
+            return value
+    return None
+
+
+def _cell(row: list[Any], column: str) -> Any:
+    """A row-as-array's cell at a positional column ``[i]``; the whole row for any other column."""
+    if column.startswith("[") and column.endswith("]") and column[1:-1].isdigit():
+        i = int(column[1:-1])
+        return row[i] if i < len(row) else None
+    return row
+
+
+def row_layouts(rows: list[Any]) -> list[list[str]]:
+    """Index layouts for rows given as arrays of scalars without a header: the first position that is unique and
+    key-like in every sampled row (``[0]``); none when there is no such position."""
+    sample = rows[:SAMPLE]
+    if not sample or not all(
+        isinstance(r, list) and r and not any(isinstance(c, (dict, list)) for c in r) for r in sample
+    ):
+        return []
+    for i in range(min(len(r) for r in sample)):
+        values = [r[i] for r in sample]
+        if len({repr(v) for v in values}) == len(values) and all(is_key_like(v) for v in values):
+            return [[f"[{i}]"]]
+    return []
+
+
+def _short(value: Any) -> Any:
+    """A nested object in an index row is not shown (index columns are scalar columns of most records)."""
+    return "{…}" if isinstance(value, (dict, list)) else value
