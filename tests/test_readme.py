@@ -201,7 +201,7 @@ def test_the_readme_shell_lines_run_as_written(tmp_path: Path) -> None:
 
 def _assert_wrapped_or_refused(done: subprocess.CompletedProcess[str], config: Path) -> None:
     """``wrap`` rewrites the file (a backup first) where ``hostshape proxy`` can start, else refuses and says why."""
-    from hostshape.proxy.upstream import require_mcp
+    from hostshape.proxy import require_mcp
 
     try:
         require_mcp()
