@@ -99,12 +99,12 @@ def after_fault(
 def _saved(text: str, is_json: bool, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
     """Where the best-effort text was saved, if it could be."""
     if not policy.spill:
-        return WayBack(reason="spill is off")
+        return WayBack.unsaved()
     try:
         saved = open_store(policy).save(tool, dict(args or {}), text, is_json=is_json)
     except Exception:  # noqa: BLE001 - the answer says the result was not saved
         log.warning("hostshape could not save the result after a fault", exc_info=True)
-        return WayBack(reason=unsaved_reason(policy))
+        return WayBack.unsaved(unsaved_reason(policy))
     return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from hostshape.fit.budget import Limit
 from hostshape.fit.host_limit import MAX_ROUNDS, HostLimit, smaller_budget
 from hostshape.input.host_form import HostForm, json_result
-from hostshape.output.envelope import refusal
+from hostshape.output.envelope import PAGE_TOO_BIG, last_resort_texts, refusal
 from hostshape.policy import Policy
 
 __all__ = ["HostForm", "fits_budget", "fits_by_size", "glue_fault", "json_result", "read_for_host", "refusal_for"]
@@ -27,7 +27,7 @@ def fits_budget(
 ) -> bool:
     """True when ``text``, in the form ``host`` sends it, is within the tool's budget and the host's caps (for a
     host that lets an adapter only comment on a result, never replace it)."""
-    return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm()).fits(text)
+    return _caps(policy, tool, server, host).fits(text)
 
 
 def fits_half_budget(text: str, policy: Policy, *, tool: str | None = None, server: str | None = None) -> bool:
@@ -39,12 +39,11 @@ def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, marg
     """The smallest budget within which an answer can still name the handle that gets the result back: the envelope
     alone, ``{"_hostshape":{"truncated":true,"handle":...}}``, in the form ``host`` sends it, plus ``margin`` tokens
     for the handle's digits and other encodings."""
-    import json
     import math
 
     from hostshape.tokens import count_tokens
 
-    text = json.dumps({"_hostshape": {"truncated": True, "handle": "hs_" + "0" * 24}}, separators=(",", ":"))
+    text = last_resort_texts(True, "hs_" + "0" * 24)[0]
     shown = host.wrap(text) if host is not None and host.wrap is not None else text
     return math.ceil(count_tokens(shown, policy.encoding) * policy.safety_factor) + margin
 
@@ -82,8 +81,7 @@ def refusal_for(
     """The one refusal for a fault outside the core (an adapter's glue), fitted to the tool's budget and host."""
     policy = policy if policy is not None else Policy()
     fault = exc if isinstance(exc, str) else type(exc).__name__
-    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
-    return refusal(fault, limit.fits, tool)
+    return refusal(fault, _caps(policy, tool, server, host).fits, tool)
 
 
 def glue_fault(
@@ -106,8 +104,12 @@ def glue_fault(
         return None
     from hostshape.fault import after_fault
 
-    limit = HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
-    return after_fault(raw, policy, exc, tool=tool, server=server, fits=limit.fits).text
+    return after_fault(raw, policy, exc, tool=tool, server=server, fits=_caps(policy, tool, server, host).fits).text
+
+
+def _caps(policy: Policy, tool: str | None, server: str | None, host: HostForm | None) -> HostLimit:
+    """The tool's budget and the host's caps, for a text in the form ``host`` sends it."""
+    return HostLimit(Limit.of(policy, policy.budget_for(tool, server)), host or HostForm())
 
 
 def _with_budget(
@@ -154,4 +156,4 @@ def read_for_host(
         budget = smaller_budget(budget, text, caps, policy, round_)
         smaller = _with_budget(policy, None, None, budget, host, 0)
         text = read(handle, query=query, cursor=cursor, policy=smaller, **part)
-    return text if caps.fits(text) else refusal("the page does not fit", caps.fits)
+    return text if caps.fits(text) else refusal(PAGE_TOO_BIG, caps.fits)

@@ -43,7 +43,7 @@ from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
-from hostshape.output.envelope import Facts, WayBack
+from hostshape.output.envelope import TOOL_ERROR, Facts, WayBack, not_json, too_wide
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
 from hostshape.records.locate import records_from_text
@@ -227,8 +227,7 @@ def _projected(
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
     if hidden:
-        notes = [*facts.notes, f"{hidden:,} members of objects too wide for the budget not shown"]
-        facts = dataclasses.replace(facts, truncated=True, notes=notes)
+        facts = dataclasses.replace(_noted(facts, too_wide(hidden)), truncated=True)
     allow_shrink = s.rule.shrink if s.rule is not None else True
     return _projected(s, value, facts, rule=s.rule, allow_shrink=allow_shrink, cursor_at=s.cursor_at)
 
@@ -270,7 +269,7 @@ def _fit_document(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 
 
 def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    facts = _noted(facts, f"not valid JSON ({payload.parse_error}); shown as text")
+    facts = _noted(facts, not_json(str(payload.parse_error)))
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
 
 
@@ -284,11 +283,11 @@ def _error_json(payload: Payload) -> tuple[Any] | None:
 
 def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
     """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
-    return _projected(s, error[0], _noted(facts, "the tool reported an error"))
+    return _projected(s, error[0], _noted(facts, TOOL_ERROR))
 
 
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    return _fit_prose(s, payload, _noted(facts, "the tool reported an error"))
+    return _fit_prose(s, payload, _noted(facts, TOOL_ERROR))
 
 
 def _fit_prose(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
@@ -381,14 +380,14 @@ def _exact_json(value: Any) -> str | None:
 
 def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
     if not policy.spill:
-        return WayBack(reason="spill is off")
+        return WayBack.unsaved()
     try:
         store = open_store(policy)
         is_json = payload.is_data or _error_json(payload) is not None  # an error whose text is JSON reads back as JSON
         saved = store.save(tool, dict(args or {}), payload.text, is_json=is_json)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
-        return WayBack(reason=unsaved_reason(policy))
+        return WayBack.unsaved(unsaved_reason(policy))
     return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
 
 

@@ -76,6 +76,10 @@ def test_read_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "read", handle, "--cursor", "not-a-cursor")
     assert code == 2 and "cursor" in err
     assert run(capsys, "read", handle, "--query", "[].number")[0] == 0
+    code, out, _ = run(capsys, "shape", str(README), "--budget", "300")
+    handle, cursor = (out.splitlines()[-1].partition(f"{key}=")[2].split()[0] for key in ("handle", "next"))
+    code, out, err = run(capsys, "read", handle, "--cursor", cursor, "--lines", "1-2")  # not the part it pages
+    assert (code, out) == (2, "") and "this cursor pages" in err
 
 
 def test_demo_accepts_every_documented_host_name_and_rejects_others(capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,6 +37,16 @@ def nothing_spilled_locally(*folders: Path) -> bool:
     return not any(folder.exists() and any(folder.rglob("hs_*")) for folder in folders)
 
 
+def assert_answered_without_store(shaped: str, envelope: dict[str, Any], page: str, spill: Path) -> None:
+    """What a host answers when its store is down: the result (``envelope`` its ``_hostshape``) and the page of a
+    read both within the budget as the model receives them, the result with no handle and a note, the page saying
+    so, nothing spilled."""
+    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
+    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
+    assert "cannot be reached now" in page
+    assert nothing_spilled_locally(spill)
+
+
 # --- ADK: the artifact service --------------------------------------------------------------------------------------
 
 
@@ -109,11 +119,7 @@ async def test_an_artifact_service_that_fails_gives_a_budgeted_answer_with_a_not
         next_call=read_once,
     )
     shaped, page = run_.extra["received"]
-    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
-    envelope = adk_page(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
-    assert "cannot be reached now" in json.loads(page)["result"]
-    assert nothing_spilled_locally(tmp_path / "a")
+    assert_answered_without_store(shaped, adk_page(shaped)["_hostshape"], page, tmp_path / "a")
 
 
 # --- LangGraph: the graph's store -----------------------------------------------------------------------------------
@@ -182,11 +188,7 @@ async def test_a_graph_store_that_fails_gives_a_budgeted_answer_with_a_note(tmp_
         follow_up=read_once,
     )
     shaped, page = run_.extra["received_all"]
-    assert count_tokens(shaped) <= BUDGET and count_tokens(page) <= BUDGET
-    envelope = json.loads(shaped)["_hostshape"]
-    assert "handle" not in envelope and "full result not saved (the spill store could not save it)" in envelope["hint"]
-    assert "cannot be reached now" in page
-    assert nothing_spilled_locally(tmp_path / "a")
+    assert_answered_without_store(shaped, json.loads(shaped)["_hostshape"], page, tmp_path / "a")
 
 
 _ADK_WORKER = """
@@ -217,15 +219,16 @@ print(json.dumps(asyncio.run(main(*sys.argv[1:6]))))
 """
 
 
-def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+def worker(tmp_path: Path, name: str, script: str, *argv: str) -> dict[str, Any]:
+    """``script`` run as a fresh worker process (its own home, its own spill folder ``<home>/spill``, the shared
+    secret); what it printed last, as JSON."""
     home = tmp_path / name
     home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
     root = str(Path(__file__).resolve().parents[1])
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
-    spill = str(home / "spill")
     done = subprocess.run(
-        [sys.executable, "-c", _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET)],
+        [sys.executable, "-c", script, *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -235,6 +238,11 @@ def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def adk_worker(tmp_path: Path, name: str, *argv: str) -> dict[str, Any]:
+    spill = str(tmp_path / name / "spill")
+    return worker(tmp_path, name, _ADK_WORKER, str(tmp_path / "artifacts"), spill, *argv, str(BUDGET))
 
 
 def test_two_adk_worker_processes_share_a_file_artifact_service(tmp_path: Path) -> None:
@@ -279,23 +287,8 @@ print(json.dumps(asyncio.run(main(*sys.argv[1:5]))))
 
 
 def langgraph_worker(tmp_path: Path, name: str, handle: str) -> dict[str, Any]:
-    home = tmp_path / name
-    home.mkdir(exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTSHAPE_")}
-    root = str(Path(__file__).resolve().parents[1])
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"), PYTHONPATH=root, **{SECRET_ENV: SECRET})
-    database, spill = str(tmp_path / "graph-store.sqlite"), str(home / "spill")
-    done = subprocess.run(
-        [sys.executable, "-c", _LANGGRAPH_WORKER, database, spill, handle, str(BUDGET)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=home,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    database, spill = str(tmp_path / "graph-store.sqlite"), str(tmp_path / name / "spill")
+    return worker(tmp_path, name, _LANGGRAPH_WORKER, database, spill, handle, str(BUDGET))
 
 
 def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> None:

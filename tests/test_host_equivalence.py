@@ -73,7 +73,9 @@ async def test_every_host_gives_the_model_the_records_shape_gives(host: str, too
     if not _installed(module):
         pytest.skip(f"{module} is not installed")
     runner: Callable[..., Awaitable[Any]] = importlib.import_module(f"hostshape.testing.{host}").run
-    policy = Policy(budget=BUDGET)
+    # No spill: a handle is an HMAC of the tool, its arguments and the content, so its token count differs between
+    # ``shape`` here and the host's call, and one token decides whether the last record fits.
+    policy = Policy(budget=BUDGET, spill=False)
     expected = answer(shape(payload_text(payload), policy=policy, host=form).text)
     assert expected[0], "the payload is cut to some records"
 

@@ -54,11 +54,6 @@ def test_a_grep_stopped_at_its_match_cap_says_truncated_on_every_page(tmp_path: 
         pytest.fail("next never ended")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hostshape/wayback/retrieve.py _read_from: a cursor's own view replaces the section/lines/grep passed "
-    "beside it, so a cursor made for another part is served silently instead of refused",
-)
 def test_a_cursor_passed_with_another_part_is_refused(tmp_path: Path) -> None:
     policy = Policy(budget=300, spill_dir=tmp_path)
     shaped = hostshape.shape(HEADINGS, policy=policy)
@@ -68,6 +63,26 @@ def test_a_cursor_passed_with_another_part_is_refused(tmp_path: Path) -> None:
     page = read(str(shaped.handle), cursor=cursor.group(1), lines="3000-3001", policy=policy)
     assert count_tokens(page) <= 300
     assert page.startswith("[hostshape]")
+    assert "lines '1-4000'" in page and "lines '3000-3001'" in page
+
+
+@pytest.mark.parametrize(
+    ("part", "again"),
+    [({"section": "Heading 3"}, {"section": "heading 3"}), ({"lines": "1-"}, {"lines": "1-999999"})],
+    ids=["section-by-title", "lines-to-the-end"],
+)
+def test_a_cursor_passed_with_its_own_part_pages_that_part(
+    tmp_path: Path, part: dict[str, str], again: dict[str, str]
+) -> None:
+    policy = Policy(budget=300, spill_dir=tmp_path)
+    text = "".join(f"# Heading {i}\n\n" + f"word{i} " * 600 + "\n\n" for i in range(6))
+    shaped = hostshape.shape(text, policy=policy)
+    first = read(str(shaped.handle), policy=policy, **part)
+    cursor = re.search(r"next=(\S+)", first.splitlines()[-1])
+    assert cursor is not None
+    with_part = read(str(shaped.handle), cursor=cursor.group(1), policy=policy, **again)
+    assert with_part == read(str(shaped.handle), cursor=cursor.group(1), policy=policy)
+    assert not with_part.startswith("[hostshape]")
 
 
 @pytest.mark.parametrize("budget", [120, 150])

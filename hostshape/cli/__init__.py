@@ -261,12 +261,12 @@ def _shape(args: argparse.Namespace) -> int:
 
 def _smallest_budget(handle: str, policy: Policy) -> int:
     """The tokens of the smallest answer that names ``handle`` (the envelope alone)."""
-    import json
     import math
 
+    from hostshape.output.envelope import last_resort_texts
     from hostshape.tokens import count_tokens
 
-    text = json.dumps({"_hostshape": {"truncated": True, "handle": handle}}, separators=(",", ":"))
+    text = last_resort_texts(True, handle)[0]
     return math.ceil(count_tokens(text, policy.encoding) * policy.safety_factor)
 
 
@@ -275,7 +275,7 @@ def _read(args: argparse.Namespace) -> int:
     from jmespath.exceptions import JMESPathError
 
     from hostshape.wayback.cursor import CursorError, decode
-    from hostshape.wayback.retrieve import CANNOT_READ_PART, read
+    from hostshape.wayback.retrieve import CANNOT_READ_PART, NOT_THIS_CURSOR, read
     from hostshape.wayback.stores import open_store
 
     loaded = _load_policy(args)
@@ -320,7 +320,7 @@ def _read(args: argparse.Namespace) -> int:
         grep=args.grep,
         policy=policy,
     )
-    if page.startswith(("[hostshape] the query", CANNOT_READ_PART)):  # a query or part that fails on this result
+    if page.startswith(("[hostshape] the query", CANNOT_READ_PART, NOT_THIS_CURSOR)):  # fails on this result
         print(f"hostshape read: {page.removeprefix('[hostshape] ')}", file=sys.stderr)
         return 2
     sys.stdout.write(page)

@@ -121,29 +121,22 @@ def wrap_config(
     doc = _load(text)
     base = [*(launcher or proxy_command()), "proxy", *options]
     change = Change(text=text)
-    seen: set[str] = set()
-    for label, group in _servers(doc):
-        for name, entry in group.items():
-            seen.add(name)
-            if servers and name not in servers:
-                continue
-            shown = label + name
-            if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-                change.skipped[shown] = "not a stdio server (no command); use hostshape proxy --url for it"
-                continue
-            if _split(entry) is not None:
-                change.skipped[shown] = "already behind hostshape proxy"
-                continue
-            args = entry.get("args", [])
-            if not isinstance(args, list):
-                change.skipped[shown] = "its args are not a list"
-                continue
-            # --server=NAME: rules in a shared policy file can address this server (Rule.server); one argument,
-            # so that a name such as "-dev" or "--" is never read as an option or as the end of the options
-            prefix = [*base, f"--server={name}", "--"]
-            entry["command"], entry["args"] = prefix[0], [*prefix[1:], entry["command"], *args]
-            change.changed.append(shown)
-    _check_named(servers, seen)
+    for shown, name, entry in _chosen(doc, servers):
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            change.skipped[shown] = "not a stdio server (no command); use hostshape proxy --url for it"
+            continue
+        if _split(entry) is not None:
+            change.skipped[shown] = "already behind hostshape proxy"
+            continue
+        args = entry.get("args", [])
+        if not isinstance(args, list):
+            change.skipped[shown] = "its args are not a list"
+            continue
+        # --server=NAME: rules in a shared policy file can address this server (Rule.server); one argument,
+        # so that a name such as "-dev" or "--" is never read as an option or as the end of the options
+        prefix = [*base, f"--server={name}", "--"]
+        entry["command"], entry["args"] = prefix[0], [*prefix[1:], entry["command"], *args]
+        change.changed.append(shown)
     if change.changed:
         change.text = _dump(doc, text)
     return change
@@ -158,33 +151,32 @@ def unwrap_config(text: str, *, servers: Sequence[str] = (), original: str | Non
     before = _maybe_load(original)
     originals = {label + name: entry for label, group in _servers(before) for name, entry in group.items()}
     change = Change(text=text)
-    seen: set[str] = set()
-    for label, group in _servers(doc):
-        for name, entry in group.items():
-            seen.add(name)
-            if servers and name not in servers:
-                continue
-            split = _split(entry) if isinstance(entry, dict) else None
-            if split is None:
-                continue
-            argv = split[1]
-            old = originals.get(label + name)
-            entry["command"] = argv[0]
-            if argv[1:] or not (isinstance(old, dict) and "args" not in old):
-                entry["args"] = argv[1:]
-            else:
-                del entry["args"]
-            change.changed.append(label + name)
-    _check_named(servers, seen)
+    for shown, _, entry in _chosen(doc, servers):
+        split = _split(entry) if isinstance(entry, dict) else None
+        if split is None:
+            continue
+        argv = split[1]
+        old = originals.get(shown)
+        entry["command"] = argv[0]
+        if argv[1:] or not (isinstance(old, dict) and "args" not in old):
+            entry["args"] = argv[1:]
+        else:
+            del entry["args"]
+        change.changed.append(shown)
     if change.changed:
         change.text = original if before is not None and before == doc and original is not None else _dump(doc, text)
     return change
 
 
-def _check_named(servers: Sequence[str], seen: set[str]) -> None:
+def _chosen(doc: Any, servers: Sequence[str]) -> list[tuple[str, str, Any]]:
+    """The server entries of ``doc`` to change, as (label + name, name, entry): all, or those ``servers`` names.
+    Raises ValueError when a name in ``servers`` is no server's."""
+    every = [(label + name, name, entry) for label, group in _servers(doc) for name, entry in group.items()]
+    seen = {name for _, name, _ in every}
     missing = [s for s in servers if s not in seen]
     if missing:
         raise ValueError(f"no server named {', '.join(map(repr, missing))} (servers: {', '.join(sorted(seen))})")
+    return [chosen for chosen in every if not servers or chosen[1] in servers]
 
 
 def _load(text: str) -> Any:

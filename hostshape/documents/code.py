@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
 MAX_LEXED_CHARS = 1_000_000
 _SIGNS: dict[str, re.Pattern[str]] = {
@@ -63,10 +63,9 @@ def outline(text: str) -> Outline | None:
         entries = _keyword_lines(text)
     if not entries:
         return None
-    if len(entries) > MAX_ENTRIES:
-        notes = (*notes, f"outline keeps the first {MAX_ENTRIES:,} definitions")
-        entries = entries[:MAX_ENTRIES]
-    return Outline(f"{language} source" if language != "code" else "source code", tuple(entries), notes=notes)
+    kind = f"{language} source" if language != "code" else "source code"
+    shown, kept_notes = kept(entries, notes, "definitions")
+    return Outline(kind, shown, notes=kept_notes)
 
 
 def _lexed(text: str, language: str) -> list[Entry]:

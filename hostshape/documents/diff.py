@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _GIT = re.compile(r"diff --git a/(\S+) b/(\S+)")
@@ -24,10 +24,8 @@ def outline(text: str) -> Outline | None:
         entries, summary = _scanned(text)
     if not entries:
         return None
-    if len(entries) > MAX_ENTRIES:
-        notes = (*notes, f"outline keeps the first {MAX_ENTRIES:,} files and hunks")
-        entries = entries[:MAX_ENTRIES]
-    return Outline("diff", tuple(entries), summary=summary, notes=notes)
+    shown, kept_notes = kept(entries, notes, "files and hunks")
+    return Outline("diff", shown, summary=summary, notes=kept_notes)
 
 
 def _parsed(text: str) -> tuple[list[Entry], str]:

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from hostshape.documents import prose
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+from hostshape.documents.model import Entry, Outline, kept, title_of
 
 MAX_TREE_DEPTH = 1_000
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]{0,30})[^>]{0,4000}?(/?)>")
@@ -101,10 +101,8 @@ def outline(text: str) -> Outline | None:
         fallback = prose.outline(body)
         structured = fallback is not None and fallback.structured
         entries = list(fallback.entries) if fallback else [Entry(title or "(page)", 1, 1)]
-    if len(entries) > MAX_ENTRIES:
-        notes.append(f"outline keeps the first {MAX_ENTRIES:,} of {len(entries):,} headings")
-        entries = entries[:MAX_ENTRIES]
-    return Outline("html", tuple(entries), body=body, notes=tuple(notes), structured=structured)
+    shown, kept_notes = kept(entries, notes, f"of {len(entries):,} headings")
+    return Outline("html", shown, body=body, notes=kept_notes, structured=structured)
 
 
 def _deepest(text: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -32,10 +32,8 @@ def outline(text: str) -> Outline | None:
             entries = _scanned(text)
     if not entries:
         return None
-    if len(entries) > MAX_ENTRIES:
-        notes = (*notes, f"outline keeps the first {MAX_ENTRIES:,} headings")
-        entries = entries[:MAX_ENTRIES]
-    return Outline("markdown", tuple(entries), notes=notes)
+    shown, kept_notes = kept(entries, notes, "headings")
+    return Outline("markdown", shown, notes=kept_notes)
 
 
 def clean_title(raw: str) -> str:

@@ -149,3 +149,13 @@ class Lines:
 
     def line(self, line: int) -> str:
         return self.text[self.offset(line) : self.end_offset(line)].rstrip("\n")
+
+
+def kept(
+    entries: list[Entry], notes: tuple[str, ...] | list[str], what: str
+) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+    """The first MAX_ENTRIES of ``entries``, and ``notes`` with one more when that cut some (``outline keeps the
+    first <MAX_ENTRIES> <what>``)."""
+    if len(entries) <= MAX_ENTRIES:
+        return tuple(entries), tuple(notes)
+    return tuple(entries[:MAX_ENTRIES]), (*notes, f"outline keeps the first {MAX_ENTRIES:,} {what}")

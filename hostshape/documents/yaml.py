@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
 MAX_NODES = 200_000
 # PyYAML composes about 0.25 MB a second with libyaml (its resolver runs in Python), a few times slower without;
@@ -39,12 +39,10 @@ def outline(text: str) -> Outline | None:
         entries = _scanned(text)
     if not entries:
         return None
-    if len(entries) > MAX_ENTRIES:
-        notes.append(f"outline keeps the first {MAX_ENTRIES:,} keys")
-        entries = entries[:MAX_ENTRIES]
-    documents = sum(1 for e in entries if e.level == 1 and e.title.startswith("document"))
+    shown, kept_notes = kept(entries, notes, "keys")
+    documents = sum(1 for e in shown if e.level == 1 and e.title.startswith("document"))
     summary = f"{documents:,} documents" if documents > 1 else ""
-    return Outline("yaml", tuple(entries), summary=summary, notes=tuple(notes))
+    return Outline("yaml", shown, summary=summary, notes=kept_notes)
 
 
 class _TooLarge(ValueError):

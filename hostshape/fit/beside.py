@@ -4,88 +4,63 @@ names with sizes, long text previewed; every step named, so nothing beside the l
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from hostshape.output.envelope import OUTLINE_STEPS
 from hostshape.output.previews import preview
-from hostshape.output.render import dumps
-from hostshape.records.structure import dotted, identifier, is_key_like
+from hostshape.output.render import beside_path, dumps, with_path
 
 REST_SHARE = 0.25  # the members beside the record list may take this share of the budget before they are outlined
+_TEXT_CHARS = 200  # long text beside the record list is previewed at this many characters
 _SHORT = 40  # scalar members of an outlined object up to this many characters are shown as they are
 
 
-def outlined(value: Any, path: tuple[str, ...], room: int, tokens: Callable[[str], int]) -> tuple[Any, list[str]]:
+def outlined(
+    value: Any,
+    path: tuple[str, ...],
+    room: int,
+    tokens: Callable[[str], int],
+    ids: Mapping[tuple[str, ...], list[Any]],
+) -> tuple[Any, list[str]]:
     """``value`` with the members beside the record list at ``path`` made smaller, largest first, until the
     document without its records costs at most ``room`` tokens (estimated by ``tokens``); and notes naming each
-    step. Unchanged (no notes) when it already fits or there is nothing beside the list."""
+    step. ``ids`` are the identifiers of the records of each other record list beside it, by where it is (the
+    records stage found them): such a list is shown by them. Unchanged (no notes) when it already fits or there is
+    nothing beside the list."""
     notes: list[str] = []
     for _ in range(12):  # each round shrinks the largest member one step
-        skeleton = _with(value, path, [])
+        skeleton = with_path(value, path, [])
         if tokens(dumps(skeleton)) <= room:
             break
-        members = _beside(value, path, ())
+        members = [(where, m) for where, m in beside_path(value, path) if len(dumps(m)) > 2 * _SHORT]
         if not members:
             break
         where, member = max(members, key=lambda m: len(dumps(m[1])))
-        smaller, note = _smaller(member)
+        smaller, note = _smaller(member, ids.get(where))
         if note is None:
             break
-        value = _with(value, where, smaller)
+        value = with_path(value, where, smaller)
         notes.append(f"{'.'.join(where)}: {note}")
     return value, notes
 
 
-def _beside(value: Any, path: tuple[str, ...], at: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
-    """The members of the objects along ``path``, other than the step towards the records."""
-    if not isinstance(value, dict) or not path:
-        return []
-    out: list[tuple[tuple[str, ...], Any]] = []
-    for key, member in value.items():
-        if key == path[0]:
-            out += _beside(member, path[1:], (*at, key))
-        elif len(dumps(member)) > 2 * _SHORT:
-            out.append(((*at, key), member))
-    return out
-
-
-def _with(value: Any, path: tuple[str, ...], replacement: Any) -> Any:
-    if not path:
-        return replacement
-    copy = dict(value)
-    copy[path[0]] = _with(value[path[0]], path[1:], replacement)
-    return copy
-
-
-def _smaller(member: Any) -> tuple[Any, str | None]:
+def _smaller(member: Any, ids: list[Any] | None) -> tuple[Any, str | None]:
     """One step smaller: a record list by its identifiers, an object as its member names with sizes, a list or an
     object already outlined as a count, long text as a preview; None as the note when nothing is left to cut."""
     if isinstance(member, list):
         if all(not isinstance(i, (dict, list)) for i in member):
-            return f"[{len(member)} items]", f"{len(member)} items not shown"
-        ids = _identifiers(member)
+            return f"[{len(member)} items]", OUTLINE_STEPS["items"].format(n=len(member))
         if ids is not None:
-            return ids, f"{len(member)} records shown by their identifier only"
-        return f"[{len(member)} items]", f"{len(member)} items not shown"
+            return ids, OUTLINE_STEPS["ids"].format(n=len(member))
+        return f"[{len(member)} items]", OUTLINE_STEPS["items"].format(n=len(member))
     if isinstance(member, dict):
         if all(not isinstance(v, (dict, list)) and len(dumps(v)) <= _SHORT for v in member.values()):
-            return list(member), f"an object of {len(member)} short members shown by their names only"
-        return {k: _size(v) for k, v in member.items()}, "shown as its member names with their sizes"
-    if isinstance(member, str) and len(member) > 200:
-        return preview(member, 200), f"text cut at 200 of {len(member):,} chars"
+            return list(member), OUTLINE_STEPS["names"].format(n=len(member))
+        return {k: _size(v) for k, v in member.items()}, OUTLINE_STEPS["sizes"]
+    if isinstance(member, str) and len(member) > _TEXT_CHARS:
+        return preview(member, _TEXT_CHARS), OUTLINE_STEPS["text"].format(cut=_TEXT_CHARS, n=len(member))
     return member, None
-
-
-def _identifiers(items: list[Any]) -> list[Any] | None:
-    """The identifier of each record of a list of objects (each present and scalar), else None."""
-    objects = [i for i in items if isinstance(i, dict)]
-    if len(objects) < len(items) or len(objects) < 2:
-        return None
-    key = identifier(objects)
-    if key is None:
-        return None
-    ids = [dotted(i, key) for i in objects]
-    return ids if all(is_key_like(v) for v in ids) else None
 
 
 def _size(value: Any) -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from hostshape.fit.budget import Limit
 from hostshape.input.host_form import HostForm
-from hostshape.output.envelope import refusal
+from hostshape.output.envelope import HOST_FORM_TOO_BIG, refusal
 from hostshape.policy import Policy
 from hostshape.result import Shaped
 
@@ -68,7 +68,7 @@ def fit_to_host(host: HostForm, shape_within: ShapeWithin, *, policy: Policy, bu
             break
         inner = smaller_budget(inner, text, caps, policy, round_)
         shaped = shape_within(inner, chars)
-    fault = "the host's form of the text does not fit"
+    fault = HOST_FORM_TOO_BIG
     return dataclasses.replace(
         first, text=refusal(fault, caps.fits, first.tool), changed=True, truncated=True, strategy="refused", fault=fault
     )

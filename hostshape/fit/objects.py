@@ -11,7 +11,7 @@ from typing import Any
 
 from hostshape.fit._base import Fitted, last_resort
 from hostshape.fit.budget import Limit, TokenEstimate
-from hostshape.output.envelope import Facts, WayBack, object_json, preview_json
+from hostshape.output.envelope import AS_JSON_START, Facts, WayBack, object_json, preview_json
 from hostshape.output.render import dumps
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
@@ -69,7 +69,7 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
 def _json_preview(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None) -> Fitted:
     """The start of the value's compact JSON as one string: for structures whose members cannot be cut to fit."""
     plain = facts
-    facts = dataclasses.replace(facts, notes=[*facts.notes, "shown as the start of its compact JSON text"])
+    facts = dataclasses.replace(facts, notes=[*facts.notes, AS_JSON_START])
     source = dumps(value)[: limit.tokens * 8]
     low, high, best = 0, len(source), None
     for _ in range(14):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -11,7 +11,17 @@ from hostshape.fit._base import CursorAt, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
-from hostshape.output.envelope import Facts, WayBack, compacted, envelope, records_json
+from hostshape.output.envelope import (
+    FIRST_RECORD_SHRUNK,
+    RECORD_SHRUNK,
+    Facts,
+    WayBack,
+    compacted,
+    envelope,
+    outlined_beside,
+    records_json,
+    text_fields_cut,
+)
 from hostshape.output.previews import cap_strings
 from hostshape.output.render import dumps, with_path
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
@@ -28,7 +38,8 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 class RecordList(Protocol):
     """The record list as the records stage decided it (``hostshape.records.listing.Listing``): where it is in the
     value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
-    its order; empty: no index), and the index row of each of the first records in the widest layout."""
+    its order; empty: no index), the index row of each of the first records in the widest layout, and the
+    identifiers of the records of each other record list beside it, by where that list is."""
 
     @property
     def path(self) -> tuple[str, ...]: ...
@@ -38,6 +49,8 @@ class RecordList(Protocol):
     def layouts(self) -> list[list[str]]: ...
     @property
     def rows(self) -> list[list[Any]]: ...
+    @property
+    def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
 
 
 def fit_data(
@@ -59,10 +72,10 @@ def fit_data(
     path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    value, beside = outlined(value, path, int(limit.tokens * REST_SHARE), lambda t: _tokens(t, limit, ratio))
+    room = int(limit.tokens * REST_SHARE)
+    value, beside = outlined(value, path, room, lambda t: _tokens(t, limit, ratio), records.beside_ids)
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
-        notes = [*facts.notes, "beside the records, shown in outline: " + "; ".join(beside)]
-        facts = dataclasses.replace(facts, notes=notes, shrunk=True)
+        facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
         facts = compacted(facts)
     facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or None)
@@ -72,7 +85,7 @@ def fit_data(
     levels = PREVIEW_LEVELS if _may_fit_whole(listed[offset:], ratio, limit) else PREVIEW_LEVELS[-1:]
     for level in levels:
         capped, cuts = cap_records(listed[offset:], level, seen)
-        note = [f"text fields cut at {level:,} chars; …[+N chars] marks each cut"] if cuts else []
+        note = [text_fields_cut(level)] if cuts and level is not None else []
         level_facts = dataclasses.replace(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
         if level != levels[-1]:
             fitted = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio).whole()
@@ -306,9 +319,7 @@ class _RecordFit:
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        shrunk = dataclasses.replace(
-            self, facts=_noted(self.facts, "first record shrunk to fit; …[+N chars] marks each cut")
-        )
+        shrunk = dataclasses.replace(self, facts=_noted(self.facts, FIRST_RECORD_SHRUNK))
         bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
             first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
@@ -320,7 +331,7 @@ class _RecordFit:
     def _shrunk_first(self) -> Fitted:
         """Not even one whole record fits: shrink the first one to fit, with its envelope."""
         rest = self.rest
-        facts = _noted(self.facts, "record shrunk to fit; …[+N chars] marks each cut")
+        facts = _noted(self.facts, RECORD_SHRUNK)
         facts = dataclasses.replace(facts, truncated=True, returned=1, listed=None)
         more = len(rest) > 1
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]

@@ -20,6 +20,7 @@ TEXT_PREFIX = "[hostshape]"
 # Members beside the envelope in JSON output: a shown value that is not an object, a record list that is the whole
 # value, the start of a compact JSON text shown as one string, and the index of records not shown whole.
 VALUE, ITEMS, PREVIEW, INDEX = "value", "items", "preview", "_index"
+SPILL_OFF = "spill is off"  # why there is no way back, by default
 MAX_OMITTED_NAMES = 12
 MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
 
@@ -45,6 +46,11 @@ class WayBack:
     reason: str | None = None
     reads: str = "query"
 
+    @classmethod
+    def unsaved(cls, reason: str = SPILL_OFF) -> WayBack:
+        """No way back: the full result was not saved, for ``reason``."""
+        return cls(reason=reason)
+
     def hint(self, cursor: bool) -> str:
         if self.handle and self.tool and self.reads != "query":
             return self._text_hint(cursor)
@@ -60,7 +66,7 @@ class WayBack:
             return f"call {self.tool} with {more}; add query (JMESPath) to pick records or fields"
         if self.path:
             return f"full result saved at {self.path}"
-        return f"full result not saved ({self.reason or 'spill is off'}); call the tool with narrower arguments"
+        return f"full result not saved ({self.reason or SPILL_OFF}); call the tool with narrower arguments"
 
     def _text_hint(self, cursor: bool) -> str:
         section = self.reads == "document"
@@ -73,9 +79,10 @@ class WayBack:
         return f'call {self.tool} with {then}{parts}lines ("START-END") or grep (a pattern)'
 
 
-@dataclass
+@dataclass(frozen=True)
 class Facts:
-    """What shaping did to one result."""
+    """What shaping did to one result. Immutable: each step makes new facts (``dataclasses.replace``) from the facts
+    it receives, and its lists are never changed once made."""
 
     truncated: bool = False
     returned: int | None = None
@@ -174,6 +181,11 @@ def last_resort_texts(is_json: bool, handle: str | None) -> list[str]:
     return [*options, f"{TEXT_PREFIX} truncated", "…"]
 
 
+# Faults named in a refusal when the host's caps, not hostshape, leave no room.
+HOST_FORM_TOO_BIG = "the host's form of the text does not fit"
+PAGE_TOO_BIG = "the page does not fit"
+
+
 def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) -> str:
     """The longest wording of the one refusal that ``fits``; the shortest when none does."""
     for wording in REFUSALS:
@@ -186,6 +198,67 @@ def refusal(fault: str, fits: Callable[[str], bool], tool: str | None = None) ->
 def fault_note(fault: str) -> str:
     """The note of an answer cut after hostshape itself failed with ``fault`` (an exception's type name)."""
     return f"shaping failed ({fault}); shown from the start, cut to the budget"
+
+
+# ---- notes: what the fit and the projection say they did, in the envelope's ``notes`` ---------------------------
+
+CUT_MARK = "…[+N chars] marks each cut"
+RECORD_SHRUNK = f"record shrunk to fit; {CUT_MARK}"
+FIRST_RECORD_SHRUNK = f"first record shrunk to fit; {CUT_MARK}"
+AS_JSON_START = "shown as the start of its compact JSON text"
+TOOL_ERROR = "the tool reported an error"
+# One step of outlining a member beside the record list (hostshape.fit.beside), by what the step did.
+OUTLINE_STEPS = {
+    "items": "{n} items not shown",
+    "ids": "{n} records shown by their identifier only",
+    "names": "an object of {n} short members shown by their names only",
+    "sizes": "shown as its member names with their sizes",
+    "text": "text cut at {cut} of {n:,} chars",
+}
+
+
+def text_fields_cut(level: int) -> str:
+    return f"text fields cut at {level:,} chars; {CUT_MARK}"
+
+
+def outlined_beside(steps: list[str]) -> str:
+    """The note naming each outlining step (``where: what``) taken on the members beside the record list."""
+    return "beside the records, shown in outline: " + "; ".join(steps)
+
+
+def too_wide(hidden: int) -> str:
+    return f"{hidden:,} members of objects too wide for the budget not shown"
+
+
+def not_json(error: str) -> str:
+    return f"not valid JSON ({error}); shown as text"
+
+
+def rule_failed(error: str) -> str:
+    return f"the rule's JMESPath failed ({error}); shrunk generically instead"
+
+
+def rule_kept(query: str, kept: int, total: int) -> str:
+    """A policy rule's query left records out: the model must not read the list as the whole result."""
+    return f"the policy's JMESPath rule {query[:80]!r} kept {kept:,} of {total:,} records"
+
+
+def surrogates_replaced(count: int) -> str:
+    return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)"
+
+
+def set_aside(value: Any) -> tuple[Any, str] | None:
+    """A result whose own top level has a ``_hostshape`` member, with it renamed (``_hostshape_input``), and the
+    note saying so: the envelope the model reads is always hostshape's (a tool's text imitating it is hostile).
+    None when ``value`` has no such member."""
+    if not (isinstance(value, dict) and KEY in value):
+        return None
+    aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in value)
+    renamed = {(aside if k == KEY else k): v for k, v in value.items()}
+    return renamed, f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
+
+
+# ---- JSON output ---------------------------------------------------------------------------------------------
 
 
 def object_json(facts: Facts, way: WayBack, cursor: str | None, shown: Any) -> str:

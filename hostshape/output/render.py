@@ -96,6 +96,20 @@ def safe_text(text: str) -> str:
     return text
 
 
+def beside_path(value: Any, path: tuple[str, ...], at: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """What sits beside the member at ``path``: the members of the objects along it other than its steps, in
+    document order, each with where it is (``at`` prefixes those places)."""
+    if not isinstance(value, dict) or not path:
+        return []
+    found: list[tuple[tuple[str, ...], Any]] = []
+    for key, member in value.items():
+        if key == path[0]:
+            found += beside_path(member, path[1:], (*at, key))
+        else:
+            found.append(((*at, key), member))
+    return found
+
+
 def with_path(value: Any, path: tuple[str, ...], replacement: Any) -> Any:
     """A copy of ``value`` with the member at ``path`` replaced (only the objects along the path are copied)."""
     if not path:

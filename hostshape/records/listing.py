@@ -1,13 +1,15 @@
 """The record list as the fit receives it, decided once by the records stage: where the list is in the projected
-value, which index layouts list the records it cannot show whole, and each record's row in the widest layout."""
+value, which index layouts list the records it cannot show whole, each record's row in the widest layout, and the
+identifiers of the other record lists beside it (which the fit shows by them when it must outline them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hostshape.output.render import beside_path
 from hostshape.records.locate import Path, find_records
-from hostshape.records.structure import ANY_OF, SAMPLE, dotted, index_columns, is_key_like
+from hostshape.records.structure import ANY_OF, SAMPLE, dotted, identifier, index_columns, is_key_like
 
 if TYPE_CHECKING:
     from hostshape.tokens import Count
@@ -23,6 +25,7 @@ class Listing:
     records: list[Any]
     layouts: list[list[str]]
     rows: list[list[Any]]
+    beside_ids: dict[Path, list[Any]]  # the identifiers of the records of each other record list beside this one
 
 
 def listing(
@@ -41,8 +44,9 @@ def listing(
     if found is None or not found[1]:
         return None
     at, records = found
+    beside_ids = {where: ids for where, member in beside_path(value, at) if (ids := _identifiers(member)) is not None}
     if not rows:
-        return Listing(at, records, [], [])
+        return Listing(at, records, [], [], beside_ids)
     first = records[0]
     chosen = (
         row_layouts(records)
@@ -54,7 +58,7 @@ def listing(
         else index_columns(records, count)
     )
     index_rows = [rows_of(r, chosen[0]) for r in records[:rows]] if chosen else []
-    return Listing(at, records, chosen, index_rows)
+    return Listing(at, records, chosen, index_rows, beside_ids)
 
 
 def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:
@@ -64,6 +68,20 @@ def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:
             return find_records(value)
         member = member[key]
     return (path, member) if isinstance(member, list) else find_records(value)
+
+
+def _identifiers(items: Any) -> list[Any] | None:
+    """The identifier of each record of a list of objects (each present and scalar), else None."""
+    if not isinstance(items, list):
+        return None
+    objects = [i for i in items if isinstance(i, dict)]
+    if len(objects) < len(items) or len(objects) < 2:
+        return None
+    key = identifier(objects)
+    if key is None:
+        return None
+    ids = [dotted(i, key) for i in objects]
+    return ids if all(is_key_like(v) for v in ids) else None
 
 
 def rows_of(record: Any, columns: list[str]) -> list[Any]:

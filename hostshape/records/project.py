@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import jmespath
 from jmespath.exceptions import JMESPathError
 
-from hostshape.output.envelope import KEY, Facts
+from hostshape.output.envelope import Facts, rule_failed, rule_kept, set_aside, surrogates_replaced
 from hostshape.output.render import dumps, with_path
 from hostshape.policy import Rule
 from hostshape.records.listing import Listing, listing
@@ -46,7 +46,7 @@ def surrogate_note(text: str) -> str | None:
         else:
             count += 1
     count += pending >= 0
-    return f"{count} lone UTF-16 surrogate escapes shown as U+FFFD (the saved original keeps them)" if count else None
+    return surrogates_replaced(count) if count else None
 
 
 @dataclass(frozen=True)
@@ -89,14 +89,12 @@ def project(
     """See ``_project``; then a top-level ``_hostshape`` member of the tool's own is moved aside, so that the
     envelope the model reads is always hostshape's (a tool's text imitating it is hostile)."""
     projection = _project(value, rule, allow_shrink, count, max_records, budget)
-    if not (isinstance(projection.value, dict) and KEY in projection.value):
+    aside = set_aside(projection.value)
+    if aside is None:
         return projection
-    aside = next(n for n in (f"{KEY}_input", f"{KEY}_input_", f"{KEY}_input__") if n not in projection.value)
-    moved = f"the result's own {KEY!r} member is shown as {aside!r}: it is the tool's, not hostshape's"
+    renamed, moved = aside
     return dataclasses.replace(
-        projection,
-        value={(aside if k == KEY else k): v for k, v in projection.value.items()},
-        note=f"{projection.note}; {moved}" if projection.note else moved,
+        projection, value=renamed, note=f"{projection.note}; {moved}" if projection.note else moved
     )
 
 
@@ -115,13 +113,12 @@ def _project(
         try:
             result = jmespath.search(rule.jmespath, value)
         except JMESPathError as exc:
-            failed = f"the rule's JMESPath failed ({type(exc).__name__}); shrunk generically instead"
+            failed = rule_failed(type(exc).__name__)
             return dataclasses.replace(zero_config(value, count, max_records, budget), note=failed)
         matched = result not in (None, [], {})
         found = longest_record_list(value)
         if found is not None and isinstance(result, list) and 0 < len(result) < len(found[1]):  # none: matched=False
-            rule_text = f"the policy's JMESPath rule {rule.jmespath[:80]!r}"
-            kept = f"{rule_text} kept {len(result):,} of {len(found[1]):,} records"
+            kept = rule_kept(rule.jmespath, len(result), len(found[1]))
             return Projection(result, matched=matched, note=kept, filtered=True)  # not to be read as the whole
         return Projection(result, matched=matched)
     if rule is not None and rule.fields is not None:

@@ -59,6 +59,7 @@ ARGUMENTS: dict[str, str] = {
 }
 PARTS = ("section", "lines", "grep")
 CANNOT_READ_PART = "[hostshape] cannot read that part:"
+NOT_THIS_CURSOR = "[hostshape] this cursor pages"  # a cursor passed beside a part it was not made for
 
 
 def read(
@@ -122,24 +123,12 @@ def _read(handle: str, query: str | None, cursor: str | None, parts: dict[str, s
 def _read_from(
     store: Store, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], policy: Policy
 ) -> str:
-    offset = 0
-    view = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
-    if len(parts) > 1:
-        return "[hostshape] pass one of section, lines or grep at a time."
-    if parts and query:
-        return "[hostshape] query picks from JSON results, section, lines and grep read text: pass one of them."
-    if cursor:
-        try:
-            position = decode(store.secret, cursor, handle=handle, query=query)
-        except CursorError as exc:
-            return f"[hostshape] {exc}"
-        if parts and position.view is None:
-            return (
-                "[hostshape] this cursor pages the whole result: pass it without section, lines or grep, or omit "
-                "cursor to start that part from its first page."
-            )
-        # A cursor made for a part carries it (a section by its id): the part named again beside it is that one.
-        query, offset, view = position.query, position.offset, position.view
+    asked = f"{next(iter(parts))}:{next(iter(parts.values()))}" if parts else None
+    position = _start(store.secret, handle, query, cursor, parts, asked)
+    if isinstance(position, str):
+        return position
+    # A cursor made for a part carries it (a section by its id): a part named beside it must be that one.
+    query, offset, view = position.query, position.offset, position.view
     loaded = store.load(handle)
     if loaded is None:
         return (
@@ -147,6 +136,11 @@ def _read_from(
             "original tool again to get a fresh result and handle."
         )
     text, is_json = loaded
+    if asked is not None and view is not None and not _same_part(text, asked, view):
+        return (
+            f"{NOT_THIS_CURSOR} {_part(text, view)}, not {_part(text, asked)}: pass it with its own part, or "
+            "omit cursor to start that part from its first page."
+        )
     limit = Limit.of(policy, policy.budget)
     way = WayBack(handle=handle, tool=policy.retrieval_tool)
     secret = store.secret
@@ -167,7 +161,7 @@ def _read_from(
         return fit_text(
             clean(text), facts, limit, dataclasses.replace(way, reads="text"), next_cursor, offset=offset
         ).text
-    value = _saved_value(text, table, facts)
+    value, facts = _saved_value(text, table)
     if query:
         try:
             value = bounded_search(query, value, len(text))
@@ -192,17 +186,14 @@ def _read_from(
     return fit_data(value, facts, limit, way, next_cursor, records=records, offset=offset).text
 
 
-def _saved_value(text: str, table: tuple[list[Any], str] | None, facts: Facts) -> Any:
+def _saved_value(text: str, table: tuple[list[Any], str] | None) -> tuple[Any, Facts]:
     """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
-    parsed JSON, with a note on what re-rendering parsed values changes (the saved text keeps them)."""
+    parsed JSON; and the facts to report: how it was read, or what re-rendering parsed values changes (the saved
+    text keeps them)."""
     if table is not None:
-        facts.notes.append(table[1])
-        return table[0]
+        return table[0], Facts(notes=[table[1]])
     lost = losses(text)
-    if lost:
-        facts.notes.extend(lost)
-        facts.replaced = True
-    return parse_json(text).value
+    return parse_json(text).value, Facts(notes=list(lost), replaced=bool(lost))
 
 
 def _read_part(
@@ -223,3 +214,57 @@ def _read_part(
         return fit_view(text, view, offset, Facts(), limit, way, view_cursor).text
     except ViewError as exc:
         return f"{CANNOT_READ_PART} {exc}."
+
+
+def _start(
+    secret: bytes, handle: str, query: str | None, cursor: str | None, parts: dict[str, str], asked: str | None
+) -> Position | str:
+    """Where the page starts (the cursor's position, else the first page of ``query`` or the part ``asked``), or
+    the answer to arguments that cannot go together."""
+    if len(parts) > 1:
+        return "[hostshape] pass one of section, lines or grep at a time."
+    if parts and query:
+        return "[hostshape] query picks from JSON results, section, lines and grep read text: pass one of them."
+    if not cursor:
+        return Position(handle, query, 0, asked)
+    try:
+        position = decode(secret, cursor, handle=handle, query=query)
+    except CursorError as exc:
+        return f"[hostshape] {exc}"
+    if parts and position.view is None:
+        return (
+            f"{NOT_THIS_CURSOR} the whole result: pass it without section, lines or grep, or omit cursor to "
+            "start that part from its first page."
+        )
+    return position
+
+
+def _same_part(text: str, asked: str, carried: str) -> bool:
+    """Whether the part a model named (``section:Intro``) is the one a cursor carries: the view its page was made
+    for, a section by its id and a line range as clamped to the document (hostshape/fit/document.py fit_view)."""
+    if asked == carried:
+        return True
+    from hostshape.fit.document import document
+
+    name, _, argument = asked.partition(":")
+    if name == "section":
+        found = document(text).find_section(argument)
+        return bool(found) and carried == f"section:{found[0].id}"
+    if name == "lines":
+        count = document(text).lines.count
+        start, _, end = argument.strip().partition("-")
+        try:
+            first, last = int(start), min(int(end) if end.strip() else count, count)
+        except ValueError:
+            return False
+        return carried == f"lines:{first}-{last}"
+    return False
+
+
+def _part(text: str, view: str) -> str:
+    """A view in words, for messages: ``lines '1-40'``, ``grep 'error'``, ``section 2.3 'Install'``."""
+    from hostshape.fit.document import document
+
+    name, _, argument = view.partition(":")
+    found = document(text).find_section(argument) if name == "section" else []
+    return f"section {found[0].id} {_shown(found[0].title)}" if found else f"{name} {_shown(argument)}"

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from hostshape.policy import Policy
 from hostshape.wayback.spill import SpillError, SpillStore, default_dir, store_for
-from hostshape.wayback.stores.base import DEFAULT_SHARED_TTL_S, Saved, Store, StoreStats, valid_handle
+from hostshape.wayback.stores.base import Saved, Store, StoreStats, valid_handle
 from hostshape.wayback.stores.secret import SECRET_ENV, derive, namespace, shared_secret
 
 __all__ = [
@@ -120,14 +120,13 @@ def _open(
     if local:
         return LocalStore(SpillStore((directory or default_dir()) / space, max_bytes, secret=key), ttl_s)
     assert url is not None
-    ttl = ttl_s if ttl_s is not None else DEFAULT_SHARED_TTL_S
     if scheme in REDIS_SCHEMES:
         from hostshape.wayback.stores.redis_store import RedisStore
 
-        return RedisStore(url, key, space, max_bytes, ttl)
+        return RedisStore(url, key, space, max_bytes, ttl_s)
     from hostshape.wayback.stores.objects import ObjectStore
 
-    return ObjectStore(url, key, space, max_bytes, ttl)
+    return ObjectStore(url, key, space, max_bytes, ttl_s)
 
 
 def _local_dir(url: str) -> Path:

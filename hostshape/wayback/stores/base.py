@@ -10,17 +10,31 @@ to the backend, or a record of another secret or tenant, is never served.
 
 from __future__ import annotations
 
+import abc
+import contextlib
 import hashlib
 import hmac
 import struct
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hostshape.wayback.spill import HANDLE, SpillError
 from hostshape.wayback.spill import _handle as spill_handle  # one handle formula for every backend
 
-__all__ = ["HANDLE", "Saved", "SpillError", "Store", "StoreStats", "open_record", "seal", "spill_handle"]
+__all__ = [
+    "HANDLE",
+    "Saved",
+    "SealedStore",
+    "Sealer",
+    "SpillError",
+    "Store",
+    "StoreStats",
+    "open_record",
+    "seal",
+    "spill_handle",
+]
 
 MAGIC = b"HS1"
 DEFAULT_SHARED_TTL_S = 24 * 3600.0  # how long a shared store keeps a result when the policy does not say
@@ -67,6 +81,81 @@ class Store(Protocol):
     def evict(self, handle: str) -> bool: ...
 
     def stats(self) -> StoreStats: ...
+
+
+class Sealer:
+    """What every shared backend holds: the key it signs with, its bound and expiry, and sealing a save."""
+
+    def __init__(self, key: bytes, max_bytes: int, ttl_s: float | None) -> None:
+        self._key = key
+        self.max_bytes = max_bytes
+        self.ttl_s = ttl_s if ttl_s is not None else DEFAULT_SHARED_TTL_S
+
+    @property
+    def secret(self) -> bytes:
+        return self._key
+
+    def _seal(self, tool: str | None, args: Any, text: str, is_json: bool) -> tuple[str, bytes]:
+        """The handle and sealed record of a result; raises SpillError when the record is over the bound."""
+        content = text.encode("utf-8", "replace")
+        handle = spill_handle(self._key, tool, args, content)
+        record = seal(self._key, handle, content, is_json=is_json)
+        if len(record) > self.max_bytes:
+            raise SpillError(f"the result ({len(record):,} bytes) is larger than the store's bound")
+        return handle, record
+
+
+class SealedStore(Sealer, abc.ABC):
+    """A shared backend reached through a client library: ``save``, ``load`` and ``evict`` around its own
+    ``_put``, ``_get`` and ``_delete``, with the client's errors turned into SpillError.
+
+    ``place`` names the backend in those errors (``could not save to <place>: ...``); ``errors`` are the
+    exceptions of its client that mean it could not be reached (any, by default: every client has its own)."""
+
+    backend: str
+    place: str
+    errors: tuple[type[BaseException], ...] = (Exception,)
+
+    def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
+        handle, record = self._seal(tool, args, text, is_json)
+        with self._failing("save to", detail=True):
+            self._put(handle, record)
+        return Saved(handle, None, is_json)
+
+    def load(self, handle: str) -> tuple[str, bool] | None:
+        if not valid_handle(handle):
+            return None
+        with self._failing("read from"):
+            record = self._get(handle)
+        return None if record is None else open_record(self._key, handle, record, self.ttl_s)
+
+    def evict(self, handle: str) -> bool:
+        if not valid_handle(handle):
+            return False
+        with self._failing("evict from"):
+            return self._delete(handle)
+
+    @abc.abstractmethod
+    def _put(self, handle: str, record: bytes) -> None: ...
+
+    @abc.abstractmethod
+    def _get(self, handle: str) -> bytes | None: ...
+
+    @abc.abstractmethod
+    def _delete(self, handle: str) -> bool:
+        """Delete ``handle``'s record; False when there was none."""
+
+    @contextlib.contextmanager
+    def _failing(self, verb: str, *, detail: bool = False) -> Iterator[None]:
+        """Within this block the client's ``errors`` become SpillError("could not <verb> <place>: <type>"), with
+        the error's message when ``detail``; a SpillError passes as it is."""
+        try:
+            yield
+        except SpillError:
+            raise
+        except self.errors as exc:
+            why = f"{type(exc).__name__}: {exc}" if detail else type(exc).__name__
+            raise SpillError(f"could not {verb} {self.place}: {why}") from exc
 
 
 def seal(secret: bytes, handle: str, content: bytes, *, is_json: bool, now: float | None = None) -> bytes:

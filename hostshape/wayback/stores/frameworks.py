@@ -21,16 +21,7 @@ import math
 from typing import Any
 
 from hostshape.policy import Policy
-from hostshape.wayback.stores.base import (
-    DEFAULT_SHARED_TTL_S,
-    Saved,
-    SpillError,
-    StoreStats,
-    open_record,
-    seal,
-    spill_handle,
-    valid_handle,
-)
+from hostshape.wayback.stores.base import Saved, SealedStore, Sealer, SpillError, StoreStats, open_record
 
 NAMESPACE_ROOT = "hostshape"
 ARTIFACT_PREFIX = "hostshape-"
@@ -42,78 +33,42 @@ def artifact_name(handle: str) -> str:
     return ARTIFACT_PREFIX + handle
 
 
-class _Sealed:
-    """What both framework stores share: the key, the bound, the expiry, and sealing a save."""
-
-    def __init__(self, key: bytes, max_bytes: int, ttl_s: float | None) -> None:
-        self._key = key
-        self.max_bytes = max_bytes
-        self.ttl_s = ttl_s if ttl_s is not None else DEFAULT_SHARED_TTL_S
-
-    @property
-    def secret(self) -> bytes:
-        return self._key
-
-    def _seal(self, tool: str | None, args: Any, text: str, is_json: bool) -> tuple[str, bytes]:
-        content = text.encode("utf-8", "replace")
-        handle = spill_handle(self._key, tool, args, content)
-        record = seal(self._key, handle, content, is_json=is_json)
-        if len(record) > self.max_bytes:
-            raise SpillError(f"the result ({len(record):,} bytes) is larger than the store's bound")
-        return handle, record
-
-
-class LangGraphStore(_Sealed):
+class LangGraphStore(SealedStore):
     """A LangGraph ``BaseStore`` (``InMemoryStore``, ``PostgresStore``, ``RedisStore``, ...) as a spill store."""
 
     backend = "langgraph"
+    place = "the LangGraph store"
 
     def __init__(self, store: Any, key: bytes, space: str, max_bytes: int, ttl_s: float | None) -> None:
         super().__init__(key, max_bytes, ttl_s)
         self._store = store
         self._namespace = (NAMESPACE_ROOT, space)
 
-    def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
-        handle, record = self._seal(tool, args, text, is_json)
+    def _put(self, handle: str, record: bytes) -> None:
         options: dict[str, Any] = {"index": False}
         if getattr(self._store, "supports_ttl", False):
             options["ttl"] = math.ceil(self.ttl_s / 60)  # BaseStore.put takes minutes
-        try:
-            self._store.put(self._namespace, handle, {"record": base64.b64encode(record).decode()}, **options)
-        except Exception as exc:  # noqa: BLE001 - every store backend has its own errors; the caller adds a note
-            raise SpillError(f"could not save to the LangGraph store: {type(exc).__name__}: {exc}") from exc
-        return Saved(handle, None, is_json)
+        self._store.put(self._namespace, handle, {"record": base64.b64encode(record).decode()}, **options)
 
-    def load(self, handle: str) -> tuple[str, bool] | None:
-        if not valid_handle(handle):
-            return None
-        try:
-            item = self._store.get(self._namespace, handle)
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not read from the LangGraph store: {type(exc).__name__}") from exc
-        record = _decoded(item.value.get("record") if item is not None and isinstance(item.value, dict) else None)
-        return None if record is None else open_record(self._key, handle, record, self.ttl_s)
+    def _get(self, handle: str) -> bytes | None:
+        item = self._store.get(self._namespace, handle)
+        return _decoded(item.value.get("record") if item is not None and isinstance(item.value, dict) else None)
 
-    def evict(self, handle: str) -> bool:
-        if self.load(handle) is None:
+    def _delete(self, handle: str) -> bool:
+        if self.load(handle) is None:  # expired or not ours: left to the store's own retention
             return False
-        try:
-            self._store.delete(self._namespace, handle)
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not evict from the LangGraph store: {type(exc).__name__}") from exc
+        self._store.delete(self._namespace, handle)
         return True
 
     def stats(self) -> StoreStats:
         """The first 10,000 entries' count and size (a BaseStore has no cheaper way to count)."""
-        try:
+        with self._failing("read from"):
             items = self._store.search(self._namespace, limit=10_000)
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not read from the LangGraph store: {type(exc).__name__}") from exc
         size = sum(len(str(i.value.get("record", ""))) * 3 // 4 for i in items if isinstance(i.value, dict))
         return StoreStats(self.backend, len(items), size, self.max_bytes, self.ttl_s)
 
 
-class Staged(_Sealed):
+class Staged(Sealer):
     """Records staged for an async service: ``pending`` to save after the call, ``preload`` to read during it."""
 
     backend = "staged"

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import SealedStore, SpillError, StoreStats, valid_handle
 
 TIMEOUT_S = 2.0
 OBSTORE_SCHEMES = ("s3", "s3a", "gs", "az", "abfs", "abfss", "azure")
@@ -130,59 +130,32 @@ def blobs_for(url: str, namespace: str) -> Blobs:
     return FsspecBlobs(url, namespace)
 
 
-class ObjectStore:
+class ObjectStore(SealedStore):
     """Spilled results as objects under ``url``, in the namespace of the derived key ``secret``."""
 
     backend = "objects"
+    place = "object storage"
 
-    def __init__(self, url: str, secret: bytes, namespace: str, max_bytes: int, ttl_s: float) -> None:
+    def __init__(self, url: str, secret: bytes, namespace: str, max_bytes: int, ttl_s: float | None) -> None:
+        super().__init__(secret, max_bytes, ttl_s)
         self._blobs = blobs_for(url, namespace)
-        self._secret = secret
-        self.max_bytes = max_bytes
-        self.ttl_s = ttl_s
 
-    @property
-    def secret(self) -> bytes:
-        return self._secret
+    def _put(self, handle: str, record: bytes) -> None:
+        self._blobs.put(handle, record)
+        self._keep_bound(handle)
 
-    def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
-        content = text.encode("utf-8", "replace")
-        handle = spill_handle(self._secret, tool, args, content)
-        record = seal(self._secret, handle, content, is_json=is_json)
-        if len(record) > self.max_bytes:
-            raise SpillError(f"the result ({len(record):,} bytes) is larger than the store's bound")
-        try:
-            self._blobs.put(handle, record)
-            self._keep_bound(handle)
-        except Exception as exc:  # noqa: BLE001 - every client library has its own errors; the caller adds a note
-            raise SpillError(f"could not save to object storage: {type(exc).__name__}: {exc}") from exc
-        return Saved(handle, None, is_json)
+    def _get(self, handle: str) -> bytes | None:
+        return self._blobs.get(handle)
 
-    def load(self, handle: str) -> tuple[str, bool] | None:
-        if not valid_handle(handle):
-            return None
-        try:
-            record = self._blobs.get(handle)
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not read from object storage: {type(exc).__name__}") from exc
-        return None if record is None else open_record(self._secret, handle, record, self.ttl_s)
-
-    def evict(self, handle: str) -> bool:
-        if not valid_handle(handle):
+    def _delete(self, handle: str) -> bool:
+        if self._blobs.get(handle) is None:
             return False
-        try:
-            if self._blobs.get(handle) is None:
-                return False
-            self._blobs.delete(handle)
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not evict from object storage: {type(exc).__name__}") from exc
+        self._blobs.delete(handle)
         return True
 
     def stats(self) -> StoreStats:
-        try:
+        with self._failing("list"):
             entries = [e for e in self._blobs.listing() if valid_handle(e[0])]
-        except Exception as exc:  # noqa: BLE001 - as in save
-            raise SpillError(f"could not list object storage: {type(exc).__name__}") from exc
         return StoreStats(self.backend, len(entries), sum(e[1] for e in entries), self.max_bytes, self.ttl_s)
 
     def _keep_bound(self, keep: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hostshape.wayback.stores.base import Saved, SpillError, StoreStats, open_record, seal, spill_handle, valid_handle
+from hostshape.wayback.stores.base import SealedStore, SpillError, StoreStats
 
 TIMEOUT_S = 2.0
 
@@ -61,73 +61,45 @@ return found
 """
 
 
-class RedisStore:
+class RedisStore(SealedStore):
     """Spilled results in one Redis database, under the namespace of the derived key ``secret``."""
 
     backend = "redis"
+    place = "Redis"
 
-    def __init__(self, url: str, secret: bytes, namespace: str, max_bytes: int, ttl_s: float) -> None:
+    def __init__(self, url: str, secret: bytes, namespace: str, max_bytes: int, ttl_s: float | None) -> None:
+        super().__init__(secret, max_bytes, ttl_s)
         try:
             import redis
             from redis.backoff import NoBackoff
             from redis.retry import Retry
         except ImportError as exc:
             raise SpillError("a redis:// spill store needs redis-py: pip install 'hostshape[redis]'") from exc
-        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self.errors = (redis.RedisError, OSError)
         self._client: Any = redis.Redis.from_url(
             url, socket_timeout=TIMEOUT_S, socket_connect_timeout=TIMEOUT_S, retry=Retry(NoBackoff(), 0)
         )
         self._save = self._client.register_script(_SAVE)
         self._evict = self._client.register_script(_EVICT)
-        self._secret = secret
-        self.max_bytes = max_bytes
-        self.ttl_s = ttl_s
         tag = f"hostshape:{{{namespace}}}"
         self._prefix = f"{tag}:r:"
         self._keys = [f"{tag}:index", f"{tag}:sizes", f"{tag}:total"]
 
-    @property
-    def secret(self) -> bytes:
-        return self._secret
-
-    def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved:
-        content = text.encode("utf-8", "replace")
-        handle = spill_handle(self._secret, tool, args, content)
-        record = seal(self._secret, handle, content, is_json=is_json)
-        if len(record) > self.max_bytes:
-            raise SpillError(f"the result ({len(record):,} bytes) is larger than the store's bound")
+    def _put(self, handle: str, record: bytes) -> None:
         now_ms = int(time.time() * 1000)
         ttl_ms = max(1, int(self.ttl_s * 1000))
-        try:
-            self._save(
-                keys=[self._prefix + handle, *self._keys],
-                args=[handle, record, ttl_ms, now_ms, self.max_bytes, self._prefix],
-            )
-        except self._errors as exc:
-            raise SpillError(f"could not save to Redis: {type(exc).__name__}: {exc}") from exc
-        return Saved(handle, None, is_json)
+        args: list[bytes | str | int] = [handle, record, ttl_ms, now_ms, self.max_bytes, self._prefix]
+        self._save(keys=[self._prefix + handle, *self._keys], args=args)
 
-    def load(self, handle: str) -> tuple[str, bool] | None:
-        if not valid_handle(handle):
-            return None
-        try:
-            record = self._client.get(self._prefix + handle)
-        except self._errors as exc:
-            raise SpillError(f"could not read from Redis: {type(exc).__name__}") from exc
-        return None if record is None else open_record(self._secret, handle, bytes(record), self.ttl_s)
+    def _get(self, handle: str) -> bytes | None:
+        record = self._client.get(self._prefix + handle)
+        return None if record is None else bytes(record)
 
-    def evict(self, handle: str) -> bool:
-        if not valid_handle(handle):
-            return False
-        try:
-            return bool(self._evict(keys=[self._prefix + handle, *self._keys], args=[handle]))
-        except self._errors as exc:
-            raise SpillError(f"could not evict from Redis: {type(exc).__name__}") from exc
+    def _delete(self, handle: str) -> bool:
+        return bool(self._evict(keys=[self._prefix + handle, *self._keys], args=[handle]))
 
     def stats(self) -> StoreStats:
-        try:
+        with self._failing("read from"):
             items = int(self._client.zcard(self._keys[0]))
             total = int(self._client.get(self._keys[2]) or 0)
-        except self._errors as exc:
-            raise SpillError(f"could not read from Redis: {type(exc).__name__}") from exc
         return StoreStats(self.backend, items, total, self.max_bytes, self.ttl_s)
