@@ -13,6 +13,7 @@ from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
 from hostshape.output.envelope import (
     FIRST_RECORD_SHRUNK,
+    ITEMS,
     RECORD_SHRUNK,
     Facts,
     WayBack,
@@ -78,7 +79,8 @@ def fit_data(
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
         facts = compacted(facts)
-    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or None)
+    # a top-level list is shown as {"items": [...]}: its cut names that key
+    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or ITEMS)
     # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
     # characters a token: text is previewed in those only, so the time grows with the budget, not the input
     seen = _within(listed[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)

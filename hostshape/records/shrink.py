@@ -165,7 +165,7 @@ def shrink_located(
     records = located.records
     end = len(records) if max_records is None else min(len(records), max_records)
     objects = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
-    key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
+    key, alt = structure.record_keys(records, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
     start = max(0, first - structure.SAMPLE)  # a sample before the page: constants are stated once as on page one
     shrunk, size = [], 0
