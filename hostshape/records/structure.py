@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -530,12 +530,7 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     key_values = _values(records, key)
     unique = len({repr(v) for v in key_values}) == len(sample)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
-        if path == key:
-            continue
-        col = stats(sample, path, order)
-        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
-            continue
+    for path, col in _key_like_beside(sample, key):
         values = _values(records, path)
         if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
             continue
@@ -581,16 +576,21 @@ def _telling_apart(checked: Sequence[Any], sample: Sequence[Any], key: str) -> s
     apart (a chart's name beside a version two charts share); None when none tells any two apart."""
     keys = [repr(dotted(r, key)) for r in checked]
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
-        if path == key:
-            continue
-        col = stats(sample, path, order)
-        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
-            continue
+    for path, col in _key_like_beside(sample, key):
         pairs = len({(k, repr(dotted(r, path))) for k, r in zip(keys, checked, strict=True)})
         if pairs > len(set(keys)) and (best is None or (-pairs, col.rank(), path) < best):
             best = (-pairs, col.rank(), path)
     return best[-1] if best else None
+
+
+def _key_like_beside(sample: Sequence[Any], key: str) -> Iterator[tuple[str, Column]]:
+    """(path, stats) of each key-like own column but ``key`` present in nine records of ``sample`` in ten."""
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == key:
+            continue
+        col = stats(sample, path, order)
+        if col.mostly_key_like and col.present * 10 >= len(sample) * 9:
+            yield path, col
 
 
 def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: Count) -> str | None:
