@@ -141,7 +141,10 @@ def test_a_cut_top_level_list_names_the_key_it_is_shown_under(tmp_path: Path) ->
 
 def test_a_key_unique_in_the_sample_but_repeated_later_is_paired_with_what_tells_it_apart(tmp_path: Path) -> None:
     # two charts publish the same versions; the first 150 records are all one chart's
-    doc = [{"version": f"1.{i % 150}.0", "chart": f"repo/app{i // 150}", "notes": "n " * 30} for i in range(300)]
+    # (the notes differ, so the records do not fit whole and are listed in the index)
+    doc = [
+        {"version": f"1.{i % 150}.0", "chart": f"repo/app{i // 150}", "notes": f"note {i} " * 30} for i in range(300)
+    ]
     assert structure.record_keys(doc, count_tokens) == ("version", "chart")
     text = shape(json.dumps(doc), policy=Policy(budget=4000, spill_dir=tmp_path)).text
     index = json.loads(text)["_index"]

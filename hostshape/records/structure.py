@@ -6,7 +6,8 @@ length, URL-ness, presence), never from one service's field names.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -453,7 +454,8 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
 
 def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary; the
-    most distinct (a label before a description several records share), then the one nearest 50 characters."""
+    most distinct (a label before a description several records share), then the one present in more records, then
+    the one nearest 50 characters."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
@@ -463,20 +465,25 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
             return None
         mean = sum(map(len, texts)) / len(texts)
         spread = round(len(set(texts)) / len(texts), 1)  # names each record apart, first
-        return None if mean > 200 else (path.count("."), -spread, abs(mean - 50))
+        presence = round(len(texts) / n, 1)  # then one every record has (a label before a description some lack)
+        return None if mean > 200 else (path.count("."), -spread, -presence, abs(mean - 50))
 
     return _best_column(records, skip, score)
 
 
 def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
-    """A column of a few short words repeated across records (open/closed, Running, ok): a status."""
+    """A column of a few short words repeated across records (open/closed, Running, ok): a status. Words before
+    codes of three letters or fewer (a network's ``nc``), then the one with more values; never a column nearly
+    constant (see ``nearly_constant``)."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
         if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
-        return None if any(_DIGIT.search(w) for w in words) else (path.count("."), -distinct)
+        if any(_DIGIT.search(w) for w in words) or nearly_constant(words, records, path):
+            return None
+        return (path.count("."), all(len(w) <= 3 for w in set(words)), -distinct)
 
     return _best_column(records, skip, score)
 
@@ -523,12 +530,7 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     key_values = _values(records, key)
     unique = len({repr(v) for v in key_values}) == len(sample)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
-        if path == key:
-            continue
-        col = stats(sample, path, order)
-        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
-            continue
+    for path, col in _key_like_beside(sample, key):
         values = _values(records, path)
         if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
             continue
@@ -574,16 +576,21 @@ def _telling_apart(checked: Sequence[Any], sample: Sequence[Any], key: str) -> s
     apart (a chart's name beside a version two charts share); None when none tells any two apart."""
     keys = [repr(dotted(r, key)) for r in checked]
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
-        if path == key:
-            continue
-        col = stats(sample, path, order)
-        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
-            continue
+    for path, col in _key_like_beside(sample, key):
         pairs = len({(k, repr(dotted(r, path))) for k, r in zip(keys, checked, strict=True)})
         if pairs > len(set(keys)) and (best is None or (-pairs, col.rank(), path) < best):
             best = (-pairs, col.rank(), path)
     return best[-1] if best else None
+
+
+def _key_like_beside(sample: Sequence[Any], key: str) -> Iterator[tuple[str, Column]]:
+    """(path, stats) of each key-like own column but ``key`` present in nine records of ``sample`` in ten."""
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == key:
+            continue
+        col = stats(sample, path, order)
+        if col.mostly_key_like and col.present * 10 >= len(sample) * 9:
+            yield path, col
 
 
 def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: Count) -> str | None:
@@ -698,8 +705,54 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
             continue  # a part of one value (a date's minute), not a field
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
             continue
+        if nearly_constant(values, records, path):
+            continue
         found.append((_table(sample).levels.get(path, 0), order, path))
-    return [path for _, _, path in sorted(found)[:most]]
+    chosen: list[str] = []
+    shown = [p for p in skipped if p in _table(sample)]
+    for _, _, path in sorted(found):
+        if len(chosen) == most:
+            break
+        if not any(_repeats(sample, path, other) for other in (*shown, *chosen)):
+            chosen.append(path)
+    return chosen
+
+
+_NEARLY = 0.95  # a column whose most common value is in this share of the records says little about any one
+
+
+_PROBES = 20  # records read across a list longer than the sample, before a column is called nearly constant
+
+
+def nearly_constant(values: Sequence[Any], records: Sequence[Any] = (), path: str = "") -> bool:
+    """One value in nearly every sampled record (``is_general`` false in 99 of 100): no help to tell records
+    apart. When the list is longer than the sample, records spread over all of it are read too: a list sorted by
+    the column (a chart name, the second of which begins past the sample) is not constant."""
+    if not values:
+        return True
+    top, count = Counter(repr(v) for v in values).most_common(1)[0]
+    if count < _NEARLY * len(values):
+        return False
+    if len(records) <= SAMPLE or not path:
+        return True
+    step = max(1, len(records) // _PROBES)
+    probes = [dotted(r, path) for r in records[::step][:_PROBES] if isinstance(r, dict)]
+    return sum(repr(v) == top for v in probes if v is not None and v != "") >= _NEARLY * max(1, len(probes)) - 1
+
+
+def _repeats(sample: Sequence[Any], path: str, other: str) -> bool:
+    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is part of it when that is
+    text with blanks (a normalized name beside the name, a list of ids holding the id, a place inside a title):
+    nothing an index row needs twice. A part of an identifier (a resource's name in its address) is not."""
+    mine, theirs = _values(sample, path), _values(sample, other)
+    hits = 0
+    for a, b in zip(mine, theirs, strict=False):
+        if a is None or b is None or isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+            continue
+        x, y = str(a), str(b)
+        if x == y or (min(len(x), len(y)) >= 3 and (y in x or (x in y and " " in y))):
+            hits += 1
+    return hits * 10 >= len(sample) * 9
 
 
 def _composite(sample: Sequence[Any], parent: str) -> bool:
