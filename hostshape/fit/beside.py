@@ -136,13 +136,13 @@ def _smaller(member: Any, ids: list[Any] | None) -> tuple[Any, str | None]:
     if isinstance(member, dict):
         if all(not isinstance(v, (dict, list)) and len(dumps(v)) <= _SHORT for v in member.values()):
             return list(member), OUTLINE_STEPS["names"].format(n=len(member))
-        return {k: _size(v) for k, v in member.items()}, OUTLINE_STEPS["sizes"]
+        return {k: outline_size(v) for k, v in member.items()}, OUTLINE_STEPS["sizes"]
     if isinstance(member, str) and len(member) > _TEXT_CHARS:
         return preview(member, _TEXT_CHARS), OUTLINE_STEPS["text"].format(cut=_TEXT_CHARS, n=len(member))
     return member, None
 
 
-def _size(value: Any) -> Any:
+def outline_size(value: Any) -> Any:
     """A member of an outlined object: a short scalar as itself, anything else as its size."""
     if isinstance(value, list):
         return f"[{len(value)} items]"

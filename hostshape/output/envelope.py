@@ -240,6 +240,22 @@ def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
     return f"keys({path})" if names else path
 
 
+def members_cut(places: list[tuple[str, int, int, str]], total: int) -> str:
+    """The note naming where members or items were cut from an object: the first ``places`` (place, shown, total,
+    the JMESPath query that reads them all) of ``total``."""
+    more = f"; +{total - len(places):,} more places, each marked" if total > len(places) else ""
+    if not places:
+        return f"members cut to fit, each place marked with {CUT_MARK_MEMBERS}"
+    return (
+        "cut to fit (first shown; all by query): "
+        + "; ".join(f"{place} {shown:,} of {total:,} ({query})" for place, shown, total, query in places)
+        + more
+    )
+
+
+CUT_MARK_MEMBERS = '"…": "+N more members"'
+
+
 def text_fields_cut(level: int) -> str:
     return f"text fields cut at {level:,} chars; {CUT_MARK}"
 
