@@ -258,13 +258,17 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
     sizes = {k: dumps_size(v) for k, v in value.items()}
     excess = size - target
     out = dict(value)
-    cuttable = sorted((k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS), key=lambda k: -sizes[k])
+    cuttable = [k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS]
     room = sum(sizes[k] for k in cuttable) - excess - _MARKER * len(cuttable)  # a cut member ends with a marker
-    level = _water_level([sizes[k] for k in cuttable], room)
-    for key in cuttable:  # every large member is cut to the same size: one large member does not starve the others
-        if excess <= 0 or sizes[key] <= level:
+    floors = {k: min(sizes[k], _keys_floor(value[k])) for k in cuttable}  # the keys of maps come first
+    if sum(floors.values()) > room:
+        floors = dict.fromkeys(cuttable, 0)
+    level = _water_level([sizes[k] - floors[k] for k in cuttable], room - sum(floors.values()))
+    # every large member is cut to the same size above its floor: one large member does not starve the others
+    for key in sorted(cuttable, key=lambda k: floors[k] - sizes[k]):
+        if excess <= 0 or sizes[key] - floors[key] <= level:
             break
-        out[key] = cut_to_bytes(value[key], max(16, level), depth + 1)
+        out[key] = cut_to_bytes(value[key], max(16, floors[key] + level), depth + 1)
         excess -= sizes[key] - dumps_size(out[key])
     if excess > 0:
         keys = list(out)
@@ -355,6 +359,21 @@ def _by_keys(value: dict[str, Any], target: int, hidden: int, depth: int) -> dic
     if hidden:
         out["…"] = f"+{hidden} more members"
     return out
+
+
+def _keys_floor(value: Any, depth: int = 0) -> int:
+    """Bytes the keys of the maps in ``value`` (itself, or its members two levels down) take with their values'
+    sizes: what a cut keeps of ``value`` before any of the maps' values."""
+    if not isinstance(value, dict) or depth > 2:
+        return 0
+    members = {k: v for k, v in value.items() if k != "…"}
+    if is_map(members):
+        return len(dumps({k: outline_size(v) for k, v in members.items()}).encode("utf-8")) + _MARKER
+    inner = sum(_keys_floor(v, depth + 1) for v in itertools.islice(members.values(), _FLOOR_MEMBERS))
+    return inner + (len(dumps(list(members)).encode("utf-8")) + _MARKER if inner else 0)
+
+
+_FLOOR_MEMBERS = 64  # members of an object looked into for maps
 
 
 def _water_level(sizes: list[int], room: int) -> int:
