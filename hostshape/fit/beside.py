@@ -97,9 +97,10 @@ def _first_that_fit(
     first items that do, with a last item saying how many more and a note naming the query that reads them all;
     the count form (``[N items]``) when not even one fits."""
     total = len(run)
-    if run is not member and tokens(dumps(run)) <= room:
+    if run is not member and total <= room and tokens(dumps(run)) <= room:
         return run, note
-    low, high = 0, total - 1
+    run = run[: max(0, room)]  # every item takes a token at least: time grows with the room, not the list
+    low, high = 0, min(total - 1, len(run))
     while low < high:  # the most items whose list, with the marker, costs at most ``room``
         middle = (low + high + 1) // 2
         if tokens(dumps([*run[:middle], more_marker(total - middle)])) <= room:
@@ -136,10 +137,25 @@ def _smaller(member: Any, ids: list[Any] | None) -> tuple[Any, str | None]:
     if isinstance(member, dict):
         if all(not isinstance(v, (dict, list)) and len(dumps(v)) <= _SHORT for v in member.values()):
             return list(member), OUTLINE_STEPS["names"].format(n=len(member))
-        return {k: outline_size(v) for k, v in member.items()}, OUTLINE_STEPS["sizes"]
+        # a map inside it by its names (the next step, if one is needed, counts them)
+        sized = {k: list(v) if isinstance(v, dict) and is_map(v) else outline_size(v) for k, v in member.items()}
+        return sized, OUTLINE_STEPS["sizes"]
     if isinstance(member, str) and len(member) > _TEXT_CHARS:
         return preview(member, _TEXT_CHARS), OUTLINE_STEPS["text"].format(cut=_TEXT_CHARS, n=len(member))
     return member, None
+
+
+def is_map(value: dict[str, Any]) -> bool:
+    """A map: many members whose values have one shape (all objects, or all lists), so its keys name what it holds
+    (paths, versions, packages, ids), whatever the keys are called."""
+    if len(value) < MAP_MEMBERS:
+        return False
+    objects = sum(isinstance(v, dict) for v in value.values())
+    lists = sum(isinstance(v, list) for v in value.values())
+    return max(objects, lists) >= len(value) * 0.9
+
+
+MAP_MEMBERS = 16
 
 
 def outline_size(value: Any) -> Any:

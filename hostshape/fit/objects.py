@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from hostshape.fit._base import Fitted, last_resort
-from hostshape.fit.beside import outline_size
+from hostshape.fit.beside import is_map, outline_size
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.output.envelope import (
     AS_JSON_START,
@@ -314,19 +314,6 @@ def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]],
 
 _MAX_CUT_DEPTH = 4
 _CUT_WALK = 256  # containers looked into per level when naming cuts
-
-
-def is_map(value: dict[str, Any]) -> bool:
-    """A map: many members whose values have one shape (all objects, or all lists), so its keys name what it holds
-    (paths, versions, packages, ids), whatever the keys are called."""
-    if len(value) < MAP_MEMBERS:
-        return False
-    objects = sum(isinstance(v, dict) for v in value.values())
-    lists = sum(isinstance(v, list) for v in value.values())
-    return max(objects, lists) >= len(value) * 0.9
-
-
-MAP_MEMBERS = 16
 
 
 def _by_keys(value: dict[str, Any], target: int, hidden: int, depth: int) -> dict[str, Any]:
