@@ -48,8 +48,9 @@ def outlined(
             smaller = member  # short items: shown in part rather than counted
         if halved is None and _is_run(smaller):  # names, ids or short items: as many as the room left for them holds
             rest = tokens(dumps(with_path(skeleton, where, "")))
-            left = min(room - rest, int(room * RUN_SHARE), _left_by_records(value, path, room, rest, tokens))
-            smaller, note = _first_that_fit(smaller, member, where, left, tokens, note)
+            if smaller is member or tokens(dumps(smaller)) > room - rest:  # whole, it leaves no room: in part
+                left = min(room - rest, int(room * RUN_SHARE), _left_by_records(value, path, room, rest, tokens))
+                smaller, note = _first_that_fit(smaller, member, where, left, tokens, note)
         value = with_path(value, where, smaller)
         notes.append(f"{'.'.join(where)}: {note}")
     return value, notes
