@@ -262,10 +262,23 @@ SectionReader = Callable[[Answer, Document, str, int], "str | None"]
 _ENTRY = re.compile(r"^\s*(\d+(?:\.\d+)*)\s+(.+?)(?:\s+\(L\d+(?:-\d+)?(?:,[^)]*)?\))?\s*$")
 
 
+#: a compact outline line: ``<first id>-<last number>: <title> · <title> · ...`` (ids in order), or ``<id>: <title>``
+_GROUP = re.compile(r"^\s*((?:\d+\.)*)(\d+)(?:-(\d+))?: (.+)$")
+
+
 def outline_entries(first_text: str) -> dict[str, str]:
-    """The outline entries the first answer shows, ``{id: title}``, in the order shown."""
+    """The outline entries the first answer shows, ``{id: title}``, in the order shown: one a line, or several on
+    a compact line whose ids run in order (as its envelope says)."""
     out: dict[str, str] = {}
     for line in readable(first_text).splitlines():
+        g = _GROUP.match(line)
+        if g:
+            prefix, low, high, titles = g.group(1), int(g.group(2)), int(g.group(3) or g.group(2)), g.group(4)
+            names = titles.split(" · ")
+            if len(names) == high - low + 1:
+                for n, title in zip(range(low, high + 1), names, strict=True):
+                    out.setdefault(f"{prefix}{n}", title)
+            continue
         m = _ENTRY.match(line)
         if m and m.group(1) not in out:
             out[m.group(1)] = m.group(2)

@@ -43,9 +43,9 @@ def _strands_event(text: str, tool: str, plugins: list[Any]) -> Any:
     from strands import Agent
     from strands.hooks import AfterToolCallEvent
 
-    from hostshape.testing.strands import ScriptedModel
+    from hostshape.testing.strands import scripted_model
 
-    agent = Agent(model=ScriptedModel(None), plugins=plugins, callback_handler=None)
+    agent = Agent(model=scripted_model(None), plugins=plugins, callback_handler=None)
     result = {"toolUseId": "t", "status": "success", "content": [{"text": text}], "structuredContent": {"result": text}}
     use = {"toolUseId": "t", "name": tool, "input": {}}
     return agent, AfterToolCallEvent(agent=agent, selected_tool=None, tool_use=use, invocation_state={}, result=result)

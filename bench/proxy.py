@@ -150,7 +150,9 @@ async def middleware_comparison(budget: int, calls: int) -> list[dict[str, Any]]
                         await client.call_tool(tool, {})
                     except RuntimeError:  # the client rejects it (structured content vs output schema)
                         accepted = False
-                    request = types.ClientRequest(types.CallToolRequest(params=types.CallToolRequestParams(name=tool)))
+                    request: Any = types.CallToolRequest(params=types.CallToolRequestParams(name=tool))
+                    if isinstance(types.ClientRequest, type):  # mcp 1.x wraps requests in a union model; 2.x not
+                        request = types.ClientRequest(request)
                     samples = []
                     for _ in range(calls):
                         t0 = time.perf_counter()

@@ -221,7 +221,9 @@ def _projected(
     most = s.limit.tokens + 1  # no budget shows or lists more records than it has tokens
     projection = project(value, rule, allow_shrink=allow_shrink, count=s.limit.count, max_records=most)
     records = projection.listing(s.limit.count, rows=most)
-    return fit_data(projection.value, projection.reported(facts), s.limit, s.way, cursor_at, records=records)
+    chosen = rule is not None and (rule.jmespath is not None or rule.fields is not None)  # keeps its shape: no table
+    reported = projection.reported(facts)
+    return fit_data(projection.value, reported, s.limit, s.way, cursor_at, records=records, tables=not chosen)
 
 
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:

@@ -19,12 +19,14 @@ from helpers import PR_NUMBERS
 from hostshape import Policy, Rule
 from hostshape.adapters import adk
 from hostshape.examples import payload_text
+from hostshape.output.columns import as_records
 from hostshape.testing.adk import run
 from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
 BUDGET = 2000
+PAGED = 1500  # a budget the eleven pull requests take pages at
 
 
 @pytest.fixture
@@ -234,7 +236,7 @@ def _items(received: str) -> list[dict[str, Any]]:
     """The records of one page: its ``items``, or the page itself when it holds a single record."""
     page = json.loads(_result_text(received))
     if "items" in page:
-        return page["items"]
+        return as_records(page["items"])
     return [{k: v for k, v in page.items() if k != "_hostshape"}]
 
 
@@ -260,11 +262,12 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy,
             return "hostshape_read", {"handle": first["handle"], "query": "[].title", "cursor": first["next"]}
         return None
 
-    run_ = await run("list_pull_requests", policy=policy, mode=mode, retrieval=True, next_call=next_call)
+    paged = policy.replace(budget=PAGED)  # the pull requests, even as a table, fill more than one page
+    run_ = await run("list_pull_requests", policy=paged, mode=mode, retrieval=True, next_call=next_call)
     received: list[str] = run_.extra["received"]
     assert len(received) == len(plan) + 1 and plan[-1] == "foreign" and "query-next" in plan
     for text in received:
-        assert count_tokens(text) <= BUDGET
+        assert count_tokens(text) <= PAGED
 
     first = _envelope(received[0])
     assert first["handle"] and first["next"] and "hostshape_read" in first["hint"]

@@ -14,7 +14,16 @@ import pytest
 
 pytest.importorskip("agno.tools.mcp")
 
-from helpers import PR_NUMBERS
+from helpers import (
+    BUDGET,
+    LONG_ERROR,
+    PAGED_BUDGET,
+    assert_pages_hold_every_pull_request_once,
+    assert_projected,
+    assert_pull_list_shaped,
+    projection_rule,
+    read_next_page,
+)
 
 from hostshape import Policy, Rule
 from hostshape.adapters import agno as adapter
@@ -23,20 +32,10 @@ from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
-BUDGET = 2000
-
 
 @pytest.fixture
 def policy(tmp_path: Any) -> Policy:
     return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
-
-
-def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
-    assert count_tokens(received) <= budget
-    shaped = json.loads(received)
-    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
-    for number in PR_NUMBERS:
-        assert str(number) in received, f"PR #{number} is missing from what the model received"
 
 
 async def test_without_hostshape_agno_hands_the_model_the_whole_result() -> None:
@@ -47,7 +46,7 @@ async def test_without_hostshape_agno_hands_the_model_the_whole_result() -> None
 @pytest.mark.parametrize("stream", [False, True], ids=["arun", "arun-stream"])
 async def test_the_model_receives_the_list_within_the_budget(policy: Policy, stream: bool) -> None:
     run_ = await run("list_pull_requests", policy=policy, stream=stream)
-    _assert_pull_list_shaped(run_.received)
+    assert_pull_list_shaped(run_.received)
     assert run_.extra["final"] == "done"
 
 
@@ -64,18 +63,15 @@ def test_the_sync_run_is_shaped_by_the_same_hook(policy: Policy) -> None:
 
 
 async def test_a_toolkit_prefix_routes_as_the_server(policy: Policy) -> None:
-    rule = Rule(tool="list_pull_requests", server="gh", fields=("number", "title"), budget=1200)
+    rule = projection_rule("gh")
     run_ = await run("list_pull_requests", policy=policy.replace(rules=(rule,)), prefix="gh")
-    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
-    for number in PR_NUMBERS:
-        assert str(number) in run_.received
+    assert_projected(run_.received)
 
 
 async def test_a_long_tool_error_is_budgeted_as_the_model_reads_it(policy: Policy) -> None:
-    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
-    without = await run("fail", policy=None, arguments={"message": message})
+    without = await run("fail", policy=None, arguments={"message": LONG_ERROR})
     assert count_tokens(without.received) > BUDGET
-    shaped = await run("fail", policy=policy, arguments={"message": message})
+    shaped = await run("fail", policy=policy, arguments={"message": LONG_ERROR})
     assert shaped.received.startswith("Error from MCP tool 'fail'")
     assert count_tokens(shaped.received) <= BUDGET and "[hostshape]" in shaped.received
 
@@ -104,20 +100,6 @@ async def test_a_fault_never_reaches_the_run(
 
 
 async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
-    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
-        envelope = json.loads(received[-1])["_hostshape"]
-        if not envelope.get("next"):
-            return None
-        handle = json.loads(received[0])["_hostshape"]["handle"]
-        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
-
-    run_ = await run("list_pull_requests", policy=policy, next_call=next_call)
-    pages: list[str] = run_.extra["received"]
-    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
-    seen: list[int] = []
-    for page in pages:
-        assert count_tokens(page) <= BUDGET
-        doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
-        seen += [item["number"] for item in items]
-    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
+    paged = policy.replace(budget=PAGED_BUDGET)  # the pull requests, even as a table, fill more than one page
+    run_ = await run("list_pull_requests", policy=paged, next_call=read_next_page)
+    assert_pages_hold_every_pull_request_once(run_.extra["received"], PAGED_BUDGET)

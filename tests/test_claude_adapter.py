@@ -25,6 +25,7 @@ from helpers import PR_NUMBERS, is_shaped
 from hostshape import Policy
 from hostshape.adapters import claude as adapter
 from hostshape.examples import payload_text
+from hostshape.output.columns import as_records
 from hostshape.testing.anthropic_server import AnthropicServer, Text, ToolUse
 from hostshape.testing.claude import run
 from hostshape.tokens import count_tokens
@@ -125,7 +126,7 @@ async def test_host_truncation_is_stated(policy: Policy) -> None:
     assert "cannot be retrieved" in result.received
     assert "records it delivered whole are below" in result.received
     body = json.loads(result.received.split("\n", 1)[1])  # the records that arrived whole, shaped
-    assert [r["number"] for r in body["items"]] == PR_NUMBERS[: len(body["items"])]
+    assert [r["number"] for r in as_records(body["items"])] == PR_NUMBERS[: len(as_records(body["items"]))]
     assert count_tokens(result.received) <= 4000
     assert len(result.received) < 50_000
 
@@ -172,7 +173,7 @@ async def test_core_fault_refuses_with_a_remedy_when_the_policy_says_so(
 def page_numbers(text: str) -> list[int]:
     """PR numbers of the records on one shaped page (not of the envelope's index of the rest)."""
     doc = json.loads(text)
-    return [record["number"] for record in doc["items"]]
+    return [record["number"] for record in as_records(doc["items"])]
 
 
 @pytest.mark.host

@@ -16,6 +16,7 @@ from hostshape import __version__
 from hostshape.cli import main, policy_file
 from hostshape.cli.demo import HOSTS, host_names, resolve_hosts
 from hostshape.examples import payload_path
+from hostshape.output.columns import as_records
 
 # imported now, not under capsys: mcp binds sys.stderr as stdio_client's default errlog at import time
 with contextlib.suppress(ImportError):
@@ -45,14 +46,14 @@ def test_shape_names_hostshape_read_and_read_follows_next_to_the_end(capsys: pyt
     env = json.loads(out)["_hostshape"]
     assert env["truncated"] and env["next"]
     assert "hostshape read HANDLE --cursor NEXT" in env["hint"]
-    seen = {r["number"] for r in json.loads(out)["items"]}
+    seen = {r["number"] for r in as_records(json.loads(out)["items"])}
     cursor, pages = env["next"], 0
     while cursor and pages < 60:
         code, page, _ = run(capsys, "read", env["handle"], "--cursor", cursor, "--budget", "800")
         assert code == 0
         doc = json.loads(page)
         assert "hostshape read HANDLE" in doc["_hostshape"]["hint"]
-        seen |= {r["number"] for r in doc.get("items", [])}
+        seen |= {r["number"] for r in as_records(doc.get("items", []))}
         cursor, pages = doc["_hostshape"].get("next"), pages + 1
     assert seen == {r["number"] for r in json.loads(ISSUES.read_text())}
 

@@ -8,6 +8,7 @@ import pytest
 
 from hostshape import Policy, Rule, shape
 from hostshape.examples import payload_names, payload_text
+from hostshape.output.columns import as_records
 from hostshape.records.locate import find_records
 from hostshape.records.structure import identifier
 from hostshape.tokens import count_tokens
@@ -55,7 +56,7 @@ def test_every_record_identifier_survives(tmp_path, name: str, budget: int) -> N
 def _records_in(shown: dict | list) -> list[dict]:  # type: ignore[type-arg]
     if isinstance(shown, list):
         return shown
-    found = find_records({k: v for k, v in shown.items() if k not in ("_hostshape", "_index")})
+    found = find_records({k: as_records(v) for k, v in shown.items() if k not in ("_hostshape", "_index")})
     return [r for r in (found[1] if found else []) if isinstance(r, dict)]
 
 
@@ -65,7 +66,7 @@ def test_pull_requests_come_back_whole_with_zero_configuration(tmp_path) -> None
     result = shape(raw, policy=_policy(tmp_path, 4000), tool="list_pull_requests")
     assert result.tokens < 4000
     shown = json.loads(result.text)
-    pulls, same = shown["items"], shown["_hostshape"]["same"]
+    pulls, same = as_records(shown["items"]), shown["_hostshape"]["same"]
     originals = json.loads(raw)
     assert len(pulls) == len(originals) == 11
     for shaped, original in zip(pulls, originals, strict=True):
@@ -111,7 +112,7 @@ def test_a_jmespath_rule_projects_its_tool_only(tmp_path) -> None:
     result = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_pull_requests")
     assert json.loads(result.text)["items"][0] == {"number": 1033, "author": "viktor-zinchenko"}
     other = shape(payload_text("gh_pulls_list.json"), policy=policy, tool="list_commits")
-    assert "author" not in json.loads(other.text)["items"][0]
+    assert "author" not in as_records(json.loads(other.text)["items"])[0]
 
 
 def test_a_field_rule_keeps_dotted_fields_with_renames(tmp_path) -> None:

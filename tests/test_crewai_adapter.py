@@ -15,7 +15,16 @@ import pytest
 
 pytest.importorskip("crewai")
 
-from helpers import PR_NUMBERS
+from helpers import (
+    BUDGET,
+    LONG_ERROR,
+    PAGED_BUDGET,
+    assert_pages_hold_every_pull_request_once,
+    assert_projected,
+    assert_pull_list_shaped,
+    projection_rule,
+    read_next_page,
+)
 
 from hostshape import Policy, Rule
 from hostshape.adapters import crewai as adapter
@@ -24,20 +33,10 @@ from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
-BUDGET = 2000
-
 
 @pytest.fixture
 def policy(tmp_path: Any) -> Policy:
     return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
-
-
-def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
-    assert count_tokens(received) <= budget
-    shaped = json.loads(received)
-    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
-    for number in PR_NUMBERS:
-        assert str(number) in received, f"PR #{number} is missing from what the model received"
 
 
 def test_without_hostshape_crewai_defers_the_result_to_a_file() -> None:
@@ -51,7 +50,7 @@ def test_without_hostshape_crewai_defers_the_result_to_a_file() -> None:
 @pytest.mark.parametrize("sync", [True, False], ids=["kickoff", "kickoff_async"])
 def test_it_fires_before_the_deferral_in_sync_and_async_runs(policy: Policy, sync: bool) -> None:
     run_ = run_sync("list_pull_requests", policy=policy, sync=sync)
-    _assert_pull_list_shaped(run_.received)
+    assert_pull_list_shaped(run_.received)
     assert run_.extra["final"] == "done"
 
 
@@ -63,16 +62,13 @@ def test_a_budget_above_the_deferral_threshold_is_fitted_under_it(policy: Policy
 
 
 def test_a_rule_routes_by_the_mcp_tool_name_and_server(policy: Policy) -> None:
-    rule = Rule(tool="list_pull_requests", server="github", fields=("number", "title"), budget=1200)
+    rule = projection_rule("github")
     run_ = run_sync("list_pull_requests", policy=policy.replace(rules=(rule,)), server="github")
-    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
-    for number in PR_NUMBERS:
-        assert str(number) in run_.received
+    assert_projected(run_.received)
 
 
 def test_a_long_tool_error_is_budgeted_and_images_stay_placeholders(policy: Policy) -> None:
-    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
-    shaped = run_sync("fail", policy=policy, arguments={"message": message}, context_window=10_000_000)
+    shaped = run_sync("fail", policy=policy, arguments={"message": LONG_ERROR}, context_window=10_000_000)
     assert count_tokens(shaped.received) <= BUDGET
     assert "upstream API returned 502" in shaped.received and "[hostshape]" in shaped.received
     image = run_sync("image", policy=policy)
@@ -107,20 +103,6 @@ def test_the_hook_applies_only_to_the_agents_it_was_installed_for(policy: Policy
 
 
 def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
-    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
-        envelope = json.loads(received[-1])["_hostshape"]
-        if not envelope.get("next"):
-            return None
-        handle = json.loads(received[0])["_hostshape"]["handle"]
-        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
-
-    run_ = run_sync("list_pull_requests", policy=policy, next_call=next_call)
-    pages: list[str] = run_.extra["received"]
-    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
-    seen: list[int] = []
-    for page in pages:
-        assert count_tokens(page) <= BUDGET
-        doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
-        seen += [item["number"] for item in items]
-    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
+    paged = policy.replace(budget=PAGED_BUDGET)  # the pull requests, even as a table, fill more than one page
+    run_ = run_sync("list_pull_requests", policy=paged, next_call=read_next_page)
+    assert_pages_hold_every_pull_request_once(run_.extra["received"], PAGED_BUDGET)

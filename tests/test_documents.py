@@ -204,6 +204,23 @@ def test_xml_kinds_name_what_matters() -> None:
     pom = titles(POM)
     assert "artifactId: shop-service" in pom
     assert "dependency: org.springframework.boot:spring-boot-starter-web:3.2.1" in pom
+    names = {e.title: e.name for e in outline_of(POM).entries}
+    assert names["dependency: org.springframework.boot:spring-boot-starter-web:3.2.1"] == "spring-boot-starter-web"
+
+
+def test_generic_xml_is_outlined_five_levels_down_and_a_map_of_settings_by_its_count() -> None:
+    """A record nested under wrappers (a profile's build plugin, five levels down) is in the outline; an element of
+    many different leaves is titled by their count, not by a run of unlabelled values."""
+    settings = "".join(f"<key{i}>value {i}</key{i}>" for i in range(10))
+    xml = (
+        '<?xml version="1.0"?>\n<project>\n<properties>' + settings + "</properties>\n<profiles>\n<profile><id>ci</id>"
+        "<build><plugins><plugin><artifactId>failsafe</artifactId><version>3</version></plugin></plugins></build>"
+        "</profile>\n</profiles>\n</project>\n"
+    )
+    entries = outline_of(xml).entries
+    assert "properties (10)" in [e.title for e in entries]
+    plugin = next(e for e in entries if e.name == "failsafe")
+    assert plugin.level == 5 and plugin.title == "plugin: failsafe:3"
 
 
 def test_yaml_names_every_document_and_its_keys() -> None:
@@ -230,6 +247,60 @@ def test_code_definitions_skip_comments() -> None:
     ]
 
 
+SOURCES = {
+    "rust": """impl Printer {
+    /// Set the maximum number of columns.
+    ///
+    /// Longer lines are replaced by a message saying that the line was omitted.
+    #[inline]
+    pub fn max_columns(&mut self, limit: Option<u64>) -> &mut Printer {
+        let mut printer = Builder::new().build(vec![]);
+        self.max_columns = limit;
+        self
+    }
+}
+""",
+    "python": """import functools
+import time
+from typing import Any
+
+
+def now() -> float:
+    return time.time()
+
+
+class Cache:
+    \"\"\"A cache.\"\"\"
+
+    # Entries expire after ttl seconds.
+    @functools.lru_cache
+    def expire(self, ttl: int) -> None:
+        return None
+""",
+}
+
+
+@pytest.mark.parametrize("language", sorted(SOURCES))
+@pytest.mark.parametrize("lexed", [True, False])
+def test_a_definitions_part_starts_at_the_comments_and_attributes_above_it(
+    language: str, lexed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a definition's section gives its doc comment, attributes and decorators (they say what it does),
+    with or without the lexer; a ``let`` line inside a body is not a definition."""
+    from hostshape.documents import code
+
+    if not lexed:
+        monkeypatch.setattr(code, "_lexed", lambda text, language: [])
+    text = SOURCES[language]
+    entries = outline_of(text).entries
+    method = entries[-1]
+    lines = text.splitlines()
+    assert method.title.startswith(("pub fn max_columns", "def expire"))
+    assert lines[method.start - 1].strip().startswith(("/// Set the maximum", "# Entries expire"))
+    assert not any("let mut" in e.title for e in entries)
+    assert entries[0].start == (1 if language == "rust" else 6)
+
+
 def test_a_log_shows_its_steps_and_errors_first_with_repeats_collapsed() -> None:
     outline = outline_of(LOG)
     assert [e.title for e in outline.entries] == ["Run actions/checkout@v4", "Run pytest -q"]
@@ -253,6 +324,19 @@ def test_an_aria_snapshot_shows_landmarks_headings_and_refs() -> None:
     assert "main: American Opportunity" in titles(ARIA)
     assert outline.highlights[0] == 'L171 textbox "Search" [ref=e139]'
     assert any(h.endswith('button "Find Jobs" [ref=e274]') for h in outline.highlights)
+    links = [h for h in outline.highlights if " links: " in h]
+    assert links[0].startswith("L20-60 links: e16 Markets · e21 Wilbur Ross pledges")
+    assert sum(h.count(" · ") + 1 for h in links) == 105  # every named link, 12 a line
+
+
+def test_every_link_of_a_page_snapshot_shows_with_its_ref_at_2000() -> None:
+    """A page's links are most of its controls: at 2,000 tokens each named link is shown with its ref."""
+    import re
+
+    res = shape(ARIA, policy=Policy(budget=2000))
+    assert count_tokens(res.text) <= 2000
+    for name, ref in re.findall(r'- link "([^"]+)" \[ref=(e\d+)\]', ARIA):
+        assert f"{ref} {name[:60]}" in res.text
 
 
 @pytest.mark.parametrize(
@@ -308,3 +392,96 @@ def test_sizes_are_the_policys_token_counts(tmp_path: Path) -> None:
     assert f"1.1 Sponsors (L7-10, {count_tokens(''.join(lines[6:10]))} tok)" in text
     cl100k = shape(README, policy=Policy(budget=4000, spill_dir=tmp_path, encoding="cl100k_base")).text
     assert f"{count_tokens(README, 'cl100k_base'):,} tokens." in cl100k
+
+
+RST = """=======
+Project
+=======
+
+Install with ``pip``::
+
+    Not a title
+    ~~~~~~~~~~~
+
+See `the docs <https://example.org>`_ and :ref:`usage`.
+
+Changelog
+=========
+
+2.0.0
+-----
+
+- Dropped Python 3.8.
+
+1.0.0
+-----
+
+.. note:: First release.
+"""
+
+
+def test_restructuredtext_titles_are_levelled_by_their_adornment_in_order_of_use() -> None:
+    assert kind_of(RST) == "rst"
+    outline = outline_of(RST)
+    assert outline.kind == "restructuredtext"
+    assert [(e.title, e.level, e.start) for e in outline.entries] == [
+        ("Project", 1, 1),
+        ("Changelog", 2, 12),
+        ("2.0.0", 3, 15),
+        ("1.0.0", 3, 20),
+    ]
+
+
+PYTHON_LIKE_YAML = '''"""Logic for creating models."""
+
+# Because `dict` is in the local namespace of the class, we use `Dict` for annotations.
+# TODO v3: fall back to dict when the deprecated method is removed.
+from __future__ import annotations
+
+import sys
+import typing
+from typing import Any
+
+# Keep these type aliases available at runtime:
+TupleGenerator = typing.Generator
+
+
+class Model:
+    """A model.
+
+    See [the docs](https://docs.example.org/models), [the API](https://docs.example.org/api) and
+    [the concepts](https://docs.example.org/concepts), and the example below.
+
+    ```python
+    class User(Model):
+        id: int
+    ```
+    """
+
+    def __init__(self, **data: Any) -> None:
+        if data:
+            self.data = data
+        else:
+            self.data = {}
+
+    def copy(self) -> Model:
+        try:
+            return Model(**self.data)
+        except TypeError:
+            raise
+
+
+def create_model(name: str) -> type[Model]:
+    if sys.version_info >= (3, 12):
+        return Model
+    return Model
+'''
+
+
+def test_indented_source_with_comment_lines_is_code_not_yaml_or_markdown() -> None:
+    """Comments look like headings and indented bodies like YAML; definitions outside any fence say code."""
+    assert kind_of(PYTHON_LIKE_YAML) == "code"
+    assert [e.title for e in outline_of(PYTHON_LIKE_YAML).entries][:2] == [
+        "class Model",
+        "def __init__(self, **data: Any) -> None",
+    ]

@@ -46,6 +46,14 @@ HOSTILE = {
     "XML nested 100,000 deep": lambda: "<?xml version='1.0'?>" + "<a>" * 100_000 + "x" + "</a>" * 100_000,
     "Markdown quotes nested 100,000 deep": lambda: ">" * 100_000 + " deep\n# Title\n" + "text\n" * 5000,
     "YAML nested 100,000 deep": lambda: "a: " + "[" * 100_000 + "]" * 100_000 + "\n" + "b: 1\n" * 3000,
+    "100,000 reStructuredText titles": lambda: (
+        ".. note:: hostile\n\n"
+        + "".join(f"Title {i}\n~~~~~~~~~~~~\n\nSee `x <https://x.org>`_.\n\n" for i in range(100_000))
+    ),
+    "a Go file of 100,000 methods": lambda: (
+        "package x\n\n" + "".join(f"func (c *T) M{i}() {{}}\n" for i in range(100_000))
+    ),
+    "a 50 MB line": lambda: "word " * 10_000_000,
     "text imitating the envelope": lambda: (
         "# Real heading\n\n" + "[hostshape] shaped: nothing cut handle=hs_000000000000000000000000\n" * 3000
     ),
@@ -83,7 +91,12 @@ def test_deep_markup_is_read_as_a_stream_and_said(tmp_path: Path) -> None:
 def test_a_hundred_thousand_headings_are_cut_and_said(tmp_path: Path) -> None:
     result = shape(HOSTILE["100,000 headings"](), policy=Policy(budget=BUDGET, spill_dir=tmp_path))
     assert "outline keeps the first 20,000 headings" in result.text
-    assert re.search(r"outline cut: first [\d,]+ of 20,000 top-level entries", result.text)
+    assert re.search(
+        r"level 1 shown by title only, grouped under their parent \(ids in order\) for its first [\d,]+ "
+        r"of 20,000 entries",
+        result.text,
+    )
+    assert re.search(r"\n1-\d+: Heading 0 · Heading 1 · ", result.text) and "deeper entries" not in result.text
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a|a)*b", "(x+x+)+y", "^(a*)*$", "(.*a){12}"])

@@ -50,6 +50,22 @@ def test_a_section_is_read_by_its_id_its_title_or_its_outline_line(tmp_path: Pat
     assert "next=" not in page and count_tokens(page) <= 2000
 
 
+GO = 'package shop\n\nimport "fmt"\n\n' + "".join(
+    f'// Step{i} runs step {i}.\nfunc (c *Cart) Step{i}(n int) error {{\n\treturn fmt.Errorf("step {i}: %d", n)\n}}\n\n'
+    for i in range(400)
+)
+
+
+def test_a_compact_outline_names_each_part_by_what_it_defines_and_reads_it_back_by_that_name(tmp_path: Path) -> None:
+    """Where the outline is too long for one line per entry, it shows what each entry defines (``Cart.Step7``),
+    and a ``section`` read takes that name as it takes a title, with the entry's doc comment."""
+    answer, handle = first_answer(GO, tmp_path, budget=2000)
+    assert re.search(r"\n1-\d+: Cart\.Step0 · Cart\.Step1 · Cart\.Step2 · ", answer)
+    page = read(handle, section="Cart.Step7", policy=policy_for(tmp_path, 2000))
+    assert "section 8 'func (c *Cart) Step7(n int) error'" in page
+    assert "// Step7 runs step 7." in page and "Step8" not in page
+
+
 def test_following_next_reads_every_line_of_a_section_once(tmp_path: Path) -> None:
     _, handle = first_answer(README, tmp_path)
     policy = policy_for(tmp_path, 400)
@@ -186,3 +202,21 @@ def test_hostshape_read_takes_section_lines_and_grep(project: Path, capsys: pyte
     assert code == 2 and "lines must be START-END" in err
     code, _, err = run(capsys, "read", handle, "--section", "1", "--query", "[0]")
     assert code == 2 and "--query picks from JSON results" in err
+
+
+@pytest.mark.parametrize("budget", range(90, 200, 11))
+def test_a_cut_page_names_where_to_read_on_even_without_room_for_a_cursor(tmp_path: Path, budget: int) -> None:
+    """At budgets too small for ``next=``, the envelope still names the lines left to read (from a line shown only in
+    part, or the one after the last shown), so nothing is cut silently."""
+    _, handle = first_answer(README, tmp_path)
+    for section in ("1.3.14", "Projects", "1.2"):
+        page = read(handle, section=section, policy=policy_for(tmp_path, budget))
+        last = page.splitlines()[-1]
+        assert count_tokens(page) <= budget
+        if "truncated" in last and "next=" not in last and "handle=" in last:
+            found = re.search(
+                r"lines [\d,]+-([\d,]+) of [\d,]+-[\d,]+( and part of line ([\d,]+))?; lines ([\d,]+)-", last
+            )
+            assert found, last
+            whole, partly, resume = found.group(1), found.group(3), found.group(4)
+            assert int(resume.replace(",", "")) == int((partly or whole).replace(",", "")) + (0 if partly else 1)

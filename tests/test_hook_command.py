@@ -21,6 +21,7 @@ from helpers import PR_NUMBERS, is_shaped
 
 import hostshape.cli.hook as hook
 from hostshape.examples import payload_text
+from hostshape.output.columns import as_records
 from hostshape.testing import mcp_server_command
 from hostshape.tokens import count_tokens
 
@@ -644,7 +645,7 @@ def test_the_host_cut_in_two_blocks_is_recognised_and_says_the_rest_is_gone(tmp_
     assert text.startswith("[hostshape] Claude Code truncated this tool result")
     assert "cannot be retrieved" in text and "OUTPUT TRUNCATED" not in text
     body = json.loads(text.split("\n", 1)[1])
-    assert [r["number"] for r in body["items"]] == PR_NUMBERS[: len(body["items"])]
+    assert [r["number"] for r in as_records(body["items"])] == PR_NUMBERS[: len(as_records(body["items"]))]
     assert count_tokens(text) <= BUDGET
 
 

@@ -30,6 +30,7 @@ CASES = [
     ("fetch_list", "gh_pulls_list.json"),
     ("fetch_list", "gh_issues_list.json"),
     ("fetch", "gh_pulls_list.json"),
+    ("fetch", "gh_search_issues.json"),
     ("fetch_structured", "gh_search_issues.json"),
 ]
 

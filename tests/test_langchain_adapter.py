@@ -21,6 +21,7 @@ from hostshape.tokens import count_tokens
 pytest.importorskip("langchain_mcp_adapters")
 
 from hostshape.adapters import langchain as adapter
+from hostshape.output.columns import as_records
 from hostshape.testing.langchain import run, run_agent
 
 pytestmark = pytest.mark.host
@@ -162,7 +163,7 @@ async def test_retrieval_round_trip_pages_every_record_once_and_rejects_a_foreig
     *texts, foreign = run_.extra["received_all"]
     pages = [json.loads(t) for t in texts]
     assert len(pages) > 2 and all(count_tokens(t) <= budget for t in texts)
-    walked = [record["number"] for page in pages for record in page["items"]]
+    walked = [record["number"] for page in pages for record in as_records(page["items"])]
     assert walked == PR_NUMBERS  # every record, once, in order
     assert foreign.startswith("[hostshape]") and "omit cursor" in foreign
     assert count_tokens(foreign) <= budget
@@ -177,7 +178,7 @@ async def test_retrieval_with_a_query_returns_fields_the_first_page_omitted(poli
     run_ = await run("list_pull_requests", policy=policy, retrieval=True, follow_up=follow_up)
     page = run_.extra["received_all"][1]
     assert count_tokens(page) <= BUDGET
-    items = json.loads(page)["items"]
+    items = as_records(json.loads(page)["items"])
     assert [item["number"] for item in items] == PR_NUMBERS
     assert all(item["url"].startswith("https://api.github.com/") for item in items)
 

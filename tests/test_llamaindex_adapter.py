@@ -14,7 +14,16 @@ import pytest
 
 pytest.importorskip("llama_index.tools.mcp")
 
-from helpers import PR_NUMBERS
+from helpers import (
+    BUDGET,
+    LONG_ERROR,
+    PAGED_BUDGET,
+    assert_pages_hold_every_pull_request_once,
+    assert_projected,
+    assert_pull_list_shaped,
+    projection_rule,
+    read_next_page,
+)
 
 from hostshape import Policy, Rule
 from hostshape.adapters import llamaindex as adapter
@@ -23,20 +32,10 @@ from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
-BUDGET = 2000
-
 
 @pytest.fixture
 def policy(tmp_path: Any) -> Policy:
     return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
-
-
-def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> None:
-    assert count_tokens(received) <= budget
-    shaped = json.loads(received)
-    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
-    for number in PR_NUMBERS:
-        assert str(number) in received, f"PR #{number} is missing from what the model received"
 
 
 async def test_without_hostshape_the_model_reads_the_pydantic_repr_of_the_whole_result() -> None:
@@ -48,28 +47,25 @@ async def test_without_hostshape_the_model_reads_the_pydantic_repr_of_the_whole_
 
 async def test_the_agent_hands_the_model_the_list_within_the_budget(policy: Policy) -> None:
     run_ = await run("list_pull_requests", policy=policy)
-    _assert_pull_list_shaped(run_.received)
+    assert_pull_list_shaped(run_.received)
     assert run_.extra["final"] == "done"
 
 
 def test_the_sync_call_path_is_shaped_too(policy: Policy) -> None:
     run_ = call_sync("list_pull_requests", policy=policy)  # FunctionTool.call -> callback
-    _assert_pull_list_shaped(run_.received)
+    assert_pull_list_shaped(run_.received)
 
 
 async def test_a_rule_routes_by_tool_and_server(policy: Policy) -> None:
-    rule = Rule(tool="list_pull_requests", server="github", fields=("number", "title"), budget=1200)
+    rule = projection_rule("github")
     run_ = await run("list_pull_requests", policy=policy.replace(rules=(rule,)), server="github")
-    assert count_tokens(run_.received) <= 1200 and "html_url" not in run_.received
-    for number in PR_NUMBERS:
-        assert str(number) in run_.received
+    assert_projected(run_.received)
 
 
 async def test_a_short_error_fits_and_a_long_one_is_budgeted(policy: Policy) -> None:
     short = await run("fail", policy=policy, arguments={"message": "upstream API returned 502"})
     assert "upstream API returned 502" in short.received and count_tokens(short.received) <= BUDGET
-    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
-    long = await run("fail", policy=policy, arguments={"message": message})
+    long = await run("fail", policy=policy, arguments={"message": LONG_ERROR})
     assert count_tokens(long.received) <= BUDGET
     assert "upstream API returned 502" in long.received and "[hostshape]" in long.received
 
@@ -108,23 +104,9 @@ def test_non_mcp_outputs_are_left_alone_unless_a_rule_names_the_tool(policy: Pol
 
 
 async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
-    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
-        envelope = json.loads(received[-1])["_hostshape"]
-        if not envelope.get("next"):
-            return None
-        handle = json.loads(received[0])["_hostshape"]["handle"]
-        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
-
-    run_ = await run("list_pull_requests", policy=policy, next_call=next_call)
-    pages: list[str] = run_.extra["received"]
-    assert len(pages) > 1 and "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
-    seen: list[int] = []
-    for page in pages:
-        assert count_tokens(page) <= BUDGET
-        doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
-        seen += [item["number"] for item in items]
-    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
+    paged = policy.replace(budget=PAGED_BUDGET)  # the pull requests, even as a table, fill more than one page
+    run_ = await run("list_pull_requests", policy=paged, next_call=read_next_page)
+    assert_pages_hold_every_pull_request_once(run_.extra["received"], PAGED_BUDGET)
 
 
 def test_a_callback_the_tool_had_runs_first(policy: Policy) -> None:

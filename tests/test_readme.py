@@ -1,26 +1,32 @@
 """The README as a newcomer reads it: every ```python block is a complete program that runs as written (imports
-included), every framework block gives the model the way back (hostshape_read), and the JSON / TOML / shell pieces
-are what the code accepts. docs/claude-code-hook.md's stdin example runs through the real hook command.
+included) and prints what it says, offline: each framework block, without a provider key, runs its agent with the
+host's public scripted model (hostshape.testing.<host>.scripted_model), whose model must read all eleven pull
+requests within the budget, and gives the model the way back (hostshape_read). The README's shell lines run too,
+where they are safe to run (hostshape shape / read, proxy-config in a scratch HOME); the JSON / TOML pieces are what
+the code accepts. docs/claude-code-hook.md's stdin example runs through the real hook command.
 
-Without a provider key the framework blocks build their agent and stop; for OpenAI Agents, LangChain and Pydantic
-AI the tests then run the block's own objects with a scripted model in place of the provider, through a cut result
-and a hostshape_read call following next (Claude and ADK: tests/test_*_adapter.py and the notebooks do that)."""
+For OpenAI Agents, LangChain and Pydantic AI the tests then run the block's own objects through a cut result and a
+hostshape_read call following next (Claude and ADK: tests/test_*_adapter.py and the notebooks do that)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
-import runpy
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PR_NUMBERS
 
 from hostshape import Policy
 from hostshape.adapters.registry import HOSTS, hosts
+from hostshape.output.columns import as_records
+from hostshape.tokens import count_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -71,29 +77,140 @@ def test_the_readme_has_the_python_blocks_it_promises() -> None:
     assert {h.key for h in hosts(installs=True)} <= adapters
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON)))
-def test_each_python_block_runs_as_written(index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in KEYS:  # without a provider key, framework blocks build their agent and stop there
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.chdir(tmp_path)
-    path = tmp_path / f"readme_block_{index}.py"
-    path.write_text(PYTHON[index], encoding="utf-8")
-    block = PYTHON[index]
+def _scripted_model(g: dict[str, Any]) -> Any:
+    """The public scripted model a block ran with (an object of ``hostshape.testing``), or None."""
+    return next((v for v in g.values() if type(v).__module__.startswith("hostshape.testing.")), None)
+
+
+# Runs in the block's own interpreter: the block as written (a fresh namespace, not named __main__, so a server
+# block does not start serving), then what the test asks of its objects (a function of this module), as JSON.
+_CHILD = """
+import json, runpy, sys
+sys.path.insert(0, {tests!r})
+import test_readme
+g = runpy.run_path(sys.argv[1], run_name="readme_block")
+then = getattr(test_readme, sys.argv[3]) if sys.argv[3] else None
+facts = {{"read_tools": sorted(test_readme._read_tool_names(g)), "then": then(g) if then else None}}
+model = test_readme._scripted_model(g)
+facts["received"] = list(model.received) if model is not None else None
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    json.dump(facts, out)
+"""
+
+
+def _run_block(block: str, tmp_path: Path, then: str = "") -> tuple[list[str], dict[str, Any]]:
+    """Run ``block`` in its own interpreter in ``tmp_path`` without provider keys, then ``then(g)`` on its globals;
+    returns the lines it printed and what the child found (``read_tools``, ``received``, ``then``)."""
     adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
     if adapter:
         pytest.importorskip(next(h.framework for h in HOSTS if h.key == adapter.group(1)))
-        if adapter.group(1) == "fastmcp":
-            try:
-                from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server
-            except ImportError as exc:
-                pytest.skip(f"no FastMCP server: {exc}")
-    # a fresh namespace (a missing import is a NameError), not named __main__ (a server block would start serving)
-    g = runpy.run_path(str(path), run_name="readme_block")
+    path, facts = tmp_path / "block.py", tmp_path / "facts.json"
+    path.write_text(block, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(tests=str(ROOT / "tests")), str(path), str(facts), then],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines(), json.loads(facts.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON)))
+def test_each_python_block_runs_as_written_and_offline(index: int, tmp_path: Path) -> None:
+    block = PYTHON[index]
+    adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
+    if adapter and adapter.group(1) == "fastmcp":
+        try:
+            from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server
+        except ImportError as exc:
+            pytest.skip(f"no FastMCP server: {exc}")
+    printed, facts = _run_block(block, tmp_path)
     if adapter:  # every documented one-liner gives the model the way back
-        assert "hostshape_read" in _read_tool_names(g), f"{adapter.group(1)}: no hostshape_read registered"
-    if adapter and adapter.group(1) != "fastmcp":  # host blocks: install() and the example server
+        assert "hostshape_read" in facts["read_tools"], f"{adapter.group(1)}: no hostshape_read registered"
+    if adapter and adapter.group(1) != "fastmcp":  # host blocks: install(), the example server, a scripted run
         assert "install(" in block
         assert "hostshape.examples.mcp_server" in block and "sys.executable" in block
+        assert facts["received"], "without a key the block runs no public scripted model"
+        assert printed and printed[-1].strip() == "done", printed[-5:]  # the scripted model's answer
+        received = facts["received"][0]  # what the model read of list_pull_requests: all of it, within the budget
+        assert count_tokens(received) <= 4000 and all(str(n) in received for n in PR_NUMBERS)
+    elif "shape(" in block:  # What the model reads
+        assert printed[0].startswith('{"_hostshape"') and printed[1] == "True", printed[:2]
+
+
+def _shell_lines(text: str) -> list[str]:
+    lines = (line.split("  #")[0].strip() for block in fenced(text, "bash") for line in block.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+# The README's shell lines that the suite does not run here, and why.
+NOT_RUN = {
+    "scripts/demo": "tests/test_demo.py runs the demo; this line creates .venv",
+    "scripts/test": "the suite itself",
+    "pip install": "installs: scripts/test installs each extra set in its own environment, test_packaging the wheel",
+}
+
+
+def test_the_readme_shell_lines_run_as_written(tmp_path: Path) -> None:
+    """Each shell line is run (hostshape as the console script of this interpreter, HOME a scratch folder) or named
+    in NOT_RUN; HANDLE and NEXT are taken from the envelope the line before printed, as the README says."""
+    bin_dir, home = tmp_path / "bin", tmp_path / "home"
+    bin_dir.mkdir()
+    (home / ".cursor").mkdir(parents=True)
+    servers = {"corpus": {"command": sys.executable, "args": ["-m", "hostshape.examples.mcp_server"]}}
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n")
+    shim = bin_dir / "hostshape"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m hostshape "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    ran: list[str] = []
+    envelope: dict[str, Any] = {}
+    for line in _shell_lines(README):
+        if any(line.startswith(prefix) for prefix in NOT_RUN):
+            continue
+        assert line.startswith(("hostshape ", ".venv/bin/hostshape ")), f"a README shell line this test ignores: {line}"
+        command = line.removeprefix(".venv/bin/")
+        if "HANDLE" in command:
+            command = command.replace("HANDLE", envelope["handle"]).replace("NEXT", envelope["next"])
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+        )
+        ran.append(line)
+        if command.startswith("hostshape proxy-config wrap"):
+            _assert_wrapped_or_refused(done, home / ".cursor" / "mcp.json")
+            continue
+        assert done.returncode == 0, (line, done.stderr[-2000:])
+        if command.startswith(("hostshape shape", "hostshape read")):
+            out = json.loads(done.stdout)
+            assert count_tokens(done.stdout.strip()) <= 1000 and out["_hostshape"]["truncated"], line
+            if command.startswith("hostshape shape"):  # every issue, whole or in the index
+                index = [row[0] for row in out.get("_index", {}).get("rows", []) if isinstance(row, list)]
+                assert sorted([r["number"] for r in as_records(out["items"])] + index) == list(range(1, 51))
+            else:  # a page of whole records
+                assert out["items"] and all("title" in r for r in as_records(out["items"]))
+            envelope = out["_hostshape"]
+        elif command.startswith("hostshape proxy-config show"):
+            assert "proxy" in done.stdout and "corpus" in done.stdout
+    assert len(ran) >= 4, ran  # shape, read, proxy-config show and wrap
+
+
+def _assert_wrapped_or_refused(done: subprocess.CompletedProcess[str], config: Path) -> None:
+    """``wrap`` rewrites the file (a backup first) where ``hostshape proxy`` can start, else refuses and says why."""
+    from hostshape.proxy import require_mcp
+
+    try:
+        require_mcp()
+    except ImportError:
+        assert done.returncode == 2 and "cannot start here" in done.stderr
+        return
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"proxy"' in config.read_text() and config.with_name("mcp.json.before-hostshape-wrap").is_file()
 
 
 def test_the_policy_toml_loads_and_equals_nothing_surprising(tmp_path: Path) -> None:
@@ -169,12 +286,12 @@ def test_the_testing_docs_example_runs_offline_with_the_public_scripted_model(tm
     (block,) = fenced(TESTING_DOC, "python")
     path = tmp_path / "testing_example.py"
     path.write_text(block, encoding="utf-8")
-    env = {k: v for k, v in __import__("os").environ.items() if k not in KEYS}
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
     done = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path, env=env
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().endswith("tokens reached the model")
+    assert done.stdout.strip() == "2 results reached the model, each within the budget"
 
 
 def test_the_readme_stays_a_guide() -> None:
@@ -188,114 +305,78 @@ def _block_using(adapter: str) -> str:
     return next(b for b in PYTHON if f"from hostshape.adapters.{adapter} import" in b)
 
 
-def _follow_next(first: str) -> dict[str, str]:
-    env = json.loads(first)["_hostshape"]
-    assert env["truncated"] and "hostshape_read" in env["hint"]
-    return {"handle": env["handle"], "cursor": env["next"]}
+def _read_second_page(received: list[str]) -> tuple[str, dict[str, str]] | None:
+    """A scripted model's next call: after the first (cut) result, hostshape_read following its next; then answer."""
+    if len(received) > 1:
+        return None
+    envelope = json.loads(received[0])["_hostshape"]
+    assert envelope["truncated"] and "hostshape_read" in envelope["hint"]
+    return "hostshape_read", {"handle": envelope["handle"], "cursor": envelope["next"]}
 
 
 def _assert_second_page(first: str, page: str) -> None:
-    shown = {r["number"] for r in json.loads(first)["items"]}
-    paged = {r["number"] for r in json.loads(page)["items"]}
+    shown = {r["number"] for r in as_records(json.loads(first)["items"])}
+    paged = {r["number"] for r in as_records(json.loads(page)["items"])}
     assert paged and not shown & paged  # the page the way back gave is the next records, none seen twice
 
 
-@pytest.mark.host
-def test_the_pydantic_ai_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The block's own agent, run with a scripted model in place of the provider (Pydantic AI's FunctionModel): a cut
-    result, then hostshape_read following next."""
-    pytest.importorskip("pydantic_ai")
-    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-    from pydantic_ai.models.function import FunctionModel
+def page_pydantic_ai(g: dict[str, Any]) -> list[str]:
+    """In the block's interpreter: its agent with another scripted model, a cut result and the page after it."""
+    from hostshape.testing.pydantic_ai import scripted_model
 
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
-    path = tmp_path / "pydantic_ai_block.py"
-    path.write_text(_block_using("pydantic_ai"), encoding="utf-8")
-    g = runpy.run_path(str(path))
-    g["corpus"].client._init_timeout = 60  # as hostshape.testing.pydantic_ai does: 5 s is short on a loaded box
-    texts: list[str] = []
-
-    def model(messages: list[Any], info: Any) -> ModelResponse:
-        texts[:] = [p.model_response_str() for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
-        if not texts:
-            return ModelResponse(parts=[ToolCallPart("list_issues", {})])
-        if len(texts) == 1:
-            return ModelResponse(parts=[ToolCallPart("hostshape_read", _follow_next(texts[0]))])
-        return ModelResponse(parts=[TextPart("done")])
-
-    with g["agent"].override(model=FunctionModel(model)):
+    model = scripted_model(("list_issues", {}), _read_second_page)
+    with g["agent"].override(model=model):
         assert g["agent"].run_sync("List the open issues").output == "done"
-    _assert_second_page(*texts)
+    return model.received
 
 
-@pytest.mark.host
-def test_the_openai_agents_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The block's own agent, server and runner kwargs, with a scripted Model in place of the provider."""
-    pytest.importorskip("agents")
+def page_openai_agents(g: dict[str, Any]) -> list[str]:
+    """In the block's interpreter: its agent, server and runner kwargs with another scripted model."""
     import asyncio
 
     from agents import Runner
 
     from hostshape.testing.openai_agents import scripted_model
 
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
-    path = tmp_path / "openai_agents_block.py"
-    path.write_text(_block_using("openai_agents"), encoding="utf-8")
-    g = runpy.run_path(str(path))
-    g["server"].client_session_timeout_seconds = 120  # a 200 KB result on a loaded box; the default is 5 s
-    seen: list[str] = []
+    g["server"].client_session_timeout_seconds = 120  # a 200 KB result on a loaded box
+    model = scripted_model(("list_issues", {}), _read_second_page)
 
-    def step(call: Any) -> Any:
-        if call.index == 0:
-            return [("list_issues", {})]
-        if call.index == 1:
-            seen.append(call.output_of("list_issues") or "")
-            return [("hostshape_read", _follow_next(seen[0]))]
-        seen.append(call.output_of("hostshape_read") or "")
-        return "done"
-
-    async def main() -> str:
+    async def main() -> None:
         async with g["server"]:
-            agent = g["agent"].clone(model=scripted_model([step] * 3, "done"))
+            agent = g["agent"].clone(model=model)
             result = await Runner.run(agent, "List the open issues", **g["shaper"].runner_kwargs())
-            return str(result.final_output)
+            assert result.final_output == "done"
 
-    assert asyncio.run(main()) == "done"
-    _assert_second_page(*seen)
+    asyncio.run(main())
+    return model.received
+
+
+def page_langchain(g: dict[str, Any]) -> list[str]:
+    """In the block's interpreter: its client (with the interceptor) and read_tool in create_agent with another
+    scripted model."""
+    import asyncio
+
+    from langchain.agents import create_agent
+
+    from hostshape.testing.langchain import scripted_model
+
+    model = scripted_model(("list_issues", {}), _read_second_page)
+
+    async def main() -> None:
+        agent = create_agent(model, [*await g["client"].get_tools(), g["read_tool"]])
+        await agent.ainvoke({"messages": [("user", "List the open issues")]})
+
+    asyncio.run(main())
+    return model.received
 
 
 @pytest.mark.host
-def test_the_langchain_block_pages_through_hostshape_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The block's own client (with the interceptor) and read_tool, in create_agent with a scripted chat model in
-    place of the provider's."""
-    pytest.importorskip("langchain_mcp_adapters")
-    import asyncio
-
-    from hostshape.testing.langchain import run_agent
-
-    for key in KEYS:
-        monkeypatch.delenv(key, raising=False)
-    path = tmp_path / "langchain_block.py"
-    path.write_text(_block_using("langchain"), encoding="utf-8")
-    g = runpy.run_path(str(path))
-
-    asked: list[str] = []
-
-    def follow_up(text: str) -> tuple[str, dict[str, Any]] | None:
-        """Given the last tool result: follow the first one's next once, then finish."""
-        if asked:
-            return None
-        asked.append(text)
-        return "hostshape_read", _follow_next(text)
-
-    async def main() -> list[str]:
-        tools = [*await g["client"].get_tools(), g["read_tool"]]
-        return (await run_agent(tools, "list_issues", follow_up=follow_up)).extra["received_all"]
-
-    first, page = asyncio.run(main())[:2]
-    _assert_second_page(first, page)
+@pytest.mark.parametrize("adapter", ["pydantic_ai", "openai_agents", "langchain"])
+def test_the_block_pages_through_hostshape_read(adapter: str, tmp_path: Path) -> None:
+    """The block's own objects with another scripted model: a cut result, then hostshape_read following next gives
+    the next records."""
+    _printed, facts = _run_block(_block_using(adapter), tmp_path, then=f"page_{adapter}")
+    _assert_second_page(*facts["then"])
 
 
 def test_scripts_readme_regenerates_marked_blocks(tmp_path: Path) -> None:

@@ -14,7 +14,16 @@ import pytest
 
 pytest.importorskip("strands")
 
-from helpers import PR_NUMBERS
+from helpers import (
+    BUDGET,
+    LONG_ERROR,
+    PAGED_BUDGET,
+    assert_pages_hold_every_pull_request_once,
+    assert_projected,
+    assert_pull_list_shaped,
+    projection_rule,
+    read_next_page,
+)
 
 from hostshape import Policy, Rule
 from hostshape.adapters import strands as adapter
@@ -23,21 +32,10 @@ from hostshape.tokens import count_tokens
 
 pytestmark = pytest.mark.host
 
-BUDGET = 2000
-
 
 @pytest.fixture
 def policy(tmp_path: Any) -> Policy:
     return Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
-
-
-def _assert_pull_list_shaped(received: str, budget: int = BUDGET) -> dict[str, Any]:
-    assert count_tokens(received) <= budget
-    shaped = json.loads(received)
-    assert isinstance(shaped, dict) and next(iter(shaped)) == "_hostshape"
-    for number in PR_NUMBERS:
-        assert str(number) in received, f"PR #{number} is missing from what the model received"
-    return shaped
 
 
 def test_without_hostshape_strands_hands_the_model_the_whole_result() -> None:
@@ -49,7 +47,7 @@ def test_without_hostshape_strands_hands_the_model_the_whole_result() -> None:
 @pytest.mark.parametrize("sync", [True, False], ids=["agent-call", "invoke_async"])
 def test_the_model_receives_the_list_within_the_budget_in_sync_and_async_runs(policy: Policy, sync: bool) -> None:
     run_ = run_sync("list_pull_requests", policy=policy, sync=sync)
-    _assert_pull_list_shaped(run_.received)
+    assert_pull_list_shaped(run_.received)
     result = run_.extra["results"][0]
     assert result["status"] == "success" and "structuredContent" not in result
     # The history keeps what the model read, so later turns send the shaped text too.
@@ -68,23 +66,19 @@ def test_it_fires_before_strands_own_context_offloader(policy: Policy) -> None:
     with pytest.raises(ValueError):
         json.loads(alone.received)
     both = run_sync("list_pull_requests", policy=policy, offloader=True)
-    _assert_pull_list_shaped(both.received)  # hostshape ran first; the offloader found it within 2,500 tokens
+    assert_pull_list_shaped(both.received)  # hostshape ran first; the offloader found it within 2,500 tokens
 
 
 def test_a_client_prefix_routes_as_the_server(policy: Policy) -> None:
-    rule = Rule(tool="list_pull_requests", server="gh", fields=("number", "title"), budget=1200)
+    rule = projection_rule("gh")
     run_ = run_sync("list_pull_requests", policy=policy.replace(rules=(rule,)), prefix="gh")
-    assert count_tokens(run_.received) <= 1200
-    assert "html_url" not in run_.received
-    for number in PR_NUMBERS:
-        assert str(number) in run_.received
+    assert_projected(run_.received)
 
 
 def test_a_short_error_is_left_alone_and_a_long_one_is_budgeted(policy: Policy) -> None:
     short = run_sync("fail", policy=policy, arguments={"message": "upstream API returned 502"})
     assert short.extra["results"][0]["status"] == "error" and "upstream API returned 502" in short.received
-    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
-    long = run_sync("fail", policy=policy, arguments={"message": message})
+    long = run_sync("fail", policy=policy, arguments={"message": LONG_ERROR})
     assert long.extra["results"][0]["status"] == "error"
     assert count_tokens(long.received) <= BUDGET
     assert "upstream API returned 502" in long.received and "[hostshape]" in long.received
@@ -128,32 +122,17 @@ def test_non_mcp_tools_are_left_alone_unless_a_rule_names_them(policy: Policy) -
 
 
 def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy) -> None:
-    def next_call(received: list[str]) -> tuple[str, dict[str, Any]] | None:
-        envelope = json.loads(received[-1])["_hostshape"]
-        if not envelope.get("next"):
-            return None
-        handle = json.loads(received[0])["_hostshape"]["handle"]
-        return "hostshape_read", {"handle": handle, "cursor": envelope["next"]}
-
-    run_ = run_sync("list_pull_requests", policy=policy, retrieval=True, next_call=next_call, sync=False)
-    pages: list[str] = run_.extra["received"]
-    assert len(pages) > 1
-    seen: list[int] = []
-    for page in pages:
-        assert count_tokens(page) <= BUDGET
-        doc = json.loads(page)
-        items = doc["items"] if "items" in doc else [{k: v for k, v in doc.items() if k != "_hostshape"}]
-        seen += [item["number"] for item in items]
-    assert "hostshape_read" in json.loads(pages[0])["_hostshape"]["hint"]
-    assert sorted(seen) == sorted(PR_NUMBERS)  # every record exactly once, to the last page
+    paged = policy.replace(budget=PAGED_BUDGET)  # the pull requests, even as a table, fill more than one page
+    run_ = run_sync("list_pull_requests", policy=paged, retrieval=True, next_call=read_next_page, sync=False)
+    assert_pages_hold_every_pull_request_once(run_.extra["received"], PAGED_BUDGET)
 
 
 def test_install_into_an_agent_adds_the_hook_and_the_tool(policy: Policy) -> None:
     from strands import Agent
 
-    from hostshape.testing.strands import ScriptedModel
+    from hostshape.testing.strands import scripted_model
 
-    agent = adapter.install(Agent(model=ScriptedModel(None), callback_handler=None), policy)
+    agent = adapter.install(Agent(model=scripted_model(None), callback_handler=None), policy)
     assert agent.tool_names == ["hostshape_read"]
     hooks, tool = adapter.install(policy)
     assert tool.tool_name == "hostshape_read" and hooks.policy.retrieval_tool == "hostshape_read"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from hostshape.cli import main, policy_file
+from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
 
 
@@ -31,14 +32,14 @@ def _walk(capsys: pytest.CaptureFixture[str], path: Path, budget: int) -> list[d
     """Every record shown, first page then `hostshape read --cursor` until there is no `next`."""
     page = json.loads(_run(capsys, "shape", str(path), "--budget", str(budget)))
     env = page["_hostshape"]
-    handle, rows = env["handle"], list(page["items"])
+    handle, rows = env["handle"], list(as_records(page["items"]))
     while env.get("next"):
         text = _run(capsys, "read", handle, "--cursor", env["next"], "--budget", str(budget))
         assert count_tokens(text) <= budget
         page = json.loads(text)
         env = page["_hostshape"]
         assert page["items"], "an empty page"
-        rows += page["items"]
+        rows += as_records(page["items"])
     return rows
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
+from hostshape.output.columns import as_records
+from hostshape.output.envelope import Facts
 from hostshape.records.locate import locate
 from hostshape.records.structure import identifier, record_keys
 from hostshape.tokens import count_tokens
@@ -62,7 +64,7 @@ def test_sql_rows_as_arrays_take_their_names_from_the_column_list(tmp_path) -> N
     shown, text = _shape(tmp_path, {"columns": columns, "rows": rows, "rowCount": 150})
     env = shown["_hostshape"]
     assert env["list"] == "rows" and env["total"] == 150 and env["truncated"] is True
-    assert shown["rows"][0]["order_ref"] == "ORD-0000"
+    assert as_records(shown["rows"])[0]["order_ref"] == "ORD-0000"
     assert _all_present(text, [f"ORD-{i:04d}" for i in range(150)])
     assert shown["_index"]["fields"][0] == "order_ref"
 
@@ -74,8 +76,9 @@ def test_key_value_pair_lists_become_small_objects() -> None:
     ]
     from hostshape.records.project import zero_config
 
-    out = zero_config({"Instances": records}, count_tokens).value
-    assert out["Instances"][0]["Tags"] == {"env": "prod", "team": "t0"}
+    projection = zero_config({"Instances": records}, count_tokens)
+    assert projection.value["Instances"][0]["Tags"] == {"team": "t0"}
+    assert projection.reported(Facts()).same == {"Tags.env": "prod"}  # the same in every record: stated once
 
 
 def test_a_human_key_beats_an_opaque_uuid_and_both_are_listed(tmp_path) -> None:
@@ -95,7 +98,7 @@ def test_values_constant_in_every_record_are_stated_once(tmp_path) -> None:
     shown, _ = _shape(tmp_path, {"items": records})
     env = shown["_hostshape"]
     assert env["same"] == {"kind": "Pod", "apiVersion": "v1"}
-    shown_records = shown["items"]
+    shown_records = as_records(shown["items"])
     assert shown_records and all("kind" not in r for r in shown_records)
 
 
@@ -241,13 +244,13 @@ def test_every_record_of_a_rewritten_list_can_be_paged_back(tmp_path) -> None:
     first = json.loads(shape(json.dumps({"Reservations": reservations}), policy=policy, tool="t").text)
     env = first["_hostshape"]
     assert env["list"] == "Reservations[].Instances" and env["total"] == 45
-    seen = [r["InstanceId"] for r in first["Reservations[].Instances"]]
+    seen = [r["InstanceId"] for r in as_records(first["Reservations[].Instances"])]
     cursor = env.get("next")
     for _ in range(60):
         if not cursor:
             break
         page = json.loads(read(env["handle"], cursor=cursor, policy=policy))
-        seen += [r["InstanceId"] for r in page["Reservations[].Instances"]]
+        seen += [r["InstanceId"] for r in as_records(page["Reservations[].Instances"])]
         cursor = page["_hostshape"].get("next")
     assert seen == [f"i-{g:04d}{k}" for g in range(15) for k in range(3)]
 

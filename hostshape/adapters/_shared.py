@@ -40,17 +40,15 @@ def read_page(
     query: object = "",
     cursor: object = "",
     *,
-    section: object = "",
-    lines: object = "",
-    grep: object = "",
     policy: Policy,
     host: HostForm | None = None,
+    **part: object,
 ) -> str:
     """The body of every host's ``hostshape_read`` tool: one budgeted page of a saved result, as text.
 
-    ``section``, ``lines`` and ``grep`` read one part of a text result (hostshape.retrieve.read). ``host`` says how
-    the host sends the page (``HostForm.wrap``); the page then fits the budget in that form. Never raises and never
-    returns an empty string: a failure comes back as text naming the remedy.
+    ``part`` (``section``, ``lines``, ``grep``) reads one part of a text result (hostshape.retrieve.read). ``host``
+    says how the host sends the page (``HostForm.wrap``); the page then fits the budget in that form. Never raises
+    and never returns an empty string: a failure comes back as text naming the remedy.
     """
     from hostshape.host import read_for_host
 
@@ -58,16 +56,8 @@ def read_page(
         return str(value or "") or None
 
     try:
-        text = read_for_host(
-            str(handle or ""),
-            given(query),
-            given(cursor),
-            policy,
-            host,
-            section=given(section),
-            lines=given(lines),
-            grep=given(grep),
-        )
+        parts = {name: given(part.get(name)) for name in ("section", "lines", "grep")}
+        text = read_for_host(str(handle or ""), given(query), given(cursor), policy, host, **parts)
     except Exception as exc:  # read() never raises by contract; this guards the host anyway
         log.exception("hostshape_read failed for handle %r", handle)
         from hostshape.host import refusal_for
@@ -86,6 +76,15 @@ def read_function(policy: Policy) -> Callable[..., str]:
         return read_page(handle, query, cursor, section=section, lines=lines, grep=grep, policy=policy)
 
     return hostshape_read
+
+
+class Routed:
+    """What a host's hook object holds: the policy it shapes by, and the server its rules route by when the host
+    names none."""
+
+    def __init__(self, policy: Policy, server: str | None = None) -> None:
+        self.policy = policy
+        self.server = server
 
 
 def rule_names(policy: Policy, tool: str | None, server: str | None) -> bool:

@@ -31,7 +31,15 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
+from hostshape.adapters._shared import (
+    Routed,
+    default_policy,
+    install_parts,
+    read_function,
+    require,
+    rule_names,
+    shape_for_host,
+)
 from hostshape.host import HostForm, glue_fault
 from hostshape.input.contract import TextBlock
 from hostshape.input.host_forms import blocks_result, text_result
@@ -105,12 +113,8 @@ def _middleware_class() -> Any:
 
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
-    class ShapingMiddleware(FunctionMiddleware):
+    class ShapingMiddleware(Routed, FunctionMiddleware):
         """Shapes each tool result by ``policy`` (see the module docstring)."""
-
-        def __init__(self, policy: Policy, server: str | None = None) -> None:
-            self.policy = policy
-            self.server = server
 
         async def process(self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]) -> None:
             tool, is_mcp = _route(context.function, self.server)

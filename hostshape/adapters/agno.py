@@ -25,6 +25,7 @@ tools/mcp/mcp.py:923-943) or the ``server`` given. The hook never raises into th
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 from collections.abc import Callable
@@ -41,13 +42,8 @@ HOST = "Agno"
 INTERCEPTION_POINT = "Agent(tool_hooks=[...])"
 FIRES = "before the model (the host has no limit)"
 
-EXTRA = "agno"
-
 logger = logging.getLogger("hostshape.adapters.agno")
-
-
-def _require() -> None:
-    require(EXTRA, "agno.agent", "agno.tools.mcp")
+_require = functools.partial(require, "agno", "agno.agent", "agno.tools.mcp")  # the extra, the modules it installs
 
 
 def _route(agent: Any, name: str, server: str | None) -> tuple[str, str | None, bool]:

@@ -28,7 +28,7 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
+from hostshape.adapters import _shared as shared
 from hostshape.host import HostForm, glue_fault
 from hostshape.input.contract import TextBlock
 from hostshape.input.host_forms import blocks_result
@@ -53,7 +53,7 @@ _NATIVE = ("image", "document", "video")  # blocks the model receives natively, 
 
 
 def _require() -> None:
-    require(EXTRA, "strands")
+    shared.require(EXTRA, "strands")
 
 
 def _route(tool: Any, tool_name: str, server: str | None) -> tuple[str, str | None, bool]:
@@ -93,7 +93,7 @@ def shape_tool_result(
 
         if tool == RETRIEVAL_TOOL or not isinstance(result, dict) or not isinstance(result.get("content"), list):
             return None
-        if not is_mcp and not rule_names(policy, tool, server):
+        if not is_mcp and not shared.rule_names(policy, tool, server):
             return None
         blocks = result["content"]
         native = [b for b in blocks if isinstance(b, dict) and any(k in b for k in _NATIVE)]
@@ -105,7 +105,7 @@ def shape_tool_result(
         structured = result.get("structuredContent", MISSING) if not (error or native) else MISSING
         given = blocks_result([TextBlock(t) for t in texts], structured=structured, is_error=error)
         form = HostForm(as_is="\n".join(texts))
-        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
+        res = shared.shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
         if not res.changed:
             return None
         return _replaced(result, res.text, native)
@@ -124,12 +124,8 @@ def _replaced(result: dict[str, Any], text: str, native: list[Any]) -> dict[str,
 def _provider_class() -> Any:
     from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
 
-    class ShapingHooks(HookProvider):
+    class ShapingHooks(shared.Routed, HookProvider):
         """Registers the shaping ``AfterToolCallEvent`` callback (see the module docstring)."""
-
-        def __init__(self, policy: Policy, server: str | None = None) -> None:
-            self.policy = policy
-            self.server = server
 
         def register_hooks(self, registry: HookRegistry, **_: Any) -> None:
             registry.add_callback(AfterToolCallEvent, self.after_tool_call, order=HOOK_ORDER)
@@ -158,7 +154,7 @@ def hook_provider(policy: Policy | None = None, *, server: str | None = None) ->
     ``server`` names the MCP server for routing when the client has no prefix.
     """
     _require()
-    return _provider_class()(default_policy(policy), server)
+    return _provider_class()(shared.default_policy(policy), server)
 
 
 def retrieval_tool(policy: Policy | None = None) -> Any:
@@ -168,7 +164,7 @@ def retrieval_tool(policy: Policy | None = None) -> Any:
 
     from hostshape.wayback.retrieve import RETRIEVAL_DESCRIPTION, RETRIEVAL_TOOL
 
-    hostshape_read = read_function(default_policy(policy))
+    hostshape_read = shared.read_function(shared.default_policy(policy))
 
     return tool(name=RETRIEVAL_TOOL, description=RETRIEVAL_DESCRIPTION)(hostshape_read)
 
@@ -184,7 +180,7 @@ def install(target: Any = None, policy: Policy | None = None, *, server: str | N
 
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
-    target, provider, read_tool = install_parts(
+    target, provider, read_tool = shared.install_parts(
         target, policy, lambda chosen: _provider_class()(chosen, server), retrieval_tool, Agent
     )
     if target is None:

@@ -13,7 +13,7 @@ import dataclasses
 import logging
 from collections.abc import Callable
 
-from hostshape.documents import aria, code, diff, html, log, markdown, prose, xml, yaml
+from hostshape.documents import aria, code, diff, html, log, markdown, prose, rst, xml, yaml
 from hostshape.documents.detect import kind_of
 from hostshape.documents.model import Entry, Outline, Section
 
@@ -28,6 +28,7 @@ KINDS: dict[str, Callable[[str], Outline | None]] = {
     "aria": aria.outline,
     "log": log.outline,
     "yaml": yaml.outline,
+    "rst": rst.outline,
     "markdown": markdown.outline,
     "code": code.outline,
     "prose": prose.outline,

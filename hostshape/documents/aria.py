@@ -1,7 +1,8 @@
 """Accessibility snapshots (Playwright's aria snapshot: ``- role "name" [attr] [ref=e12]:`` lines nested by
 indentation): landmarks and headings as the outline, interactive elements with their refs as highlights (inputs and
-buttons first, then links). The format is line-oriented YAML whose every line is one node, so each line is read
-with one anchored pattern (linear)."""
+buttons first, one a line, then links, several a line as ``ref name``: a page's links are most of its controls).
+The format is line-oriented YAML whose every line is one node, so each line is read with one anchored pattern
+(linear)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ _INPUTS = frozenset(
     ["textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider", "spinbutton", "listbox"]
 )
 _ACTIONS = frozenset(["button", "menuitem", "tab", "option", "treeitem"])
+LINKS_PER_LINE = 12
+_LINK_NAME_CHARS = 80
 
 
 def outline(text: str) -> Outline | None:
     """Landmarks (by nesting) and headings (by level), and the interactive elements; None when no line is a node."""
     entries: list[Entry] = []
     ranked: list[tuple[int, int, str]] = []
+    links: list[tuple[int, str]] = []  # (line, "ref name") of the named links
     landmark_depth: list[int] = []
     unnamed: tuple[int, int] | None = None  # (entry index, indent) of a landmark still without a name
     nodes = 0
@@ -52,20 +56,34 @@ def outline(text: str) -> Outline | None:
             depth = len(landmark_depth) + int(level.group(1) if level else 2)
             entries.append(Entry(title_of(f"heading {name}"), depth, number))
         ref = _REF.search(rest)
-        named_link = role == "link" and bool(name)  # an unnamed link says nothing before it is followed
-        if ref and (role in _INPUTS or role in _ACTIONS or named_link) and len(ranked) < MAX_HIGHLIGHTS:
-            rank = 0 if role in _INPUTS else 1 if role in _ACTIONS else 2
+        if ref is None or len(ranked) + len(links) >= MAX_HIGHLIGHTS * LINKS_PER_LINE:
+            continue
+        if role in _INPUTS or role in _ACTIONS:
+            rank = 0 if role in _INPUTS else 1
             ranked.append((rank, number, clip(f'{role} "{name}" [ref={ref.group(1)}]', 160)))
+        elif role == "link" and name:  # an unnamed link says nothing before it is followed
+            links.append((number, f"{ref.group(1)} {title_of(name, _LINK_NAME_CHARS)}"))
     if nodes < 3:
         return None
     ranked.sort()
-    highlights = tuple(f"L{n} {t}" for _, n, t in ranked)
+    highlights = tuple(f"L{n} {t}" for _, n, t in ranked) + _link_lines(links)
     if not entries:
         entries = [Entry("(page)", 1, 1)]
     return Outline(
         "aria snapshot",
         tuple(entries),
         highlights=highlights,
-        highlights_label="interactive elements (ref)",
-        summary=f"{nodes:,} nodes, {len(ranked):,} interactive elements with refs",
+        highlights_label="interactive elements (ref); links as ref and name",
+        summary=f"{nodes:,} nodes, {len(ranked) + len(links):,} interactive elements with refs",
     )
+
+
+def _link_lines(links: list[tuple[int, str]]) -> tuple[str, ...]:
+    """The links, ``LINKS_PER_LINE`` a line in page order: ``L20-72 links: e16 Markets · e21 World · ...``."""
+    lines = []
+    for at in range(0, len(links), LINKS_PER_LINE):
+        chunk = links[at : at + LINKS_PER_LINE]
+        first, last = chunk[0][0], chunk[-1][0]
+        where = f"L{first}" if first == last else f"L{first}-{last}"
+        lines.append(f"{where} links: " + " · ".join(text for _, text in chunk))
+    return tuple(lines[:MAX_HIGHLIGHTS])

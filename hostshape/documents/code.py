@@ -1,5 +1,6 @@
 """Source code: its definitions (functions, classes, structs, traits, modules...), nested by indentation, each
-titled by its signature line.
+titled by its signature line; a definition's part starts at the comments, doc comments, attributes and decorators
+right above it (what documents it is read with it).
 
 The language is told from the content (the words and forms each language's definitions and imports use); Pygments'
 lexer for it marks definitions (``Name.Function``, ``Name.Class``, ``Name.Namespace`` on a line that starts with a
@@ -9,6 +10,7 @@ keyword). Without Pygments, for languages whose lexer marks none (JavaScript, Go
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
@@ -33,6 +35,19 @@ _KEYWORD_DEFINITION = re.compile(
     r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
     r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
 )
+#: the name a definition line defines (a Go method by its receiver's type: ``Command.Execute``)
+_DEFINED_NAME = re.compile(
+    r"\b(?:def|class|fn|func|function|struct|enum|union|trait|interface|type|module|mod|object|namespace|record|"
+    r"protocol|extension)\s+(?:\(\s*(?:\w+\s+)?[*&]?\s*(?P<receiver>\w+)[^()]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)"
+    r"|^(?:export\s+)?(?:const|let|var)\s+(?P<assigned>[\w$]+)\s*="
+)
+#: a line that documents or decorates the definition below it (the lexer-free reading of comments and attributes)
+_LEADING = re.compile(r"[ \t]*(?://|/\*|\*|#|@|--|;;)")
+#: how far above its definition a part may start (a licence header glued to the first definition stays out)
+MAX_LEADING_LINES = 80
+#: on a definition line, the name defined comes before any of these (``let x = f()``, ``mut arg: Type,`` are not
+#: definitions even when a lexer marks a name after them)
+_BEFORE_NAME = frozenset(["(", "=", ":", ".", ";", "->", "=>", "{"])
 
 
 def looks_like_code(sample: str) -> str | None:
@@ -45,6 +60,12 @@ def looks_like_code(sample: str) -> str | None:
             best, hits = language, found
     structural = sum(1 for line in sample.splitlines() if line.rstrip().endswith(("{", "}", ";", ":", ")")))
     return best if hits >= 3 and (hits + structural) / lines >= 0.15 else None
+
+
+def definition_signs(sample: str, language: str) -> int:
+    """How many of ``language``'s marks (definitions and imports at their own line's start) ``sample`` holds."""
+    sign = _SIGNS.get(language)
+    return len(sign.findall(sample)) if sign is not None else 0
 
 
 def outline(text: str) -> Outline | None:
@@ -80,6 +101,9 @@ def _lexed(text: str, language: str) -> list[Entry]:
     starts = _line_starts(text)
     defined: set[int] = set()
     first_on_line: dict[int, object] = {}
+    closed: set[int] = set()  # lines past the point where a definition's name could be
+    leading: set[int] = set()  # lines that are comments, doc comments, attributes or decorators
+    names: dict[int, str] = {}  # line -> the name the lexer marks defined on it
     line = 0
     for index, kind, value in lexer.get_tokens_unprocessed(text):
         while line + 1 < len(starts) and starts[line + 1] <= index:
@@ -88,17 +112,45 @@ def _lexed(text: str, language: str) -> list[Entry]:
             continue
         first_on_line.setdefault(line, kind)
         first = first_on_line[line]
-        if (kind in Name.Function or kind in Name.Class) and first in Keyword and first not in Keyword.Namespace:
+        if _documents(kind, value):
+            if _documents(first, value):
+                leading.add(line)
+            leading.update(range(line + 1, line + 1 + value.rstrip("\n").count("\n")))  # a block comment's lines
+            continue
+        if (
+            (kind in Name.Function or kind in Name.Class)
+            and kind not in Name.Function.Magic
+            and first in Keyword
+            and first not in Keyword.Namespace
+            and line not in closed
+        ):
             defined.add(line)
+            names.setdefault(line, value)
+        if value.strip() in _BEFORE_NAME:
+            closed.add(line)
     # A keyword's definition line counts when the lexer sees it start with a keyword (not inside a comment or a
     # string): this adds what a lexer leaves unmarked (Rust's impl and trait, JavaScript's and Go's functions).
     defined.update(n for n in _keyword_numbers(text, starts) if first_on_line.get(n) in Keyword)
-    return _entries(text, starts, sorted(defined))
+    return _entries(text, starts, sorted(defined), leading.__contains__, names)
+
+
+def _documents(kind: object, value: str) -> bool:
+    """A comment, an attribute or a decorator; a doc string only in comment form (Rust's ``///``: a Python
+    docstring documents what is above it, not below)."""
+    from pygments.token import Comment, Name, String
+
+    if kind in String.Doc:
+        return value.lstrip().startswith("/")
+    return kind in Comment or kind in Name.Decorator
 
 
 def _keyword_lines(text: str) -> list[Entry]:
     starts = _line_starts(text)
-    return _entries(text, starts, _keyword_numbers(text, starts))
+
+    def leading(number: int) -> bool:
+        return bool(_LEADING.match(text, starts[number], starts[number] + 200))
+
+    return _entries(text, starts, _keyword_numbers(text, starts), leading)
 
 
 def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
@@ -113,10 +165,19 @@ def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
     return found
 
 
-def _entries(text: str, starts: list[int], lines: list[int]) -> list[Entry]:
-    """Entries for the definition lines (0-based), nested by indentation."""
+def _entries(
+    text: str,
+    starts: list[int],
+    lines: list[int],
+    leading: Callable[[int], bool],
+    names: dict[int, str] | None = None,
+) -> list[Entry]:
+    """Entries for the definition lines (0-based), nested by indentation, each starting at the ``leading`` lines
+    (comments, attributes) right above it, never at or before the definition above it, and named by what it
+    defines (``names``: what the lexer marked, else the keyword's name)."""
     entries: list[Entry] = []
     indents: list[int] = []
+    previous = -1
     for line in lines:
         end = text.find("\n", starts[line])
         source = text[starts[line] : end if end >= 0 else len(text)][:300]
@@ -126,8 +187,21 @@ def _entries(text: str, starts: list[int], lines: list[int]) -> list[Entry]:
         if not indents or indents[-1] < indent:
             indents.append(indent)
         signature = source.strip().rstrip("{:").strip()
-        entries.append(Entry(title_of(signature, 100), len(indents), line + 1))
+        first = line
+        while first - 1 > previous and line - first < MAX_LEADING_LINES and leading(first - 1):
+            first -= 1
+        entries.append(Entry(title_of(signature, 100), len(indents), first + 1, name=_name(signature, names, line)))
+        previous = line
     return entries
+
+
+def _name(signature: str, names: dict[int, str] | None, line: int) -> str:
+    match = _DEFINED_NAME.search(signature[:200])
+    if match is None:
+        return title_of((names or {}).get(line, ""), 60)
+    name = match.group("name") or match.group("assigned") or ""
+    receiver = match.group("receiver")
+    return title_of(f"{receiver}.{name}" if receiver else name, 60)
 
 
 def _line_starts(text: str) -> list[int]:

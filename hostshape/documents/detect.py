@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 
 from hostshape.documents.aria import LINE as ARIA_LINE
-from hostshape.documents.code import looks_like_code
+from hostshape.documents.code import definition_signs, looks_like_code
+from hostshape.documents.rst import looks_like_rst
 
 SAMPLE_CHARS = 65_536
+_CODE_KEYS = 0.5  # YAML is mostly key lines; code that looks like YAML has fewer
 _SAMPLE_LINES = 2_000
 _FIRST_ELEMENT = re.compile(r"<[a-z][\w:.-]*[\s>/]")
 _HTML_TAG = re.compile(r"<(?:html|head|body|div|p|span|a|script|meta|link|table|ul|h[1-6]|article|section|main)[\s>/]")
@@ -32,7 +34,8 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)|^ {0,3}(?:[-*+]|\d+\.)
 
 
 def kind_of(text: str) -> str:
-    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``markdown``, ``code``, ``prose``."""
+    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``,
+    ``prose``."""
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
     if sample.startswith("<") and _mostly_markup(sample):
         head = sample[:4000].lower()
@@ -52,9 +55,18 @@ def kind_of(text: str) -> str:
         return "aria"
     if share["log"] >= 0.3:
         return "log"
-    if share["keys"] >= 0.3 and share["yaml"] >= 0.85:
+    unfenced = _outside_fences(sample)
+    source = looks_like_code(unfenced)
+    signs = definition_signs(unfenced, source) if source is not None else 0
+    # Indented code reads as YAML by its lines (``if x:`` is a key, a body line a continuation): code with its own
+    # definitions and few key lines is code.
+    if share["keys"] >= 0.3 and share["yaml"] >= 0.85 and not (signs >= 3 and share["keys"] < _CODE_KEYS):
         return "yaml"
     atx = len(_ATX.findall(sample))
+    if atx == 0 and looks_like_rst(sample):
+        return "rst"
+    if signs >= max(atx, 3):
+        return "code"  # code outside any fence, its definitions outnumbering lines like headings (its comments)
     marks = len(_MARKDOWN.findall(sample))
     language = looks_like_code(sample)
     if (marks >= 3 and (language is None or atx + len(_FENCE_OR_LINK.findall(sample)) >= 3)) or (
@@ -64,6 +76,20 @@ def kind_of(text: str) -> str:
     if language is not None:
         return "code"
     return "markdown" if atx else "prose"
+
+
+def _outside_fences(sample: str) -> str:
+    """``sample`` without its fenced blocks (a Markdown page's code examples), line by line."""
+    kept: list[str] = []
+    fence = ""
+    for line in sample.splitlines():
+        opener = line.lstrip(" ")[:3]
+        if opener in ("```", "~~~") and len(line) - len(line.lstrip(" ")) <= 3:
+            fence = "" if fence == opener else fence or opener
+            continue
+        if not fence:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _mostly_markup(sample: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from dataclasses import dataclass, field
 
 # An outline keeps at most this many entries: a document of more headings is outlined by its first ones, and the
@@ -18,12 +19,15 @@ MAX_HIGHLIGHT_CHARS = 240
 @dataclass(frozen=True)
 class Entry:
     """One part of a document: ``title``, ``level`` (1 = top) and its lines ``start``-``end`` (1-based,
-    inclusive; ``end`` 0 = up to the next entry of the same or a higher level)."""
+    inclusive; ``end`` 0 = up to the next entry of the same or a higher level); ``name``, when the kind knows one,
+    is the short name of what the part defines (``max_columns`` for ``pub fn max_columns(...)``), shown instead of
+    the title where the outline is compact, and accepted by a ``section`` read like the title."""
 
     title: str
     level: int
     start: int
     end: int = 0
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,12 @@ class Section:
     depth: int
     start: int
     end: int
+    name: str = ""
+
+    @property
+    def short(self) -> str:
+        """What a compact outline shows of it: its name, else its title."""
+        return self.name or self.title
 
 
 def title_of(text: str, most: int = MAX_TITLE_CHARS) -> str:
@@ -91,7 +101,7 @@ def place(entries: tuple[Entry, ...], last_line: int) -> list[Section]:
         counters[depth - 1] += 1
         ident = ".".join(str(n) for n in counters[:depth])
         start = max(1, min(entry.start, last_line))
-        placed.append(Section(ident, entry.title, depth, start, entry.end))
+        placed.append(Section(ident, entry.title, depth, start, entry.end, entry.name))
         stack.append((entry.level, len(placed) - 1))
     # Resolve open ends: the next entry at the same or a smaller depth starts after it.
     open_at: list[int] = []  # indexes of entries without an end yet, by depth
@@ -108,7 +118,7 @@ def _close(placed: list[Section], index: int, before_next: int, last_line: int) 
     """Give ``placed[index]`` its end: its own (a kind that knows it), else the line before the next entry."""
     section = placed[index]
     end = min(max(section.end or before_next, section.start), last_line)
-    placed[index] = Section(section.id, section.title, section.depth, section.start, end)
+    placed[index] = dataclasses.replace(section, end=end)
 
 
 @dataclass

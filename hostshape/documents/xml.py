@@ -1,6 +1,8 @@
 """XML: feeds (RSS, Atom: every item's title), test reports (JUnit: suites, cases, failures first), and any
-other XML by its elements three levels down, each titled by its identifying attribute or its short leaf values
-(a Maven POM's ``dependency: org.x:lib:1.2``).
+other XML by its elements ``GENERIC_LEVELS`` levels down (leaf elements are part of their parent's title), each
+titled by its identifying attribute or its short leaf values (a Maven POM's ``dependency: org.x:lib:1.2``) and
+named by its identifying attribute or leaf (``lib``), which a compact outline shows; an element of many different
+leaves (a map of settings) is titled by their count.
 
 Parsed by defusedxml (entity declarations and external references refused: no entity bomb is expanded), or by
 the standard library's expat with the same refusals when defusedxml is not installed. Events are summarised as
@@ -19,6 +21,9 @@ from hostshape.documents.model import MAX_ENTRIES, MAX_HIGHLIGHTS, Entry, Outlin
 _LABEL_ATTRIBUTES = ("name", "id", "key", "title", "ref", "type", "path", "artifactId")
 _LEAF_CHARS = 200
 _MAX_LEAVES = 40  # leaf values kept per element, for its title
+_TITLE_VALUES = 6  # an element of more leaves than this is a map of settings, titled by their count
+_VALUES_TITLE_CHARS = 80  # a title made of leaf values: enough to tell records apart, short enough for a map
+GENERIC_LEVELS = 5
 _LIST_TITLE_CHARS = 400  # an element that is a list of values (a POM's modules) is titled by them
 _TAG_LINE = re.compile(r"[ \t]*<([A-Za-z_][\w.:-]{0,80})")
 _FEED_ROOTS = {"rss": "item", "RDF": "item", "feed": "entry"}
@@ -84,7 +89,7 @@ class _Summary:
             return 1 if frame.name == item else 0
         if self.root in _REPORT_ROOTS:
             return {"testsuite": 1, "testcase": 2}.get(frame.name, 0)
-        return frame.depth - 1 if 2 <= frame.depth <= 4 else 0
+        return frame.depth - 1 if 2 <= frame.depth <= GENERIC_LEVELS + 1 else 0
 
     def data(self, text: str) -> None:
         if self.stack:
@@ -112,6 +117,8 @@ class _Summary:
         entry = self.entries[frame.entry]
         entry[0] = self._title(frame, text)
         entry[3] = self._line()
+        if generic:
+            entry.append(self._name(frame))
         if frame.name == "testcase":
             self.tests += 1
             if frame.status and not frame.status.startswith("SKIPPED") and len(self.failed) < MAX_HIGHLIGHTS:
@@ -145,7 +152,19 @@ class _Summary:
             listed = " · ".join(v for _, v in frame.leaves if v)
             return title_of(f"{frame.name} ({frame.children:,}): {listed}", _LIST_TITLE_CHARS)
         values = [v for _, v in frame.leaves if v and len(v) <= 80][:4]
-        return title_of(f"{frame.name}: {':'.join(values)}" if values else f"{frame.name} ({frame.children:,})")
+        if not values or len(frame.leaves) > _TITLE_VALUES:
+            return title_of(f"{frame.name} ({frame.children:,})")
+        return title_of(f"{frame.name}: {':'.join(values)}", _VALUES_TITLE_CHARS)
+
+    @staticmethod
+    def _name(frame: _Frame) -> str:
+        """The identifying attribute or leaf of an element (``lib`` of a dependency), else nothing."""
+        leaves = dict(frame.leaves)
+        for key in _LABEL_ATTRIBUTES:
+            value = frame.attrs.get(key) or leaves.get(key)
+            if value:
+                return title_of(value, 60)
+        return ""
 
     def close(self) -> None:
         return None
@@ -163,7 +182,9 @@ def outline(text: str) -> Outline | None:
         return _from_tag_lines(text, "entity declarations or external references refused: the XML is not expanded")
     except Exception as exc:  # noqa: BLE001 - expat and defusedxml raise several types for broken XML
         return _from_tag_lines(text, f"not well-formed XML ({type(exc).__name__}); outlined from its tag lines")
-    entries = tuple(Entry(str(t), int(lv), int(s), int(e)) for t, lv, s, e in summary.entries)
+    entries = tuple(
+        Entry(str(e[0]), int(e[1]), int(e[2]), int(e[3]), str(e[4]) if len(e) > 4 else "") for e in summary.entries
+    )
     notes = (f"outline keeps the first {MAX_ENTRIES:,} elements",) if summary.cut else ()
     if summary.root in _FEED_ROOTS:
         return Outline("xml feed", entries, summary=f"{summary.items:,} items", notes=notes)

@@ -38,6 +38,8 @@ HIGHLIGHT_SHARE = 0.25  # at least, when the outline leaves it; more when the ou
 HEAD_SHARE = 0.2  # what highlights leave to the head when they take what the outline left
 MIN_HEAD_TOKENS = 40
 GREP_CONTEXT = 2
+# Levels deeper than this are shown compactly only (a map, not a table of contents: the head is worth more)
+FULL_LEVELS = 3
 GREP_LINE_CHARS = 300
 GREP_PLACE_LINES = 12
 _ROUNDS = 10
@@ -79,8 +81,9 @@ class Document:
         ident, _, title = wanted.partition(" ")
         if ident in by_id and by_id[ident].title == title:
             return [by_id[ident]]
-        exact = [s for s in self.sections if s.title == wanted]
-        return exact or [s for s in self.sections if s.title.lower() == wanted.lower()]
+        exact = [s for s in self.sections if wanted in (s.title, s.name)]
+        lower = wanted.lower()
+        return exact or [s for s in self.sections if lower in (s.title.lower(), s.name.lower())]
 
 
 @functools.lru_cache(maxsize=2)
@@ -246,9 +249,10 @@ def _size_text(size: int, approx: bool) -> str:
 def _choose(
     doc: Document, sizes: list[int], approx: bool, limit: Limit, budget: int
 ) -> tuple[list[str], str | None, int]:
-    """The outline lines to show: every level down to the deepest that fits ``budget`` with ranges and sizes, then
-    the next level (the top one, when not even it fits so) by title alone, grouped under their parents, as far as
-    it fits; else the first entries of the top level by id and title.
+    """The outline lines to show: every level (of the first ``FULL_LEVELS``) down to the deepest that fits
+    ``budget`` with ranges and sizes, then the next level (the top one, when not even it fits so) by id and title,
+    else by title or name alone grouped under their parents, and deeper levels so while the one above is whole, as
+    far as it fits; else the first entries of the top level by id and title.
     Each line is counted at most once, and counting stops once over the budget."""
     by_depth: dict[int, list[int]] = {}
     for index, section in enumerate(doc.sections):
@@ -256,33 +260,20 @@ def _choose(
     depths = sorted(by_depth)
     full: dict[int, str] = {}
     used, chosen = 0, 0
-    for depth in depths:
+    for depth in depths[:FULL_LEVELS]:
         lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used)
         if lines is None:
             break
         used += sum(cost for _, cost in lines.values())
         full.update({i: line for i, (line, _) in lines.items()})
         chosen = depth
-    compact: dict[int, str] = {}  # index of a group's first entry -> the group's line
-    grouped = 0
-    by_title = False
-    if depths and chosen < depths[-1]:
-        level_entries = by_depth[depths[chosen]]
-        compact = _ids_and_titles(doc, level_entries, limit, budget - used)
-        grouped = len(compact)
-        if len(compact) < len(level_entries):  # one line per entry does not fit the whole level: group them
-            compact, grouped = _titles_grouped(doc, level_entries, limit, budget - used)
-            by_title = True
+    compact, levels, by_title = _compact_levels(doc, by_depth, depths[chosen:], limit, budget - used)
     if full or compact:
         shown = sorted([*full, *compact])
-        level = depths[chosen] if compact else 0
-        left = len(doc.sections) - len(full) - grouped
-        notes = []
-        if compact:
-            every = grouped == len(by_depth[level])
-            which = "" if every else f" for its first {grouped:,} of {len(by_depth[level]):,} entries"
-            how = "by title only, grouped under their parent (ids in order)" if by_title else "by id and title only"
-            notes.append(f"level {level} shown {how}{which}")
+        grouped = sum(count for _, count in levels)
+        deepest = levels[-1][0] if levels else chosen
+        left = sum(len(entries) for depth, entries in by_depth.items() if depth > deepest)
+        notes = [_compact_note(levels, by_depth, by_title)] if levels else []
         if left:
             notes.append(f"{left:,} deeper entries left out: read a section to see its parts")
         note = "outline: " + "; ".join(notes) if notes else None
@@ -307,8 +298,55 @@ def _choose(
     )
 
 
-def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int) -> dict[int, str]:
-    """The entries ``indexes`` by id and title, one line each, while they fit ``budget``."""
+def _compact_levels(
+    doc: Document, by_depth: dict[int, list[int]], depths: list[int], limit: Limit, budget: int
+) -> tuple[dict[int, str], list[tuple[int, int]], bool]:
+    """The levels ``depths`` shown compactly, as far as they fit ``budget``: the first by id and title one a line
+    when the whole level fits so, else by title grouped under their parents; each deeper one grouped by title
+    while the level above it is shown whole. Returns the lines (by the index of their first entry), each level
+    shown with how many of its entries, and whether the first level is grouped."""
+    compact: dict[int, str] = {}
+    levels: list[tuple[int, int]] = []
+    by_title = False
+    used = 0
+    for depth in depths:
+        entries = by_depth[depth]
+        if not levels:
+            lines, cost, count = _ids_and_titles(doc, entries, limit, budget - used)
+            if count < len(entries):  # one line per entry does not fit the whole level: group them
+                lines, cost, count = _titles_grouped(doc, entries, limit, budget - used)
+                by_title = True
+        else:
+            lines, cost, count = _titles_grouped(doc, entries, limit, budget - used)
+        if not lines:
+            break
+        compact.update(lines)
+        used += cost
+        levels.append((depth, count))
+        if count < len(entries):
+            break
+    return compact, levels, by_title
+
+
+def _compact_note(levels: list[tuple[int, int]], by_depth: dict[int, list[int]], by_title: bool) -> str:
+    """What the envelope says of the levels shown compactly."""
+    first = levels[0][0]
+    how = "by title only, grouped under their parent (ids in order)" if by_title else "by id and title only"
+    note = f"level {first} shown {how}"
+    deeper = [depth for depth, _ in levels[1:]]
+    if deeper:
+        span = f"level {deeper[0]}" if len(deeper) == 1 else f"levels {deeper[0]}-{deeper[-1]}"
+        note += f"; {span} by title only, grouped under their parent"
+    depth, count = levels[-1]
+    total = len(by_depth[depth])
+    if count < total:
+        which = f"its first {count:,} of {total:,} entries"
+        note += f" (level {depth}: {which})" if deeper else f" for {which}"
+    return note
+
+
+def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int) -> tuple[dict[int, str], int, int]:
+    """The entries ``indexes`` by id and title, one line each, while they fit ``budget``; their cost and count."""
     lines: dict[int, str] = {}
     used = 0
     for index in indexes:
@@ -316,16 +354,18 @@ def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int
         line = f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
         if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
             break
-        used += _cost(limit, line)
-        if used > budget:
+        cost = _cost(limit, line)
+        if used + cost > budget:
             break
+        used += cost
         lines[index] = line
-    return lines
+    return lines, used, len(lines)
 
 
-def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int) -> tuple[dict[int, str], int]:
-    """The entries ``indexes`` (one level) by title alone, one line per parent (``1.3.1-74: A · B · C``), as many
-    groups as fit ``budget`` in order; and how many entries they hold."""
+def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int) -> tuple[dict[int, str], int, int]:
+    """The entries ``indexes`` (one level) by short name or title, one line per run of siblings
+    (``1.3.1-74: A · B · C``), as many as fit ``budget`` in order, the last run cut to the entries that fit; their
+    cost and how many entries they hold."""
     groups: list[list[int]] = []
     parent_of: dict[int, str] = {}
     for index in indexes:
@@ -338,17 +378,34 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
     lines: dict[int, str] = {}
     used = count = 0
     for group in groups:
-        first, last = doc.sections[group[0]], doc.sections[group[-1]]
-        span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
-        line = f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].title for i in group)
-        if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
+        line = _group_line(doc, group)
+        cost = _cost(limit, line) if len(line) <= (budget - used) * SURELY_OVER_CHARS_PER_TOKEN else budget + 1
+        if used + cost > budget:  # the run does not fit whole: as many of its first entries as fit
+            low, high, chars = 0, 0, 0
+            while high < len(group) - 1 and chars <= (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:
+                chars += len(doc.sections[group[high]].short) + 3  # never count a prefix surely over
+                high += 1
+            while low < high:  # the longest prefix that fits (costs grow with the prefix)
+                mid = (low + high + 1) // 2
+                if _cost(limit, _group_line(doc, group[:mid])) <= budget - used:
+                    low = mid
+                else:
+                    high = mid - 1
+            if low:
+                lines[group[0]] = _group_line(doc, group[:low])
+                used += _cost(limit, lines[group[0]])
+                count += low
             break
-        used += _cost(limit, line)
-        if used > budget:
-            break
+        used += cost
         lines[group[0]] = line
         count += len(group)
-    return lines, count
+    return lines, used, count
+
+
+def _group_line(doc: Document, group: list[int]) -> str:
+    first, last = doc.sections[group[0]], doc.sections[group[-1]]
+    span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
+    return f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].short for i in group)
 
 
 def _gap(doc: Document, index: int) -> int:
@@ -496,17 +553,34 @@ def _fit_range(
         for _ in range(_ROUNDS):
             if cut <= 0 and segment:
                 break
-            shown_first = doc.lines.line_at(start)
-            shown_last = doc.lines.line_at(start + cut - 1) if cut else shown_first
             more = start + cut < end
             page_facts = dataclasses.replace(facts, truncated=more)
-            detail = f"lines {shown_first:,}-{shown_last:,} of {first:,}-{last:,}"
-            line = text_line(page_facts, way, cursor_at(view, start + cut) if more else None, detail, style)
+            cursor = cursor_at(view, start + cut) if more else None
+            detail = _range_detail(doc, start, start + cut, first, last, more and style not in ("full", "next"))
+            line = text_line(page_facts, way, cursor, detail, style)
             text = f"{header}\n{segment[:cut].rstrip(chr(10))}\n{line}"
             if limit.fits(text):
                 return Fitted(text, page_facts, "document")
             cut = boundary(segment, int(cut * 0.85))
     raise ViewError("the budget is too small for a page of this document")
+
+
+def _range_detail(doc: Document, start: int, stop: int, first: int, last: int, say_rest: bool) -> str:
+    """What a page of lines ``first``-``last`` shows when it holds ``doc.body[start:stop]``: its whole lines, a
+    line it shows in part, and (``say_rest``: an envelope line without a cursor) the lines left to read."""
+    shown_first = doc.lines.line_at(start)
+    partial = stop < doc.lines.end_offset(last) and stop > start and doc.body[stop - 1] != "\n"
+    at = doc.lines.line_at(stop - 1) if stop > start else shown_first
+    whole = at - 1 if partial else at
+    if whole >= shown_first:
+        detail = f"lines {shown_first:,}-{whole:,} of {first:,}-{last:,}"
+        detail += f" and part of line {at:,}" if partial else ""
+    else:
+        detail = f"part of line {at:,} of {first:,}-{last:,}"
+    if say_rest and stop < doc.lines.end_offset(last):
+        resume = at if partial else at + 1
+        detail += f"; lines {resume:,}-{last:,} left to read"
+    return detail
 
 
 def _fit_grep(

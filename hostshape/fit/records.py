@@ -11,8 +11,10 @@ from hostshape.fit._base import CursorAt, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
 from hostshape.fit.budget import Limit, TokenEstimate
 from hostshape.fit.objects import cut_to_bytes, fit_object
+from hostshape.output.columns import FORM, Table, table_for
 from hostshape.output.envelope import (
     FIRST_RECORD_SHRUNK,
+    ITEMS,
     RECORD_SHRUNK,
     Facts,
     WayBack,
@@ -62,10 +64,12 @@ def fit_data(
     *,
     records: RecordList | None = None,
     offset: int = 0,
+    tables: bool = True,
 ) -> Fitted:
     """Fit a JSON value whose record list is ``records`` (None: it has none, and is fitted as one object).
     ``cursor_at(n)`` makes the cursor of the page starting at record ``n`` (None: no way to page); ``offset`` skips
-    that many records (a later page); records cut are listed in an index when ``records`` has index layouts.
+    that many records (a later page); records cut are listed in an index when ``records`` has index layouts;
+    ``tables`` lets uniform records be shown as a table when that is cheaper (hostshape.output.columns).
     Returns its own facts (what was shown and cut); ``facts`` is not changed."""
     if records is None:
         return fit_object(value, facts, limit, way)
@@ -78,7 +82,8 @@ def fit_data(
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
         facts = compacted(facts)
-    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or None)
+    # a top-level list is shown as {"items": [...]}: its cut names that key
+    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or ITEMS)
     # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
     # characters a token: text is previewed in those only, so the time grows with the budget, not the input
     seen = _within(listed[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)
@@ -87,12 +92,15 @@ def fit_data(
         capped, cuts = cap_records(listed[offset:], level, seen)
         note = [text_fields_cut(level)] if cuts and level is not None else []
         level_facts = dataclasses.replace(facts, text_cut=cuts > 0, notes=[*facts.notes, *note])
+        table = table_for(capped[:seen], limit.count) if tables else None
         if level != levels[-1]:
-            fitted = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio).whole()
+            fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
+            fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
             rows = cap_records(records.rows[offset:], level, seen)[0]
             index = _IndexSource(records.layouts, rows)
-            fitted = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index).run()
+            fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
+            fitted = fit.run()
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
@@ -172,32 +180,59 @@ class _RecordFit:
     offset: int
     ratio: TokenEstimate
     index: _IndexSource = _NO_INDEX
+    table: Table | None = None  # the records shown are rendered as this table (two or more of them)
     _last_tokens: int = field(default=0, init=False)
     _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
     def whole(self) -> Fitted | None:
-        """Every remaining record, whole, if they fit; else None (without counting when clearly over)."""
-        rest = self.rest
-        text, facts = self._text(rest, len(rest), None)
-        if self.ratio.estimate(text) > self.limit.tokens * 1.15:
+        """Every remaining record, whole, if they fit: as a list of objects, else as the table (if any); None when
+        neither fits (found without counting when clearly over)."""
+        rest, most = self.rest, self.limit.tokens * 1.15
+        text, facts = dataclasses.replace(self, table=None)._text(rest, len(rest), None)
+        estimate = self.ratio.estimate(text)
+        if estimate <= most:
+            fitted = self._verified(text, facts, "records")
+            if fitted is not None:
+                return fitted
+        if self.table is None or estimate * self.table.share > most:  # the table is rendered only when it may fit
             return None
-        return self._verified(text, facts, "records")
+        text, facts = self._text(rest, len(rest), None)
+        return self._verified(text, facts, "records") if self.ratio.estimate(text) <= most else None
 
     def run(self) -> Fitted:
         rest = self.rest
         budget = self.limit.tokens - self.ratio.estimate(self._skeleton()) - 2
-        full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        table = self.table
+        if table is None:
+            full = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+        else:  # rows cost what their table costs, counted on the first few: the names once, the rows' share each
+            head = table.render(rest[:_TABLE_HEAD]) or {"fields": [], "rows": []}
+            names = self.limit.count(dumps(head["fields"]))
+            per = (self.limit.count(dumps(head["rows"])) + 1) / max(1, len(head["rows"]))
+            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / len(head["rows"]))
+            budget -= names
+            estimates = _costs_within((dumps(table.row(r)) for r in rest), self.ratio, int(budget / scale) + 1)
+            full = [max(1, round(c * scale)) for c in estimates]
         for k, index, complete in self._plans(full, budget):
+            fit = self
+            if index is not None and not complete and table is not None:
+                # no listing of every record fits: its quarter of the budget shows whole records as objects, whose
+                # cost is known better than a table's, and the rows listed run to the same record
+                fit = dataclasses.replace(self, table=None)
+                plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
+                whole = _most_records(plain, [0] * len(plain), (budget - _INDEX_HEADER) // _WHOLE_SHARE)
+                index = (index[0], self.index.rows_in(index[0], whole, k + len(index[1])))
+                k = whole
             while k > 0 or index is not None:
-                text, facts = self._text(rest, k, index)
-                fitted = self._verified(text, facts, "index" if index else "records")
+                text, facts = fit._text(rest, k, index)
+                fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        return self._with_a_shrunk_first(index, fitted) or fitted
+                        return self._with_a_shrunk_first(index, fitted) or self._widest(index, fitted)
                     if index is not None and not complete:
-                        return self._more_rows(k, index, fitted)
+                        return fit._more_rows(k, index, fitted)
                     return fitted
-                over = self._last_tokens / self.limit.tokens
+                over = fit._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
                     break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
@@ -212,6 +247,18 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first()
+
+    def _widest(self, index: Index, fitted: Fitted) -> Fitted:
+        """A listing of every record and nothing else: the widest layout that lists every record within the
+        limit (columns a narrower try gave up in the hope of room for a whole record)."""
+        wider = [c for c in self.index.layouts if len(c) > len(index[0])]
+        for columns in wider[::-1][:_WIDER_TRIES]:  # nearest first, as long as each fits
+            candidate = (columns, self.index.rows_in(columns, 0, len(self.rest)))
+            better = self._verified(*self._text(self.rest, 0, candidate), "index")
+            if better is None:
+                break
+            fitted = better
+        return fitted
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
@@ -242,6 +289,7 @@ class _RecordFit:
         room = budget - _INDEX_HEADER
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
         wide = self.index.rows[: self.limit.tokens // 2 + 1] if layouts else []
+        deferred = None  # the widest listing of every record, skipped in the hope a narrower one leaves room
         for columns in layouts:  # widest first: columns go before rows do
             if len(wide) < len(rest):
                 break  # no listing of every record can fit
@@ -252,8 +300,11 @@ class _RecordFit:
                 k = _most_records(full, row_costs, room)
                 self._narrowest = len(layouts[-1])
                 if k == 0 and len(columns) > self._narrowest + 2:
+                    deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
                 yield k, (columns, rows[k:]), True
+        if deferred is not None:
+            yield deferred
         if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
             columns = layouts[-1]
             rows = _narrower(wide, layouts[0], columns)
@@ -273,8 +324,8 @@ class _RecordFit:
         if size > room * SURELY_OVER_CHARS_PER_TOKEN:
             return []
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
-        if not 0.8 * room <= sum(estimates) <= 1.25 * room:  # clearly within or over: the estimate decides
-            return estimates if sum(estimates) <= room else []
+        if sum(estimates) > 1.25 * room:  # clearly over: the estimate decides (short rows are never estimated
+            return []  # within: their tokens run denser than the records' the estimate learnt from)
         listing = ",".join(texts)
         exact = self.limit.count(listing)
         self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
@@ -296,7 +347,11 @@ class _RecordFit:
         facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
         cursor = self.cursor_at(self.offset + k) if more else None
         dropped = len(rest) - k - len(rows)
-        return records_json(facts, self.way, cursor, self.value, self.path, rest[:k], index, dropped), facts
+        tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None
+        if tabled is not None:
+            facts = dataclasses.replace(facts, form=FORM)
+        shown = rest[:k] if tabled is None else tabled
+        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped), facts
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -363,6 +418,8 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_TABLE_HEAD = 10  # records whose table rows are counted exactly, to cost the others
+_WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves

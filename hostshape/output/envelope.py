@@ -3,7 +3,8 @@
 In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
 Keys are short and stable. "Nothing matched" (``"matched": false``) and "something was cut" (``"truncated":
 true``, with ``notes`` naming the cut) are different states and read differently. ``same`` states once the members
-identical in every record shown (removed from the records).
+identical in every record shown (removed from the records); ``form`` says the records shown take another form than
+a list of objects (``"table"``: hostshape.output.columns).
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ class Facts:
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
     filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
+    form: str | None = None  # "table": the records shown are a table of fields and rows (output/columns.py)
 
     @property
     def cut(self) -> bool:
@@ -129,6 +131,8 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     ):
         if value is not None:
             env[key] = value
+    if facts.form:
+        env["form"] = facts.form
     if facts.same:
         env["same"] = facts.same
     if facts.omitted:
@@ -318,12 +322,13 @@ def records_json(
     cursor: str | None,
     document: Any,
     path: tuple[str, ...],
-    shown: list[Any],
+    shown: Any,
     index: tuple[list[str], list[list[Any]]] | None = None,
     dropped: int = 0,
 ) -> str:
     """JSON output of a record list: the envelope first, then ``document`` with the ``shown`` records in place of
-    its list at ``path`` (``()``: the document is the list, shown as ``items``), then the ``index`` (columns and
+    its list at ``path`` (``()``: the document is the list, shown as ``items``; a list, or the table of
+    hostshape.output.columns), then the ``index`` (columns and
     rows) of records not shown whole. With an index, the envelope's ``dropped`` counts the records neither shown nor
     listed."""
     env = envelope(facts, way, cursor)

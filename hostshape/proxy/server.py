@@ -182,6 +182,7 @@ class Proxy:
 
     async def _call_tool(self, client: Client, params: dict[str, Any], call: Call) -> dict[str, Any]:
         import anyio
+        from mcp import types
 
         name, args = str(params.get("name", "")), params.get("arguments") or {}
         if name == RETRIEVAL_TOOL:
@@ -189,7 +190,9 @@ class Proxy:
             if page is not None or not self.upstream_has_read:
                 text = page if page is not None else _unknown_handle(args)
                 failed = text.startswith("[hostshape] ")  # read() answers every failure so
-                return {"content": [{"type": "text", "text": text}], "isError": failed}
+                block = types.TextContent(type="text", text=text)
+                # the SDK's model: mcp 2 adds the resultType the 2026-07-28 era requires (Claude Code 2.1 speaks it)
+                return sdk.wire(types.CallToolResult(content=[block], isError=failed))
         try:
             result = await client.send("tools/call", params, "CallToolResult", call)
         except sdk.error_class() as exc:

@@ -1,12 +1,14 @@
 """Where the records are in a JSON document, found by what the lists hold, and the document rewritten so that
 they sit in one plain list of objects: GraphQL ``edges[].node`` unwrapped, lists nested in thin parent records
-flattened (each child names its parent's identifier), rows-as-arrays turned into objects with the column names
+flattened (each child names its parent's identifier), records nested in lists of wrappers that name nothing
+gathered (a trace's ``batches[].scopeSpans[].spans[]``), rows-as-arrays turned into objects with the column names
 of a header list, and maps keyed by identifier turned into lists.
 """
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -94,7 +96,7 @@ def locate(value: Any) -> Located | None:
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
     for _ in range(3):
-        flat = _flattened(path, records, notes)
+        flat = _flattened(path, records, notes) or _descended(path, records, notes)
         if flat is None:
             break
         path, records, ref = flat
@@ -364,6 +366,91 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     return _stepped(path, child), out, ref
 
 
+MAX_DESCENT = 3  # levels of lists searched below records that name nothing, for the records they wrap
+_DESCENT_MEMBERS = 2  # levels of objects searched for the next list, at each level
+_DESCENT_WAYS = 32  # ways down tried at most (a record with thousands of list members costs a bounded search)
+
+
+def _descended(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any], None] | None:
+    """Records without an identifier that wrap, through one to MAX_DESCENT levels of lists of objects, objects
+    that have one (a trace's ``batches[].scopeSpans[].spans[]``): those objects, gathered in one list; the
+    heaviest such list when there are several. None when the records name themselves or wrap no such list."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) < len(records) or not dicts or structure.identifier(dicts) is not None:
+        return None
+    best: tuple[float, list[Path], list[Any]] | None = None
+    for steps in itertools.islice(_list_steps(dicts[0], MAX_DESCENT), _DESCENT_WAYS):
+        leaves = _leaves(dicts, steps)
+        if leaves is None or len(leaves) < len(dicts) or not all(len(k) > 1 for k in leaves[:50]):
+            continue
+        if not structure.identifiers(leaves[: structure.SAMPLE]):
+            continue
+        weight = _weight(leaves)
+        if best is None or weight > best[0]:
+            best = (weight, steps, leaves)
+    if best is None:
+        return None
+    _, steps, leaves = best
+    inner = "[].".join(".".join(step) for step in steps)
+    left = sorted({k for r in dicts[:50] for k in r if k != steps[0][0]})
+    left += [f"{'[].'.join('.'.join(s) for s in steps[: i + 1])}[].{k}" for i, k in _beside(dicts[0], steps)]
+    note = f"{'.'.join(path) or '[]'}[].{inner}[] gathered ({len(leaves)} records in {len(dicts)} parents)"
+    if left:
+        note += f"; parent fields {', '.join(left[:8])}{' …' if len(left) > 8 else ''} not shown"
+    notes.append(note)
+    return _stepped(path, inner), leaves, None
+
+
+def _list_steps(record: dict[str, Any], depth: int, members: int = _DESCENT_MEMBERS) -> Iterator[list[Path]]:
+    """Ways down from ``record`` to a list of objects, as member paths each ending at a list (the next step
+    starts from that list's first object), up to ``depth`` lists deep."""
+    if depth == 0:
+        return
+    for key, member in record.items():
+        if not isinstance(key, str):
+            continue
+        if isinstance(member, list) and member and isinstance(member[0], dict):
+            yield [(key,)]
+            for rest in _list_steps(member[0], depth - 1):
+                yield [(key,), *rest]
+        elif isinstance(member, dict) and members > 1:
+            for first, *rest in _list_steps(member, depth, members - 1):
+                yield [(key, *first), *rest]
+
+
+def _leaves(records: list[dict[str, Any]], steps: list[Path]) -> list[Any] | None:
+    """The objects at the end of ``steps`` below every record, in order; None when a record or a wrapper on the
+    way holds no such non-empty list (it would vanish) or the end holds anything but objects."""
+    level: list[Any] = records
+    for step in steps:
+        nxt: list[Any] = []
+        for item in level:
+            node: Any = item
+            for key in step:
+                node = node.get(key) if isinstance(node, dict) else None
+            if not isinstance(node, list) or not node:
+                return None
+            nxt.extend(node)
+        level = nxt
+        if len(level) > 1_000_000:
+            return None
+    return level if all(isinstance(k, dict) for k in level) else None
+
+
+def _beside(record: dict[str, Any], steps: list[Path]) -> list[tuple[int, str]]:
+    """(step, member) of the wrappers' own members on the way down (not shown once the records are gathered)."""
+    out = []
+    node: Any = record
+    for i, step in enumerate(steps[:-1]):
+        for key in step:
+            node = node.get(key) if isinstance(node, dict) else None
+        node = node[0] if isinstance(node, list) and node else None
+        if not isinstance(node, dict):
+            break
+        out += [(i, k) for k in node if k != steps[i + 1][0]]
+    return out
+
+
 def _empty(value: Any) -> bool:
     return value is None or (not value and isinstance(value, (str, list, dict)))
 
@@ -381,13 +468,15 @@ def _dominant_member(records: list[dict[str, Any]], kind: type) -> str | None:
     """The member key, of type ``kind`` in (nearly) every record, that holds most of each record's size."""
     sample = records[:50]
     first = sample[0]
+    whole: int | None = None  # measured once, when a member is a candidate: a record of many lists costs one pass
     for key, member in first.items():
         if not isinstance(member, kind):
             continue
         if sum(isinstance(r.get(key), kind) for r in sample) * 10 < len(sample) * 9:
             continue
+        if whole is None:
+            whole = sum(len(dumps(r)) for r in sample[:_SIZE_SAMPLE])
         inner = sum(len(dumps(r.get(key))) for r in sample[:_SIZE_SAMPLE])
-        whole = sum(len(dumps(r)) for r in sample[:_SIZE_SAMPLE])
         if inner * 10 >= whole * 7:
             return key
     return None

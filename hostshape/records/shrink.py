@@ -165,7 +165,7 @@ def shrink_located(
     records = located.records
     end = len(records) if max_records is None else min(len(records), max_records)
     objects = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
-    key, alt = structure.record_keys(objects, count, exclude=located.parent_refs)
+    key, alt = structure.record_keys(records, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
     start = max(0, first - structure.SAMPLE)  # a sample before the page: constants are stated once as on page one
     shrunk, size = [], 0
@@ -438,9 +438,48 @@ def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
             if template is not None:
                 cuts.same[name] = template
                 drop.append(name)
-    if not drop:
+    inner = _inner_constants(objects, key, drop, room)
+    cuts.same.update({f"{parent}.{name}": value for parent, members in inner.items() for name, value in members})
+    if not drop and not inner:
         return records
-    return [{k: v for k, v in r.items() if k not in drop} for r in objects]
+    return [_without(r, drop, inner) for r in objects]
+
+
+def _inner_constants(
+    objects: list[dict[str, Any]], key: str | None, dropped: list[str], room: int
+) -> dict[str, list[tuple[str, Any]]]:
+    """Scalar members of a record's own objects identical in every record (``status.phase`` Running in each
+    pod), by parent member: stated once under their dotted path, within ``room`` characters. Names holding a dot
+    are left alone (the dotted path would not name them)."""
+    first = objects[0]
+    out: dict[str, list[tuple[str, Any]]] = {}
+    for parent, obj in first.items():
+        if parent in dropped or not isinstance(obj, dict) or "." in parent or (key or "").startswith(parent + "."):
+            continue
+        if not all(isinstance(r.get(parent), dict) for r in objects[1:]):
+            continue
+        for name, value in obj.items():
+            if isinstance(value, (dict, list)) or "." in name or _is_empty(value):
+                continue
+            size = len(dumps(value)) + len(parent) + len(name) + 1
+            if size <= room and all(name in r[parent] and r[parent][name] == value for r in objects[1:]):
+                out.setdefault(parent, []).append((name, value))
+                room -= size
+    return out
+
+
+def _without(record: dict[str, Any], drop: list[str], inner: dict[str, list[tuple[str, Any]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in record.items():
+        if name in drop:
+            continue
+        if name in inner and isinstance(value, dict):
+            gone = {n for n, _ in inner[name]}
+            value = {k: v for k, v in value.items() if k not in gone}
+            if not value:
+                continue
+        out[name] = value
+    return out
 
 
 def _template(records: list[dict[str, Any]], name: str, key: str) -> str | None:

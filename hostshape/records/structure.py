@@ -6,7 +6,8 @@ length, URL-ness, presence), never from one service's field names.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from hostshape.tokens import Count
 
 SAMPLE = 100  # records looked at for column statistics
+CHECK = 5000  # records an identifier chosen from the sample is checked to be unique over
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
@@ -37,6 +39,16 @@ ID_WORD = re.compile(
 
 def is_url(value: Any) -> bool:
     return isinstance(value, str) and _URL.match(value) is not None
+
+
+def is_link_path(value: Any) -> bool:
+    """A URL, or a server-relative path of three or more segments (``/api/v1/crates/regex/1.0.0/readme``)."""
+    return is_url(value) or (
+        isinstance(value, str)
+        and value.startswith("/")
+        and value.count("/") >= 3
+        and not any(c.isspace() for c in value)
+    )
 
 
 def is_api_link(value: Any) -> bool:
@@ -212,17 +224,20 @@ class Column:
     mean_len: float
     order: int
     linked: bool = False  # the record's own links are built from it (``.../commits/{sha}``)
+    qualified: bool = False  # a namespaced name (``arn:aws:...:job/x``, ``projects/p/jobs/x``): the API's own id
+    level: int | None = None  # objects down (member names may hold dots: ``attributes.request.id`` is one down)
 
     @property
     def nested(self) -> int:
-        return self.path.count(".")
+        return self.path.count(".") if self.level is None else self.level
 
     def rank(self) -> tuple[Any, ...]:
-        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), readable
-        before opaque, own fields before nested ones, words before numbers, then identifier-like names, then
-        shorter values."""
+        """Lower is better: what the record's own links name it by (the API's id for a follow-up call), then a
+        namespaced name (the API's own id), readable before opaque, own fields before nested ones, words before
+        numbers, then identifier-like names, then shorter values."""
         return (
             not self.linked,
+            not self.qualified,
             self.opaque,
             self.nested,
             self.numeric,
@@ -271,13 +286,39 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         mean_len=sum(map(len, texts)) / max(1, len(texts)),
         order=order,
         linked=_linked(records, path),
+        qualified=_qualified(present),
+        level=_table(records).levels.get(path),
     )
+
+
+_SEPARATORS = re.compile("[:/]")
+
+
+def _qualified(values: Sequence[Any]) -> bool:
+    """Every value a name inside a namespace the values share: strings without blanks (no URL, server path or query),
+    with a common prefix ending in ``:`` or ``/`` and at least two such separators, each with its own tail
+    (``arn:aws:bedrock:us-east-1:1234:model-invocation-job/o4gs``, ``projects/p/locations/l/jobs/j``)."""
+    texts = [v for v in values if isinstance(v, str)]
+    if len(texts) < 2 or len(texts) < len(values) or any(is_link_path(t) or is_opaque(t) for t in texts[:20]):
+        return False
+    if any(t.startswith("/") or any(c.isspace() or c in "?#=&" for c in t) for t in texts):
+        return False  # a server path or a query: a link, not a name
+    common = texts[0]
+    for t in texts[1:]:
+        while not t.startswith(common):
+            common = common[: len(common) - 1]
+    cut = max(common.rfind(":"), common.rfind("/"))
+    if cut < 0 or len(_SEPARATORS.findall(texts[0])) < 2 or not _LETTER.search(common[:cut]):
+        return False  # no namespace, or one without a word (times of day, dates, addresses)
+    return all(len(t) > cut + 1 and not _TIMESTAMP.match(t) for t in texts)
 
 
 def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
     """Most of the sampled records carry a link (a URL member, at most one level down) with this column's value
-    as a whole path segment: the API's own name for the record."""
+    as a whole path segment: the API's own name for the record. A nested column's own object is left out: its
+    links name what it describes (a vulnerability's advisory), not the record."""
     hits = seen = 0
+    own = path.split(".", 1)[0] if "." in path else None
     for record in records[:sample]:
         value = dotted(record, path) if isinstance(record, dict) else None
         if value is None or isinstance(value, (bool, dict, list)):
@@ -287,16 +328,18 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         if len(text) < 2:
             continue
         segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
-        if any(segment.search(url) for url in _urls(record)):
+        if any(segment.search(url) for url in _urls(record, own) if url != text):
             hits += 1
     return seen > 0 and hits * 2 > seen
 
 
-def _urls(record: dict[str, Any]) -> list[str]:
+def _urls(record: dict[str, Any], skip: str | None = None) -> list[str]:
     out = []
-    for member in record.values():
+    for name, member in record.items():
+        if name == skip:
+            continue
         inner = member.values() if isinstance(member, dict) else (member,)
-        out += [v for v in inner if is_url(v)]
+        out += [v for v in inner if is_link_path(v)]
     return out
 
 
@@ -312,13 +355,15 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
-        unique = col.present == len(sample) and col.distinct == len(sample) and col.key_like
-        if unique and not (col.numeric and moments(_values(sample, path))):
-            found.append(col)
+        unique = col.present == len(sample) and col.distinct == len(sample)
+        if (
+            unique
+            and (col.key_like or _long_unique(sample, path))
+            and not (col.numeric and moments(_values(sample, path)))
+        ):
+            found.append(col)  # the API's own id, however long (an ARN), competes with the short keys
     ranked = [c.path for c in sorted(found, key=Column.rank)]
-    if not ranked:  # the API's own id, however long, when it is the only unique key
-        ranked = [p for p in columns(sample) if p not in skip and _long_unique(sample, p)]
-    return [p for p in ranked if not any(q != p and _extends(sample, q, p) for q in ranked)]
+    return [p for p in ranked if not any(q != p and (_extends(sample, q, p) or _embeds(sample, p, q)) for q in ranked)]
 
 
 def moments(values: Sequence[Any]) -> bool:
@@ -353,6 +398,18 @@ def _extends(records: Sequence[Any], longer: str, shorter: str) -> bool:
         if not (isinstance(a, str) and isinstance(b, str) and len(a) > len(b) and a.startswith(b)):
             return False
     return not is_opaque(dotted(records[0], longer))
+
+
+def _embeds(records: Sequence[Any], link: str, key: str) -> bool:
+    """Every value of ``link`` is a link path built from the value of ``key`` (a whole segment of it): ``link``
+    is derived from ``key`` (``/api/v1/crates/regex/1.0.0/download`` from ``1.0.0``) and says nothing more."""
+    for r in records:
+        a, b = dotted(r, link), dotted(r, key)
+        if not is_link_path(a) or b is None or isinstance(b, (bool, dict, list)) or len(str(b)) < 2:
+            return False
+        if re.search("/" + re.escape(str(b)) + r"(?:[/?#.]|$)", a) is None:
+            return False
+    return bool(records)
 
 
 def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | None:
@@ -397,7 +454,8 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
 
 def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary; the
-    most distinct (a label before a description several records share), then the one nearest 50 characters."""
+    most distinct (a label before a description several records share), then the one present in more records, then
+    the one nearest 50 characters."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
@@ -407,20 +465,25 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
             return None
         mean = sum(map(len, texts)) / len(texts)
         spread = round(len(set(texts)) / len(texts), 1)  # names each record apart, first
-        return None if mean > 200 else (path.count("."), -spread, abs(mean - 50))
+        presence = round(len(texts) / n, 1)  # then one every record has (a label before a description some lack)
+        return None if mean > 200 else (path.count("."), -spread, -presence, abs(mean - 50))
 
     return _best_column(records, skip, score)
 
 
 def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
-    """A column of a few short words repeated across records (open/closed, Running, ok): a status."""
+    """A column of a few short words repeated across records (open/closed, Running, ok): a status. Words before
+    codes of three letters or fewer (a network's ``nc``), then the one with more values; never a column nearly
+    constant (see ``nearly_constant``)."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
         if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
-        return None if any(_DIGIT.search(w) for w in words) else (path.count("."), -distinct)
+        if any(_DIGIT.search(w) for w in words) or nearly_constant(words, records, path):
+            return None
+        return (path.count("."), all(len(w) <= 3 for w in set(words)), -distinct)
 
     return _best_column(records, skip, score)
 
@@ -446,11 +509,16 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
     makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
     nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
-    issue number beside a global id)."""
+    issue number beside a global id). Pass every record: a key unique in the sample is checked over the first
+    CHECK records, and replaced by another identifier unique over them, or paired with the column that tells its
+    repeats apart."""
     key = identifier(records, exclude=exclude) or identifier(records)
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
         return key, None
+    key, repeats = _checked(records, sample, key, exclude)
+    if repeats is not None:
+        return key, _telling_apart(repeats, sample, key)
     refs = [r for r in exclude if r in _table(sample)]
     if refs and not identifiers(sample, exclude=exclude):  # unique only within its parent (a flattened group)
         within = _unique_within(sample, refs[-1])
@@ -462,14 +530,11 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     key_values = _values(records, key)
     unique = len({repr(v) for v in key_values}) == len(sample)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
-        if path == key:
-            continue
-        col = stats(sample, path, order)
-        if not col.mostly_key_like or col.present * 10 < len(sample) * 9:
-            continue
+    for path, col in _key_like_beside(sample, key):
         values = _values(records, path)
         if values == key_values or col.distinct < 2:  # a constant says nothing about which record it is
+            continue
+        if _embeds(sample, path, key):  # a link built from the key
             continue
         if unique:
             if ID_WORD.search(path) is None or col.distinct * 10 < len(sample) * 9:
@@ -482,6 +547,50 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
             candidate = (-pairs, ID_WORD.search(path) is None, col.rank(), path)
         best = candidate if best is None or candidate < best else best
     return key, (best[-1] if best else None)
+
+
+def _checked(
+    records: Sequence[Any], sample: Sequence[Any], key: str, exclude: Iterable[str]
+) -> tuple[str, list[Any] | None]:
+    """``key`` when it is unique over the first CHECK records too, else another identifier of the sample that
+    is; failing both, ``key`` and the records checked (its values repeat in them)."""
+    if len(records) <= len(sample):
+        return key, None
+    checked = [r for r in records[:CHECK] if isinstance(r, dict)]
+    if unique_over(checked, key):
+        return key, None
+    others = [p for p in identifiers(sample, exclude=exclude) if p != key and unique_over(checked, p)]
+    return (others[0], None) if others else (key, checked)
+
+
+def unique_over(records: Sequence[Any], path: str) -> bool:
+    """``path`` has a scalar value in every one of ``records``, no two the same."""
+    values = [dotted(r, path) for r in records]
+    if any(v is None or isinstance(v, (dict, list)) for v in values):
+        return False
+    return len(set(map(repr, values))) == len(values)
+
+
+def _telling_apart(checked: Sequence[Any], sample: Sequence[Any], key: str) -> str | None:
+    """The key-like own column present in nine records in ten that, beside ``key``, tells most of ``checked``
+    apart (a chart's name beside a version two charts share); None when none tells any two apart."""
+    keys = [repr(dotted(r, key)) for r in checked]
+    best: tuple[Any, ...] | None = None
+    for path, col in _key_like_beside(sample, key):
+        pairs = len({(k, repr(dotted(r, path))) for k, r in zip(keys, checked, strict=True)})
+        if pairs > len(set(keys)) and (best is None or (-pairs, col.rank(), path) < best):
+            best = (-pairs, col.rank(), path)
+    return best[-1] if best else None
+
+
+def _key_like_beside(sample: Sequence[Any], key: str) -> Iterator[tuple[str, Column]]:
+    """(path, stats) of each key-like own column but ``key`` present in nine records of ``sample`` in ten."""
+    for order, path in enumerate(columns(sample, depth=1)):
+        if path == key:
+            continue
+        col = stats(sample, path, order)
+        if col.mostly_key_like and col.present * 10 >= len(sample) * 9:
+            yield path, col
 
 
 def _cheaper_human_key(sample: Sequence[Any], key: str, skip: set[str], count: Count) -> str | None:
@@ -578,7 +687,8 @@ _SHORT_CHARS = 32
 
 def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
     """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
-    that vary between them, are no link and no opaque token; in the records' own order, own members first."""
+    that vary between them, are no link, no opaque token and no part of a composite value (a date given as its
+    year, month, ... microsecond); in the records' own order, own members first."""
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if len(sample) < 2:
         return []
@@ -591,10 +701,73 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
         if len(values) * 10 < len(sample) * 8 or len({repr(v) for v in values}) < 2:
             continue
         texts = [str(v) for v in values]
+        if "." in path and _composite(sample, path.rsplit(".", 1)[0]):
+            continue  # a part of one value (a date's minute), not a field
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
             continue
+        if nearly_constant(values, records, path):
+            continue
         found.append((_table(sample).levels.get(path, 0), order, path))
-    return [path for _, _, path in sorted(found)[:most]]
+    chosen: list[str] = []
+    shown = [p for p in skipped if p in _table(sample)]
+    for _, _, path in sorted(found):
+        if len(chosen) == most:
+            break
+        if not any(_repeats(sample, path, other) for other in (*shown, *chosen)):
+            chosen.append(path)
+    return chosen
+
+
+_NEARLY = 0.95  # a column whose most common value is in this share of the records says little about any one
+
+
+_PROBES = 20  # records read across a list longer than the sample, before a column is called nearly constant
+
+
+def nearly_constant(values: Sequence[Any], records: Sequence[Any] = (), path: str = "") -> bool:
+    """One value in nearly every sampled record (``is_general`` false in 99 of 100): no help to tell records
+    apart. When the list is longer than the sample, records spread over all of it are read too: a list sorted by
+    the column (a chart name, the second of which begins past the sample) is not constant."""
+    if not values:
+        return True
+    top, count = Counter(repr(v) for v in values).most_common(1)[0]
+    if count < _NEARLY * len(values):
+        return False
+    if len(records) <= SAMPLE or not path:
+        return True
+    step = max(1, len(records) // _PROBES)
+    probes = [dotted(r, path) for r in records[::step][:_PROBES] if isinstance(r, dict)]
+    return sum(repr(v) == top for v in probes if v is not None and v != "") >= _NEARLY * max(1, len(probes)) - 1
+
+
+def _repeats(sample: Sequence[Any], path: str, other: str) -> bool:
+    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is part of it when that is
+    text with blanks (a normalized name beside the name, a list of ids holding the id, a place inside a title):
+    nothing an index row needs twice. A part of an identifier (a resource's name in its address) is not."""
+    mine, theirs = _values(sample, path), _values(sample, other)
+    hits = 0
+    for a, b in zip(mine, theirs, strict=False):
+        if a is None or b is None or isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+            continue
+        x, y = str(a), str(b)
+        if x == y or (min(len(x), len(y)) >= 3 and (y in x or (x in y and " " in y))):
+            hits += 1
+    return hits * 10 >= len(sample) * 9
+
+
+def _composite(sample: Sequence[Any], parent: str) -> bool:
+    """The object at ``parent`` is one value given in parts: three or more integer members and at most one
+    other (a type tag), in the sampled records that have it (a date as year, month, day, ..., a version triple)."""
+    seen = 0
+    for record in sample[:20]:
+        obj = dotted(record, parent)
+        if not isinstance(obj, dict):
+            continue
+        seen += 1
+        ints = sum(isinstance(v, int) and not isinstance(v, bool) for v in obj.values())
+        if ints < 3 or ints < len(obj) - 1:
+            return False
+    return seen > 0
 
 
 def index_columns(
@@ -621,9 +794,21 @@ def index_columns(
     # identifier (before the title a reader can use), then the title, then the second identifier.
     drop = [c for c in (*extra[::-1], status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
-    if alt and len({repr(dotted(r, key)) for r in sample}) < len(sample):
+    if alt and not unique_over(records[:CHECK], key):
         drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
     for column in dict.fromkeys(drop):
         layouts.append([c for c in layouts[-1] if c != column])
+    if alt and _costly(sample, key, alt):
+        layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
     return layouts
+
+
+def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
+    """``key`` is a long namespaced id (an ARN) and ``alt`` a readable key, unique too, at most half as long:
+    a listing by ``alt`` names every record where one by ``key`` would not."""
+    if not (stats(sample, key).qualified or any(is_long_id(v) for v in _values(sample, key))):
+        return False
+    col = stats(sample, alt)
+    unique = col.present == len(sample) == col.distinct
+    return unique and col.key_like and not col.opaque and col.mean_len * 2 <= stats(sample, key).mean_len

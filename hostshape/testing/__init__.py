@@ -1,8 +1,10 @@
 """Offline harnesses that run each host for real, with a scripted model, against the example MCP server.
 
-Used by the test suite, ``hostshape demo`` and the notebooks. Each host module (``hostshape.testing.claude``,
-``.openai_agents``, ``.langchain``, ``.pydantic_ai``, ``.adk``) offers ``run(...) -> HostRun``: one agent run in
-which the scripted model calls one MCP tool and records exactly what it receives back.
+Used by the test suite, ``hostshape demo`` and the notebooks, and public so that you can test your own agent offline
+(docs/testing.md). Each host module (``hostshape.testing.<host>``, one per adapter) offers
+``scripted_model(first, next_call=None, final_text="done")``, a model at that framework's own model interface that
+plays a :class:`~hostshape.testing.script.Script` and records what it reads, and ``run(...) -> HostRun``: one agent
+run in which the scripted model calls one MCP tool and records exactly what it receives back.
 """
 
 from __future__ import annotations

@@ -6,6 +6,13 @@ LiteLLM connector sends (google/adk/models/lite_llm.py:1238, 1608-1614) and what
 Gemini (genai/models.py:3385-3390 copies the dict, genai/_api_client.py:1784 ``json.dumps`` the request) except that
 genai also escapes non-ASCII characters, a transport encoding the server undoes. The Anthropic connector sends less:
 the bare string of a ``{"result": str}`` response (models/anthropic_llm.py:587-596).
+
+:func:`scripted_model` gives a ``BaseLlm`` (ADK's own model interface, models/base_llm.py) that plays a
+:class:`~hostshape.testing.script.Script`. Use it to test your own agent offline::
+
+    model = scripted_model(("list_pull_requests", {}))
+    LlmAgent(name="a", model=model, tools=[toolset])  # then run it with a Runner
+    model.received  # each function response, as the model read it
 """
 
 from __future__ import annotations
@@ -15,18 +22,60 @@ import os
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any, Literal, cast
 
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+from pydantic import PrivateAttr
+
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "Google ADK"
 
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
+_USAGE = types.GenerateContentResponseUsageMetadata(prompt_token_count=1, candidates_token_count=1, total_token_count=2)
 
 
 def received_text(response: Any) -> str:
     """The function response text a provider is sent (see the module docstring)."""
     return json.dumps(response, ensure_ascii=False, default=str)
+
+
+class ScriptedModel(Scripted, BaseLlm):
+    """A ``BaseLlm`` playing ``script``. ``received`` holds each function response's text, ``responses`` their
+    dicts, ``requests`` every ``LlmRequest``. No network."""
+
+    _script: Script = PrivateAttr()
+    _responses: list[Any] = PrivateAttr(default_factory=list)
+
+    def __init__(self, script: Script, **fields: Any) -> None:
+        super().__init__(model="scripted", **fields)
+        self._script = script
+
+    @property
+    def responses(self) -> list[Any]:
+        return self._responses
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        last = llm_request.contents[-1] if llm_request.contents else None
+        answers = [p.function_response for p in (last.parts or []) if p.function_response] if last else []
+        self._responses.extend(answer.response for answer in answers)
+        call = self._script.reply(llm_request, [received_text(answer.response) for answer in answers])
+        if call is None:
+            part = types.Part.from_text(text=self._script.final_text)
+        else:
+            name, args = call
+            part = types.Part(function_call=types.FunctionCall(name=name, args=args, id=self._script.call_id()))
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=_USAGE)
+
+
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedModel:
+    """An ADK model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``LlmAgent(model=scripted_model(...))``."""
+    return ScriptedModel(Script(first, next_call, final_text))
 
 
 async def run(
@@ -66,46 +115,13 @@ async def run(
     """
     from google.adk.agents import LlmAgent
     from google.adk.apps import App
-    from google.adk.models.base_llm import BaseLlm
-    from google.adk.models.llm_request import LlmRequest
-    from google.adk.models.llm_response import LlmResponse
     from google.adk.runners import Runner
     from google.adk.sessions import InMemorySessionService
     from google.adk.tools.mcp_tool import McpToolset, StdioConnectionParams
-    from google.genai import types
     from mcp import StdioServerParameters
 
-    requests: list[LlmRequest] = []
-    received: list[str] = []
-    responses: list[Any] = []
-    first_call = (tool, dict(arguments or {}))
-    usage = types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=1, candidates_token_count=1, total_token_count=2
-    )
-
-    class ScriptedModel(BaseLlm):
-        """Calls the tool, then whatever ``next_call`` asks for, then answers with text."""
-
-        async def generate_content_async(
-            self, llm_request: LlmRequest, stream: bool = False
-        ) -> AsyncGenerator[LlmResponse, None]:
-            requests.append(llm_request)
-            last = llm_request.contents[-1] if llm_request.contents else None
-            answers = [p.function_response for p in (last.parts or []) if p.function_response] if last else []
-            call: tuple[str, dict[str, Any]] | None
-            if not answers:
-                call = first_call
-            else:
-                for answer in answers:
-                    responses.append(answer.response)
-                    received.append(received_text(answer.response))
-                call = next_call(list(received)) if next_call is not None else None
-            if call is None:
-                part = types.Part.from_text(text="done")
-            else:
-                name, args = call
-                part = types.Part(function_call=types.FunctionCall(name=name, args=args, id=f"call-{len(received)}"))
-            yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
+    model = scripted_model((tool, dict(arguments or {})), next_call)
+    received, responses = model.received, model.responses
 
     command = list(server_command) if server_command else mcp_server_command()
     errlog = open(os.devnull, "w")  # noqa: SIM115 - closed in finally; the server logs every request to stderr
@@ -146,11 +162,9 @@ async def run(
 
             node = {t.name: t for t in await toolset.get_tools()}[tool]
             root: Any = Workflow(name="scripted_workflow", edges=[("START", node)])
-            text = json.dumps(first_call[1])
+            text = json.dumps(arguments or {})
         else:
-            root = LlmAgent(
-                name="scripted_agent", model=ScriptedModel(model="scripted"), tools=tools, after_tool_callback=callback
-            )
+            root = LlmAgent(name="scripted_agent", model=model, tools=tools, after_tool_callback=callback)
             text = f"Call {tool}."
         app = App(name="hostshape_adk", root_agent=root, plugins=plugins)
         runner = Runner(app=app, session_service=sessions, artifact_service=artifact_service)
@@ -172,6 +186,6 @@ async def run(
         host=HOST,
         tool=tool,
         received=received[0] if received else "",
-        requests=list(requests),
+        requests=list(model.requests),
         extra={"received": received, "responses": responses, "events": events, "session": stored, "mode": mode},
     )

@@ -1,12 +1,12 @@
 """Microsoft Agent Framework run with a scripted model: a real ``Agent`` with an ``MCPStdioTool`` over the example
 stdio server.
 
-:class:`ScriptedChatClient` is an Agent Framework chat client (``BaseChatClient`` with the framework's function
+:func:`scripted_model` gives an Agent Framework chat client (``BaseChatClient`` with the framework's function
 invocation and middleware layers, as its provider clients compose them; agent-framework-core 1.23.0 _clients.py:
-221-270, 419-432): it asks for one tool call, then whatever ``next_call`` asks for, then answers with text, and
-records every request. Use it to test your own agent offline::
+221-270, 419-432) that plays a :class:`~hostshape.testing.script.Script` and records every request. Use it to test
+your own agent offline::
 
-    client = ScriptedChatClient(("list_pull_requests", {}))
+    client = scripted_model(("list_pull_requests", {}))
     await Agent(client=client, tools=[mcp_tool]).run("go")
     client.received  # each tool result, as the model read it
 
@@ -16,7 +16,7 @@ records every request. Use it to test your own agent offline::
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, Content, Message
@@ -25,11 +25,9 @@ from agent_framework._tools import FunctionInvocationLayer
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "Microsoft Agent Framework"
-
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 
 def received_text(result: Content) -> str:
@@ -40,37 +38,27 @@ def received_text(result: Content) -> str:
     return "\n".join(i.text or "" for i in items if i.type == "text")
 
 
-class ScriptedChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
-    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
-    ``final_text``. ``received`` holds each tool result's text, ``results`` the ``function_result`` contents,
-    ``requests`` the messages of every request. No network."""
+class ScriptedChatClient(Scripted, FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):
+    """A chat client playing ``script``. ``received`` holds each tool result's text, ``results`` the
+    ``function_result`` contents, ``requests`` the messages of every request. No network."""
 
     OTEL_PROVIDER_NAME = "scripted"
 
-    def __init__(
-        self, first: tuple[str, dict[str, Any]] | None, next_call: NextCall | None = None, final_text: str = "done"
-    ) -> None:
+    def __init__(self, script: Script) -> None:
         super().__init__()
-        self.first, self.next_call, self.final_text = first, next_call, final_text
-        self.received: list[str] = []
+        self._script = script
         self.results: list[Content] = []
-        self.requests: list[list[Message]] = []
 
     def _reply(self, messages: Sequence[Message]) -> Message:
-        self.requests.append(list(messages))
         answers = [c for c in (messages[-1].contents if messages else []) if c.type == "function_result"]
-        call = self.first
-        if answers:
-            for answer in answers:
-                self.results.append(answer)
-                self.received.append(received_text(answer))
-            call = self.next_call(list(self.received)) if self.next_call is not None else None
+        self.results.extend(answers)
+        call = self._script.reply(list(messages), [received_text(answer) for answer in answers])
         if call is None:
-            return Message(role="assistant", contents=[self.final_text])
+            return Message(role="assistant", contents=[self._script.final_text])
         name, args = call
         return Message(
             role="assistant",
-            contents=[Content.from_function_call(call_id=f"call-{len(self.requests)}", name=name, arguments=args)],
+            contents=[Content.from_function_call(call_id=self._script.call_id(), name=name, arguments=args)],
         )
 
     def _inner_get_response(self, *, messages: Sequence[Message], stream: bool, options: Any, **kwargs: Any) -> Any:
@@ -87,6 +75,14 @@ class ScriptedChatClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatC
             yield ChatResponseUpdate(role="assistant", contents=list(message.contents))
 
         return ResponseStream(updates(), finalizer=ChatResponse.from_updates)
+
+
+def scripted_model(
+    first: Call | None, next_call: NextCall | None = None, final_text: str = "done"
+) -> ScriptedChatClient:
+    """A chat client that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``Agent(client=scripted_model(...))``."""
+    return ScriptedChatClient(Script(first, next_call, final_text))
 
 
 async def run(
@@ -111,7 +107,7 @@ async def run(
     from agent_framework import Agent, MCPStdioTool
 
     command = mcp_server_command()
-    client = ScriptedChatClient((tool, dict(arguments or {})), next_call)
+    client = scripted_model((tool, dict(arguments or {})), next_call)
     if detailed_errors:
         client.function_invocation_configuration["include_detailed_errors"] = True
     mcp_tool = MCPStdioTool(name="corpus", command=command[0], args=command[1:], request_timeout=60)

@@ -1,10 +1,10 @@
 """Agno run with a scripted model: a real ``Agent`` with ``MCPTools`` over the example stdio server.
 
-:class:`ScriptedModel` implements Agno's own model interface (``agno.models.base.Model``: ``invoke``, ``ainvoke``
-and their streaming forms, agno 3.1.10 models/base.py:552-585): it asks for one tool call, then whatever
-``next_call`` asks for, then answers with text, recording what it was sent. Use it to test your own agent offline::
+:func:`scripted_model` gives a model at Agno's own model interface (``agno.models.base.Model``: ``invoke``,
+``ainvoke`` and their streaming forms, agno 3.1.10 models/base.py:552-585) that plays a
+:class:`~hostshape.testing.script.Script`, recording what it was sent. Use it to test your own agent offline::
 
-    model = ScriptedModel(first=("list_pull_requests", {}))
+    model = scripted_model(("list_pull_requests", {}))
     await Agent(model=model, tools=[mcp_tools]).arun("go")
     model.received  # each tool result, as the model read it
 
@@ -14,6 +14,7 @@ and their streaming forms, agno 3.1.10 models/base.py:552-585): it asks for one 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,43 +24,29 @@ from agno.models.response import ModelResponse
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "Agno"
 
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
-
 
 @dataclass
-class ScriptedModel(Model):
-    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
-    ``final_text``. ``received`` holds each tool message's content, ``requests`` the messages of every request.
-    No network."""
+class ScriptedModel(Scripted, Model):
+    """An Agno model playing ``script``. ``received`` holds each tool message's content, ``requests`` the messages
+    of every request. No network."""
 
     id: str = "scripted"
     name: str | None = "ScriptedModel"
     provider: str | None = "hostshape"
-    first: tuple[str, dict[str, Any]] | None = None
-    next_call: NextCall | None = None
-    final_text: str = "done"
-    received: list[str] = field(default_factory=list)
-    requests: list[list[Any]] = field(default_factory=list)
-    seen: int = 0
+    _script: Script = field(default_factory=lambda: Script(None))
 
     def _respond(self, messages: list[Any]) -> ModelResponse:
-        self.requests.append(list(messages))
-        tool_messages = [m for m in messages if m.role == "tool"]
-        call = self.first
-        if tool_messages:
-            for message in tool_messages[self.seen :]:
-                self.received.append(message.get_content_string())
-            self.seen = len(tool_messages)
-            call = self.next_call(list(self.received)) if self.next_call is not None else None
+        results = [m.get_content_string() for m in messages if m.role == "tool"]
+        call = self._script.reply_to_history(list(messages), results)
         if call is None:
-            return ModelResponse(role="assistant", content=self.final_text)
+            return ModelResponse(role="assistant", content=self._script.final_text)
         name, args = call
         tool_call = {
-            "id": f"call-{len(self.requests)}",
+            "id": self._script.call_id(),
             "type": "function",
             "function": {"name": name, "arguments": json.dumps(args)},
         }
@@ -82,6 +69,14 @@ class ScriptedModel(Model):
 
     def _parse_provider_response_delta(self, response: Any) -> ModelResponse:
         return response
+
+
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedModel:
+    """An Agno model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``Agent(model=scripted_model(...))``. Being offline,
+    it turns Agno's telemetry off for agents made after it (``AGNO_TELEMETRY=false``, where that is unset)."""
+    os.environ.setdefault("AGNO_TELEMETRY", "false")
+    return ScriptedModel(_script=Script(first, next_call, final_text))
 
 
 async def run(
@@ -107,7 +102,7 @@ async def run(
     from agno.tools.mcp import MCPTools
 
     command = shlex.join(mcp_server_command())
-    model = ScriptedModel(first=(f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call=next_call)
+    model = scripted_model((f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call)
     async with MCPTools(command=command, timeout_seconds=60, tool_name_prefix=prefix) as mcp_tools:
         agent = Agent(model=model, tools=[mcp_tools], telemetry=False)
         if policy is not None:
@@ -140,7 +135,7 @@ def run_sync_function(policy: Policy | None, function: Callable[..., Any], tool:
     installed with ``policy``; ``received`` is the tool message's content."""
     from agno.agent import Agent
 
-    model = ScriptedModel(first=(tool, {}))
+    model = scripted_model((tool, {}))
     agent = Agent(model=model, tools=[function], telemetry=False)
     if policy is not None:
         from hostshape.adapters import agno

@@ -8,6 +8,14 @@ received. ``policy=None`` runs Claude Code without hostshape.
 
 The environment is the one under which Claude Code 2.1.332 made no outside call (../../shared/HOSTS.md); without
 ENABLE_TOOL_SEARCH=false MCP tools hide behind a ToolSearch tool and are never offered to the model.
+
+:func:`scripted_model` gives the model side for your own ``query(...)``: a loopback Messages API playing a
+:class:`~hostshape.testing.script.Script`, used as a context manager whose ``env`` is the CLI's environment::
+
+    with scripted_model(("mcp__corpus__list_pull_requests", {})) as model:
+        options.env.update(model.env)        # options: your ClaudeAgentOptions
+        ...run query(prompt, options=options)...
+    model.received  # each tool result, as the model read it
 """
 
 from __future__ import annotations
@@ -22,12 +30,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.anthropic_server import AnthropicServer, Step, ToolUse
+from hostshape.testing.anthropic_server import AnthropicServer, Reply, Step, Text, ToolUse
+from hostshape.testing.script import MAX_CALLS, Call, NextCall, Script
 
 if TYPE_CHECKING:
     from claude_agent_sdk.types import HookMatcher, SyncHookJSONOutput
 
-__all__ = ["SERVER", "offline_env", "run"]
+__all__ = ["SERVER", "ScriptedModel", "offline_env", "run", "scripted_model"]
 
 SERVER = "corpus"
 
@@ -45,6 +54,51 @@ def offline_env(base_url: str, config_dir: str | Path) -> dict[str, str]:
         "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
         "ENABLE_TOOL_SEARCH": "false",
     }
+
+
+class ScriptedModel(AnthropicServer):
+    """An ``AnthropicServer`` playing ``script``: each agent-loop request's new tool results go to the script, whose
+    call (a ``ToolUse`` with the name as Claude Code offers it, ``mcp__<server>__<tool>``) or final text is the
+    answer. As a context manager it also makes a fresh CLI config folder: ``env`` is the CLI's environment then.
+    ``conversation`` is the script, ``received`` its texts."""
+
+    def __init__(self, script: Script) -> None:
+        super().__init__([self._reply] * (MAX_CALLS + 2), final=script.final_text)
+        self.conversation = script
+        self._config: str | None = None
+
+    @property
+    def received(self) -> list[str]:
+        return self.conversation.received
+
+    @property
+    def env(self) -> dict[str, str]:
+        """``offline_env`` for this server and its config folder (only inside the ``with`` block)."""
+        assert self._config is not None, "use the scripted model as a context manager"
+        return offline_env(self.base_url, self._config)
+
+    def __enter__(self) -> ScriptedModel:
+        self._config = tempfile.mkdtemp(prefix="hostshape-claude-")
+        super().__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        if self._config is not None:
+            shutil.rmtree(self._config, ignore_errors=True)
+            self._config = None
+
+    def _reply(self, server: AnthropicServer) -> Reply:
+        new = server.tool_results()[len(self.conversation.received) :]
+        call = self.conversation.reply(server.requests[-1], new)
+        return Text(self.conversation.final_text) if call is None else ToolUse(call[0], call[1])
+
+
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedModel:
+    """A scripted Claude model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``with scripted_model(...) as model:
+    options.env.update(model.env)``."""
+    return ScriptedModel(Script(first, next_call, final_text))
 
 
 async def run(

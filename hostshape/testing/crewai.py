@@ -1,12 +1,11 @@
 """CrewAI run with a scripted model: a real ``Agent`` with ``mcps=[MCPServerStdio(...)]`` over the example stdio
 server, run by ``Agent.kickoff`` (or ``kickoff_async``).
 
-:class:`ScriptedLLM` implements CrewAI's own model interface (``crewai.llms.base_llm.BaseLLM.call`` with native
-function calling, crewai 1.15.30 llms/base_llm.py:462-500, agents/agent_executor.py:1697-1780): it asks for one
-tool call, then whatever ``next_call`` asks for, then answers with text, recording what it was sent. Use it to test
-your own agent offline::
+:func:`scripted_model` gives a model at CrewAI's own model interface (``crewai.llms.base_llm.BaseLLM.call`` with
+native function calling, crewai 1.15.30 llms/base_llm.py:462-500, agents/agent_executor.py:1697-1780) that plays a
+:class:`~hostshape.testing.script.Script`, recording what it was sent. Use it to test your own agent offline::
 
-    llm = ScriptedLLM(first=(model_visible_name, {}))
+    llm = scripted_model((tool_name("list_pull_requests"), {}))
     Agent(role=..., goal=..., backstory=..., llm=llm, mcps=[...]).kickoff("go")
     llm.received  # each tool result, as the model read it
 
@@ -18,54 +17,34 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 from crewai.llms.base_llm import BaseLLM
+from crewai.mcp import MCPServerStdio
 from pydantic import PrivateAttr
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "CrewAI"
-
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 # CrewAI's telemetry and tracing stay off in these offline runs.
 OFFLINE_ENV = {"CREWAI_DISABLE_TELEMETRY": "true", "OTEL_SDK_DISABLED": "true", "CREWAI_TRACING_ENABLED": "false"}
 
 
-class ScriptedLLM(BaseLLM):
-    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
-    ``final_text``. ``context_window`` is what it reports to CrewAI (its deferral threshold is 25% of it).
-    ``received`` holds each tool message's content, ``requests`` the messages of every call. No network."""
+class ScriptedLLM(Scripted, BaseLLM):
+    """A CrewAI LLM playing ``script``. ``context_window`` is what it reports to CrewAI (its deferral threshold is
+    25% of it). ``received`` holds each tool message's content, ``requests`` the messages of every call. No
+    network."""
 
     context_window: int = 128_000
-    _first: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)
-    _next_call: NextCall | None = PrivateAttr(default=None)
-    _final_text: str = PrivateAttr(default="done")
-    _received: list[str] = PrivateAttr(default_factory=list)
-    _requests: list[list[Any]] = PrivateAttr(default_factory=list)
-    _seen: int = PrivateAttr(default=0)
+    _script: Script = PrivateAttr()
 
-    def __init__(
-        self,
-        first: tuple[str, dict[str, Any]] | None = None,
-        next_call: NextCall | None = None,
-        final_text: str = "done",
-        **fields: Any,
-    ) -> None:
+    def __init__(self, script: Script | None = None, **fields: Any) -> None:
         super().__init__(model="scripted", **fields)
-        self._first, self._next_call, self._final_text = first, next_call, final_text
-
-    @property
-    def received(self) -> list[str]:
-        return self._received
-
-    @property
-    def requests(self) -> list[list[Any]]:
-        return self._requests
+        self._script = script if script is not None else Script(None)
 
     def call(
         self,
@@ -78,36 +57,21 @@ class ScriptedLLM(BaseLLM):
         response_model: Any = None,
     ) -> Any:
         history = [{"role": "user", "content": messages}] if isinstance(messages, str) else list(messages)
-        self._requests.append(history)
-        tool_messages = [m for m in history if m.get("role") == "tool"]
-        call = self._first
-        if tool_messages:
-            for message in tool_messages[self._seen :]:
-                self._received.append(str(message.get("content") or ""))
-            self._seen = len(tool_messages)
-            call = self._next_call(list(self._received)) if self._next_call is not None else None
+        results = [str(m.get("content") or "") for m in history if m.get("role") == "tool"]
+        call = self._script.reply_to_history(history, results)
         if call is None:
-            return self._final_text
+            return self._script.final_text
         name, args = call
         return [
             {
-                "id": f"call-{len(self._requests)}",
+                "id": self._script.call_id(),
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(args)},
             }
         ]
 
-    async def acall(
-        self,
-        messages: Any,
-        tools: Any = None,
-        callbacks: Any = None,
-        available_functions: Any = None,
-        from_task: Any = None,
-        from_agent: Any = None,
-        response_model: Any = None,
-    ) -> Any:
-        return self.call(messages, tools, callbacks, available_functions)
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs)
 
     def supports_function_calling(self) -> bool:
         return True
@@ -125,14 +89,32 @@ class ScriptedLLM(BaseLLM):
         return (sum(len(message_content_text(m)) for m in messages) + 3) // 4
 
 
-def tool_name(tool: str, command: list[str] | None = None) -> str:
-    """The name CrewAI shows the model for the MCP tool ``tool`` of the stdio server started by ``command``."""
+def scripted_model(
+    first: Call | None = None, next_call: NextCall | None = None, final_text: str = "done", **fields: Any
+) -> ScriptedLLM:
+    """A CrewAI LLM that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`); ``fields`` are BaseLLM's (``context_window``).
+    ``Agent(llm=scripted_model(...))``; an MCP tool is called by :func:`tool_name`. Being offline, it turns CrewAI's
+    telemetry and tracing off for this process (``OFFLINE_ENV``, where those variables are unset)."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    return ScriptedLLM(Script(first, next_call, final_text), **fields)
+
+
+def tool_name(tool: str, server: MCPServerStdio | Sequence[str] | None = None) -> str:
+    """The name CrewAI shows the model for the MCP tool ``tool`` of the stdio ``server`` (an ``MCPServerStdio`` or
+    its argv; by default the example server)."""
     from crewai.mcp.tool_resolver import MCPToolResolver
     from crewai.utilities.string_utils import sanitize_tool_name
 
-    argv = command or mcp_server_command()
-    server = MCPToolResolver._ensure_letter_prefix(f"{argv[0]}_{'_'.join(argv[1:])}")
-    return sanitize_tool_name(f"{server}_{tool}")
+    if server is None:
+        argv = mcp_server_command()
+    elif isinstance(server, MCPServerStdio):
+        argv = [server.command, *server.args]
+    else:
+        argv = list(server)
+    prefixed = MCPToolResolver._ensure_letter_prefix(f"{argv[0]}_{'_'.join(argv[1:])}")
+    return sanitize_tool_name(f"{prefixed}_{tool}")
 
 
 def run_sync(
@@ -155,11 +137,8 @@ def run_sync(
     """
     import asyncio
 
-    for key, value in OFFLINE_ENV.items():
-        os.environ.setdefault(key, value)
     from crewai import Agent
     from crewai.events.event_listener import event_listener
-    from crewai.mcp import MCPServerStdio
 
     event_listener.formatter.verbose = False  # its console panels default on outside a Crew (crew.py:647)
 
@@ -173,7 +152,7 @@ def run_sync(
     def scripted_next(received: list[str]) -> tuple[str, dict[str, Any]] | None:
         return visible(next_call(received)) if next_call is not None else None
 
-    llm = ScriptedLLM(visible((tool, dict(arguments or {}))), scripted_next, context_window=context_window)
+    llm = scripted_model(visible((tool, dict(arguments or {}))), scripted_next, context_window=context_window)
     agent = Agent(
         role="tester",
         goal="call the tool",

@@ -14,6 +14,7 @@ from hostshape.adapters._shared import require
 from hostshape.adapters.langchain import HOST, StructuredContent
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 if TYPE_CHECKING:
     from langchain_mcp_adapters.sessions import StdioConnection
@@ -44,17 +45,24 @@ def tool_text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None = None, max_calls: int = 8) -> Any:
-    """A chat model that calls ``first``, then whatever ``follow_up`` asks for, then answers "done"."""
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> Any:
+    """A LangChain chat model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``create_agent(scripted_model(...), tools)``. Its
+    ``received`` holds each ToolMessage's text (``tool_text``), ``requests`` every message list, ``bound_tools`` the
+    names of the tools it was offered."""
     require("langchain", "langchain_core.language_models")
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
-    from pydantic import Field
+    from pydantic import Field, PrivateAttr
 
-    class ScriptedChatModel(BaseChatModel):
-        requests: list[list[BaseMessage]] = Field(default_factory=list)
+    class ScriptedChatModel(Scripted, BaseChatModel):
         bound_tools: list[str] = Field(default_factory=list)
+        _script: Script = PrivateAttr()
+
+        def __init__(self, script: Script) -> None:
+            super().__init__()
+            self._script = script
 
         @property
         def _llm_type(self) -> str:
@@ -67,22 +75,16 @@ def scripted_model(first: tuple[str, dict[str, Any]], follow_up: FollowUp | None
         def _generate(
             self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
         ) -> ChatResult:
-            self.requests.append(list(messages))
-            calls = sum(1 for m in messages if isinstance(m, ToolMessage))
-            if calls == 0:
-                step: tuple[str, dict[str, Any]] | None = first
-            elif follow_up is None or calls >= max_calls:
-                step = None
-            else:
-                step = follow_up(tool_text(messages[-1].content))
+            results = [tool_text(m.content) for m in messages if isinstance(m, ToolMessage)]
+            step = self._script.reply_to_history(list(messages), results)
             if step is None:
-                message = AIMessage(content="done")
+                message = AIMessage(content=self._script.final_text)
             else:
                 name, args = step
-                message = AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{calls + 1}"}])
+                message = AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": self._script.call_id()}])
             return ChatResult(generations=[ChatGeneration(message=message)])
 
-    return ScriptedChatModel(requests=[], bound_tools=[])
+    return ScriptedChatModel(Script(first, next_call, final_text))
 
 
 async def run_agent(
@@ -104,7 +106,8 @@ async def run_agent(
     from langchain.agents import create_agent
     from langchain_core.messages import ToolMessage
 
-    model = scripted_model((tool, dict(arguments or {})), follow_up)
+    next_call = (lambda received: follow_up(received[-1])) if follow_up is not None else None
+    model = scripted_model((tool, dict(arguments or {})), next_call)
     agent = create_agent(model, list(tools), middleware=list(middleware), store=graph_store)
     await agent.ainvoke({"messages": [{"role": "user", "content": f"Call {tool}."}]})
     last = model.requests[-1]
@@ -172,9 +175,9 @@ async def run(
         interceptors.append(interceptor)
         policy = interceptor.policy
     client = MultiServerMCPClient({SERVER: mcp_connection()}, tool_interceptors=interceptors)
-    if server_per_call:
-        tools = await client.get_tools()
-        host_run = await run_agent(
+
+    async def run_over(tools: list[Any]) -> HostRun:
+        return await run_agent(
             [*tools, *extra_tools],
             tool,
             arguments=arguments,
@@ -182,19 +185,16 @@ async def run(
             follow_up=follow_up,
             graph_store=graph_store,
         )
+
+    if server_per_call:
+        tools = await client.get_tools()
+        host_run = await run_over(tools)
     else:
         # One server for the whole run: the tools are converted exactly as get_tools() converts them
         # (langchain_mcp_adapters/client.py:188-207, 0.3.2), bound to one session instead of a new one per call.
         async with client.session(SERVER) as session:
             tools = await load_mcp_tools(session, tool_interceptors=client.tool_interceptors, server_name=SERVER)
-            host_run = await run_agent(
-                [*tools, *extra_tools],
-                tool,
-                arguments=arguments,
-                middleware=middleware,
-                follow_up=follow_up,
-                graph_store=graph_store,
-            )
+            host_run = await run_over(tools)
     host_run.extra["policy"] = policy
     return host_run
 

@@ -1,12 +1,11 @@
 """LlamaIndex run with a scripted model: a real ``FunctionAgent`` with ``McpToolSpec`` tools over the example stdio
 server (``BasicMCPClient``).
 
-:class:`ScriptedLLM` is a LlamaIndex function-calling LLM (it extends the framework's own
-``llama_index.core.llms.mock.MockFunctionCallingLLM``, a ``FunctionCallingLLM``) that asks for one tool call, then
-whatever ``next_call`` asks for, then answers with text, recording what it was sent. Use it to test your own agent
-offline::
+:func:`scripted_model` gives a LlamaIndex function-calling LLM (it extends the framework's own
+``llama_index.core.llms.mock.MockFunctionCallingLLM``, a ``FunctionCallingLLM``) that plays a
+:class:`~hostshape.testing.script.Script`, recording what it was sent. Use it to test your own agent offline::
 
-    llm = ScriptedLLM(("list_pull_requests", {}))
+    llm = scripted_model(("list_pull_requests", {}))
     await FunctionAgent(tools=tools, llm=llm).run("go")
     llm.received  # each tool result, as the model read it
 
@@ -16,7 +15,7 @@ core/agent/workflow/function_agent.py:155-163); image blocks are counted apart (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock, ToolCallBlock
@@ -25,11 +24,9 @@ from pydantic import PrivateAttr
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "LlamaIndex"
-
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 
 def received_text(message: ChatMessage) -> str:
@@ -37,52 +34,37 @@ def received_text(message: ChatMessage) -> str:
     return "\n".join(block.text for block in message.blocks if isinstance(block, TextBlock))
 
 
-class ScriptedLLM(MockFunctionCallingLLM):
-    """Calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None, then says
-    ``final_text``. ``received`` holds each tool message's text, ``images`` the number of image blocks each carried,
-    ``requests`` the messages of every request. No network."""
+class ScriptedLLM(Scripted, MockFunctionCallingLLM):
+    """A function-calling LLM playing ``script``. ``received`` holds each tool message's text, ``images`` the number
+    of image blocks each carried, ``requests`` the messages of every request. No network."""
 
-    _first: tuple[str, dict[str, Any]] | None = PrivateAttr(default=None)
-    _next_call: NextCall | None = PrivateAttr(default=None)
-    _final_text: str = PrivateAttr(default="done")
-    _received: list[str] = PrivateAttr(default_factory=list)
+    _script: Script = PrivateAttr()
     _images: list[int] = PrivateAttr(default_factory=list)
-    _requests: list[list[ChatMessage]] = PrivateAttr(default_factory=list)
-    _seen: int = PrivateAttr(default=0)
 
-    def __init__(
-        self, first: tuple[str, dict[str, Any]] | None, next_call: NextCall | None = None, final_text: str = "done"
-    ) -> None:
+    def __init__(self, script: Script) -> None:
         super().__init__(response_generator=self._respond, is_chat_model=True)
-        self._first, self._next_call, self._final_text = first, next_call, final_text
-
-    @property
-    def received(self) -> list[str]:
-        return self._received
+        self._script = script
 
     @property
     def images(self) -> list[int]:
         return self._images
 
-    @property
-    def requests(self) -> list[list[ChatMessage]]:
-        return self._requests
-
     def _respond(self, messages: Sequence[ChatMessage], **_: Any) -> ChatMessage:
-        self._requests.append(list(messages))
         tool_messages = [m for m in messages if m.role == MessageRole.TOOL]
-        call = self._first
-        if tool_messages:
-            for message in tool_messages[self._seen :]:
-                self._received.append(received_text(message))
-                self._images.append(sum(isinstance(b, ImageBlock) for b in message.blocks))
-            self._seen = len(tool_messages)
-            call = self._next_call(list(self._received)) if self._next_call is not None else None
+        new = tool_messages[len(self._script.received) :]
+        self._images.extend(sum(isinstance(b, ImageBlock) for b in m.blocks) for m in new)
+        call = self._script.reply(list(messages), [received_text(m) for m in new])
         if call is None:
-            return ChatMessage(role=MessageRole.ASSISTANT, content=self._final_text)
+            return ChatMessage(role=MessageRole.ASSISTANT, content=self._script.final_text)
         name, args = call
-        block = ToolCallBlock(tool_call_id=f"call-{len(self._requests)}", tool_name=name, tool_kwargs=args)
+        block = ToolCallBlock(tool_call_id=self._script.call_id(), tool_name=name, tool_kwargs=args)
         return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block])
+
+
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedLLM:
+    """A LlamaIndex LLM that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``FunctionAgent(llm=scripted_model(...))``."""
+    return ScriptedLLM(Script(first, next_call, final_text))
 
 
 async def run(
@@ -113,7 +95,7 @@ async def run(
         tools = llamaindex.install(tools, policy, server=server)
         if not retrieval:
             tools = tools[:-1]
-    llm = ScriptedLLM((tool, dict(arguments or {})), next_call)
+    llm = scripted_model((tool, dict(arguments or {})), next_call)
     agent = FunctionAgent(tools=tools, llm=llm, streaming=False)
     answer = await agent.run(f"Call {tool}.")
     return HostRun(
@@ -139,7 +121,7 @@ def call_sync(tool: str, *, policy: Policy | None, arguments: dict[str, Any] | N
         from hostshape.adapters import llamaindex
 
         tools = llamaindex.install(tools, policy)
-    llm = ScriptedLLM((tool, dict(arguments or {})))
+    llm = scripted_model((tool, dict(arguments or {})))
     response = llm.predict_and_call(tools, user_msg=f"Call {tool}.")
     output = response.sources[0]
     text = "\n".join(b.text for b in output.blocks if isinstance(b, TextBlock))

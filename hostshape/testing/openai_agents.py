@@ -1,10 +1,11 @@
 """Run the OpenAI Agents SDK for real, offline: a real ``Agent``, ``Runner.run`` (or ``run_streamed``), the example
 stdio MCP server through ``agents.mcp.MCPServerStdio``, and a scripted model that records exactly what it receives.
 
-The scripted model (a subclass of ``agents.models.interface.Model``) follows a script of steps: each step is the
-model's answer to one model call, either a list of tool calls ``[(tool, arguments), ...]``, a final text, or a
-callable that looks at the call (``ModelCall``) and returns one of those. The default script calls ``tool`` once and
-then answers. No network is used: the model never leaves the process and tracing is disabled for the run.
+:func:`scripted_model` (a subclass of ``agents.models.interface.Model``) plays a
+:class:`~hostshape.testing.script.Script`, or a list of steps: each step is the model's answer to one model call,
+either a list of tool calls ``[(tool, arguments), ...]``, a final text, or a callable that looks at the call
+(``ModelCall``) and returns one of those. :func:`run`'s default steps call ``tool`` once and then answer. No network
+is used: the model never leaves the process and tracing is disabled for the run.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import Any, Literal
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "openai-agents"
 SERVER_NAME = "corpus"
 
-ToolCalls = list[tuple[str, dict[str, Any]]]
+ToolCalls = list[Call]
 StepResult = ToolCalls | str
 
 
@@ -80,14 +82,21 @@ def output_text(output: Any) -> str:
     return str(output)
 
 
-def scripted_model(steps: Sequence[Step], final_text: str = "done") -> Any:
-    """An OpenAI Agents ``Model`` that answers from a script, offline, and records what it was given.
+def scripted_model(
+    first: Call | None = None,
+    next_call: NextCall | None = None,
+    final_text: str = "done",
+    *,
+    steps: Sequence[Step] | None = None,
+) -> Any:
+    """An OpenAI Agents ``Model`` that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`), offline, recording what it was given:
+    ``Agent(..., model=scripted_model(("list_pull_requests", {})))``.
 
-    Call ``i`` answers with ``steps[i]`` (after the last step, with ``final_text``): a list of ``(tool, arguments)``
-    is one function call each, a string is the final answer, a callable gets the ``ModelCall`` (what the model saw:
-    ``call.output_of("tool")`` is the latest output of a call to ``tool``) and returns either. The model's ``calls``
-    list holds every ``ModelCall``. Use it as ``Agent(..., model=scripted_model([...]))`` to test your own agent
-    with hostshape installed, as hostshape's tests do (docs/testing.md)."""
+    The model's ``received`` holds each tool output's model-visible text (``output_text``), ``calls`` every
+    ``ModelCall``. ``steps`` replaces the script by one answer per model call (after the last, ``final_text``): a
+    list of ``(tool, arguments)`` is one function call each (in parallel), a string the final answer, a callable gets
+    the ``ModelCall`` (``call.output_of("tool")`` is the latest output of a call to ``tool``) and returns either."""
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
@@ -99,12 +108,13 @@ def scripted_model(steps: Sequence[Step], final_text: str = "done") -> Any:
         ResponseOutputText,
     )
 
-    class ScriptedModel(Model):
+    class ScriptedModel(Scripted, Model):
         """Answers each model call from the script and records what it was given."""
 
         def __init__(self) -> None:
             self.calls: list[ModelCall] = []
             self.issued: dict[str, tuple[str, dict[str, Any]]] = {}
+            self._script = Script(first, next_call, final_text)
             self._ids = itertools.count(1)
 
         def _record(
@@ -129,8 +139,14 @@ def scripted_model(steps: Sequence[Step], final_text: str = "done") -> Any:
             return call
 
         def _answer(self, call: ModelCall) -> list[Any]:
-            step: Step = steps[call.index] if call.index < len(steps) else final_text
-            result = step(call) if callable(step) else step
+            seen = {cid for earlier in self.calls[:-1] for cid in earlier.outputs}
+            scripted = self._script.reply(call, [text for cid, text in call.outputs.items() if cid not in seen])
+            result: StepResult
+            if steps is None:
+                result = final_text if scripted is None else [scripted]
+            else:
+                step: Step = steps[call.index] if call.index < len(steps) else final_text
+                result = step(call) if callable(step) else step
             if isinstance(result, str):
                 return [
                     ResponseOutputMessage(
@@ -251,7 +267,7 @@ async def run(
         raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
     if steps is None:
         steps = [[(tool, dict(arguments or {}))], *[[fc] for fc in followups]]
-    model = scripted_model(steps, final_text="done")
+    model = scripted_model(steps=steps)
     command = list(server_command) if server_command else mcp_server_command()
     errlog = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
     server = _quiet_server_class()(

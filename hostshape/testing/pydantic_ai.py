@@ -8,6 +8,13 @@ with text. The MCP server is the real stdio server from ``hostshape.testing.mcp_
 ``HostRun.received`` is ``ToolReturnPart.model_response_str()`` of the first call's return: the text OpenAI's
 Responses and Chat models send for a tool return without files (pydantic_ai/models/openai/_responses_model.py:3278,
 models/openai/_chat_model.py:1306; pydantic-ai-slim 2.68.0).
+
+:func:`scripted_model` gives a ``FunctionModel`` (Pydantic AI's own model interface for scripted answers) that plays
+a :class:`~hostshape.testing.script.Script`. Use it to test your own agent offline::
+
+    model = scripted_model(("list_pull_requests", {}))
+    Agent(model, toolsets=toolsets).run_sync("go")   # or: with agent.override(model=model): ...
+    model.received  # each tool return, as the model read it
 """
 
 from __future__ import annotations
@@ -19,13 +26,54 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 Via = Literal["install", "hook", "config", "capability"]
 Follow = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 SERVER_ID = "corpus"
+
+
+class ScriptedModel(Scripted, FunctionModel):
+    """A ``FunctionModel`` playing ``script``. ``received`` holds each tool return's ``model_response_str()`` (a
+    retry prompt's ``model_response()``), ``requests`` the messages of every request. No network."""
+
+    def __init__(self, script: Script) -> None:
+        super().__init__(self._respond, model_name="scripted")
+        self._script = script
+
+    def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1] if messages else None
+        parts = last.parts if isinstance(last, ModelRequest) else []
+        results = [
+            p.model_response_str() if isinstance(p, ToolReturnPart) else p.model_response()
+            for p in parts
+            if isinstance(p, ToolReturnPart) or (isinstance(p, RetryPromptPart) and p.tool_name)
+        ]
+        call = self._script.reply(list(messages), results)
+        if call is None:
+            return ModelResponse(parts=[TextPart(self._script.final_text)])
+        name, args = call
+        return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=self._script.call_id())])
+
+
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedModel:
+    """A Pydantic AI model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``Agent(scripted_model(...), toolsets=...)``."""
+    return ScriptedModel(Script(first, next_call, final_text))
 
 
 async def run(
@@ -57,8 +105,6 @@ async def run(
     ``part`` (the first call's part), ``output`` and ``tool_names`` (what the model was offered).
     """
     from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-    from pydantic_ai.models.function import AgentInfo, FunctionModel
 
     from hostshape.adapters import pydantic_ai as adapter
 

@@ -1,10 +1,10 @@
 """Strands Agents run with a scripted model: a real ``Agent``, ``MCPClient`` over the example stdio server.
 
-:class:`ScriptedModel` implements Strands' own model interface (``strands.models.Model.stream``, strands-agents
-1.62.0 models/model.py:258): it asks for one tool call, then whatever ``next_call`` asks for, then answers with
-text, and records every request. Use it to test your own agent offline::
+:func:`scripted_model` gives a model at Strands' own model interface (``strands.models.Model.stream``,
+strands-agents 1.62.0 models/model.py:258) that plays a :class:`~hostshape.testing.script.Script`. Use it to test
+your own agent offline::
 
-    model = ScriptedModel(("list_pull_requests", {}))
+    model = scripted_model(("list_pull_requests", {}))
     Agent(model=model, tools=[client])("go")
     model.received  # the tool results, as the model read them
 
@@ -15,18 +15,16 @@ text, and records every request. Use it to test your own agent offline::
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from strands.models import Model
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
+from hostshape.testing.script import Call, NextCall, Script, Scripted
 
 HOST = "Strands Agents"
-
-# (texts received so far) -> the next (tool, arguments) call, or None to answer with text and end the run.
-NextCall = Callable[[list[str]], "tuple[str, dict[str, Any]] | None"]
 
 
 def received_text(tool_result: dict[str, Any]) -> str:
@@ -40,20 +38,13 @@ def received_text(tool_result: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-class ScriptedModel(Model):
-    """A Strands ``Model`` that calls ``first`` (tool, arguments), then ``next_call(received)`` until it returns None,
-    then says ``final_text``. ``received`` holds each tool result's text, ``results`` the toolResult dicts,
-    ``requests`` the messages of every request. No network."""
+class ScriptedModel(Scripted, Model):
+    """A Strands ``Model`` playing ``script``. ``received`` holds each tool result's text, ``results`` the
+    toolResult dicts, ``requests`` the messages of every request. No network."""
 
-    def __init__(
-        self, first: tuple[str, dict[str, Any]] | None, next_call: NextCall | None = None, final_text: str = "done"
-    ) -> None:
-        self.first = first
-        self.next_call = next_call
-        self.final_text = final_text
-        self.received: list[str] = []
+    def __init__(self, script: Script) -> None:
+        self._script = script
         self.results: list[dict[str, Any]] = []
-        self.requests: list[Any] = []
         self.config: dict[str, Any] = {"model_id": "scripted"}
 
     def update_config(self, **model_config: Any) -> None:
@@ -68,20 +59,21 @@ class ScriptedModel(Model):
     async def stream(
         self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        self.requests.append(messages)
         last = messages[-1] if messages else {}
         answers = [b["toolResult"] for b in last.get("content", []) if "toolResult" in b]
-        call = self.first
-        if answers:
-            for answer in answers:
-                self.results.append(answer)
-                self.received.append(received_text(answer))
-            call = self.next_call(list(self.received)) if self.next_call is not None else None
-        async for event in _events(call, len(self.requests), self.final_text):
+        self.results.extend(answers)
+        call = self._script.reply(messages, [received_text(answer) for answer in answers])
+        async for event in _events(call, self._script.call_id(), self._script.final_text):
             yield event
 
 
-async def _events(call: tuple[str, dict[str, Any]] | None, turn: int, final_text: str) -> AsyncGenerator[Any, None]:
+def scripted_model(first: Call | None, next_call: NextCall | None = None, final_text: str = "done") -> ScriptedModel:
+    """A Strands model that calls ``first``, then ``next_call(received)`` until it returns None, then says
+    ``final_text`` (:class:`~hostshape.testing.script.Script`): ``Agent(model=scripted_model(...))``."""
+    return ScriptedModel(Script(first, next_call, final_text))
+
+
+async def _events(call: Call | None, call_id: str, final_text: str) -> AsyncGenerator[Any, None]:
     yield {"messageStart": {"role": "assistant"}}
     if call is None:
         yield {"contentBlockStart": {"start": {}}}
@@ -90,7 +82,7 @@ async def _events(call: tuple[str, dict[str, Any]] | None, turn: int, final_text
         yield {"messageStop": {"stopReason": "end_turn"}}
         return
     name, args = call
-    yield {"contentBlockStart": {"start": {"toolUse": {"name": name, "toolUseId": f"call-{turn}"}}}}
+    yield {"contentBlockStart": {"start": {"toolUse": {"name": name, "toolUseId": call_id}}}}
     yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(args)}}}}
     yield {"contentBlockStop": {}}
     yield {"messageStop": {"stopReason": "tool_use"}}
@@ -129,7 +121,7 @@ def run_sync(
     command = mcp_server_command()
     params = StdioServerParameters(command=command[0], args=command[1:])
     client = MCPClient(lambda: stdio_client(params), prefix=prefix, startup_timeout=60)
-    model = ScriptedModel((f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call)
+    model = scripted_model((f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call)
     plugins: list[Any] = []
     if offloader:
         from strands.vended_plugins.context_offloader import ContextOffloader, InMemoryStorage
