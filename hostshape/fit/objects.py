@@ -10,8 +10,19 @@ from contextlib import contextmanager
 from typing import Any
 
 from hostshape.fit._base import Fitted, last_resort
+from hostshape.fit.beside import is_map, outline_size
 from hostshape.fit.budget import Limit, TokenEstimate
-from hostshape.output.envelope import AS_JSON_START, Facts, WayBack, object_json, preview_json
+from hostshape.output.envelope import (
+    AS_JSON_START,
+    Facts,
+    WayBack,
+    hidden_by_marker,
+    members_cut,
+    more_marker,
+    object_json,
+    preview_json,
+    query_of,
+)
 from hostshape.output.render import dumps
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
@@ -33,13 +44,15 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
     over 85% of the limit.
     """
 
-    def render(current: Any) -> str:
-        return object_json(facts, way, cursor, current)
+    def render(current: Any, cut: bool = False) -> str:
+        named = dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(current))]) if cut else facts
+        return object_json(named, way, cursor, current)
 
     text = render(value)
     if limit.fits(text):
         return Fitted(text, facts, "object")
     facts = dataclasses.replace(facts, truncated=True)  # the caller's facts stay as they were
+    best_value: Any = None
     ratio = TokenEstimate(limit)
     fits_at, too_big_at = 0, dumps_size(value)
     best: str | None = None
@@ -49,20 +62,23 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
             target = (fits_at + too_big_at) // 2
         if target <= fits_at:
             break
-        text = render(cut_to_bytes(value, target))
+        current = cut_to_bytes(value, target)
+        text = render(current, cut=True)
         used = ratio.estimate(text)
         if used <= limit.tokens * 1.05:
             used = _tokens_or_bytes(text, limit)
             ratio.learn(text, used)
         if used <= limit.tokens and (limit.chars is None or len(text) <= limit.chars):
-            best, fits_at = text, target
+            best, fits_at, best_value = text, target, current
             if used >= limit.tokens * 0.85:
                 break
         else:
             too_big_at = target
         target = int(target * limit.tokens / max(used, 1) * 0.97)
     if best is not None:
-        return Fitted(best, facts, "object")
+        return Fitted(
+            best, dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(best_value))]), "object"
+        )
     return _json_preview(value, facts, limit, way, cursor)
 
 
@@ -202,7 +218,7 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
         if not kept and value:
             kept = [cut_to_bytes(value[0], target - 24, depth + 1)]
         if len(kept) < len(value):
-            kept.append(f"…+{len(value) - len(kept)} more")
+            kept.append(more_marker(len(value) - len(kept)))
         return kept
     if isinstance(value, dict):
         return _reduce_object(value, size, target, depth)
@@ -211,6 +227,7 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
 
 _MAX_REDUCE_DEPTH = 64
 _SMALL = 64  # bytes: members this small are dropped whole rather than shortened
+_MARKER = 32  # bytes a cut member's marker may take
 
 
 def _most_members(target: int) -> int:
@@ -236,14 +253,22 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
     hidden = _hidden_members(value)
     if hidden:
         value = {k: v for k, v in value.items() if k != "…"}
+    if is_map(value):
+        return _by_keys(value, target, hidden, depth)
     sizes = {k: dumps_size(v) for k, v in value.items()}
     excess = size - target
     out = dict(value)
-    for key in sorted((k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS), key=lambda k: -sizes[k]):
-        if excess <= 0:
+    cuttable = [k for k in sizes if sizes[k] >= _SMALL and k not in IDENTIFIERS]
+    room = sum(sizes[k] for k in cuttable) - excess - _MARKER * len(cuttable)  # a cut member ends with a marker
+    floors = {k: min(sizes[k], _keys_floor(value[k])) for k in cuttable}  # the keys of maps come first
+    if sum(floors.values()) > room:
+        floors = dict.fromkeys(cuttable, 0)
+    level = _water_level([sizes[k] - floors[k] for k in cuttable], room - sum(floors.values()))
+    # every large member is cut to the same size above its floor: one large member does not starve the others
+    for key in sorted(cuttable, key=lambda k: floors[k] - sizes[k]):
+        if excess <= 0 or sizes[key] - floors[key] <= level:
             break
-        member_target = max(16, sizes[key] - excess)
-        out[key] = cut_to_bytes(value[key], member_target, depth + 1)
+        out[key] = cut_to_bytes(value[key], max(16, floors[key] + level), depth + 1)
         excess -= sizes[key] - dumps_size(out[key])
     if excess > 0:
         keys = list(out)
@@ -259,6 +284,93 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
     elif hidden:
         out["…"] = f"+{hidden} more members"
     return out
+
+
+def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]], int]:
+    """Where ``cut_to_bytes`` cut members or items out of ``shown``, outermost first: the first ``most`` places, each
+    as (place, how many shown, how many there were, the JMESPath query that reads them all), and how many places
+    in all (each is marked where it is)."""
+    found: list[tuple[str, int, int, str]] = []
+    places = 0
+    level: list[tuple[tuple[str, ...], Any]] = [((), shown)]
+    for _ in range(_MAX_CUT_DEPTH):
+        deeper: list[tuple[tuple[str, ...], Any]] = []
+        for where, item in level:
+            kept, more, names = 0, None, False
+            if isinstance(item, dict):
+                kept, more, names = len(item) - 1, _hidden_members(item) or None, True
+                deeper += [((*where, str(k)), v) for k, v in item.items() if isinstance(v, (dict, list))]
+            elif isinstance(item, list) and item:
+                kept, more = len(item) - 1, hidden_by_marker(item[-1])
+                deeper += [((*where, str(i)), v) for i, v in enumerate(item) if isinstance(v, (dict, list))]
+            if more:
+                places += 1
+                if len(found) < most:
+                    place = ".".join(where) or "the value"
+                    found.append((place, kept, kept + more, query_of(where, names=names)))
+        level = deeper[:_CUT_WALK]
+    return found, places
+
+
+_MAX_CUT_DEPTH = 4
+_CUT_WALK = 256  # containers looked into per level when naming cuts
+
+
+def _by_keys(value: dict[str, Any], target: int, hidden: int, depth: int) -> dict[str, Any]:
+    """A map cut to about ``target`` bytes by its keys first: every key with its value's size when they fit, the
+    first values shown (cut to share what is left), else as many keys as fit with the marker saying how many more."""
+    sized = {k: outline_size(v) for k, v in value.items()}
+    cost = len(dumps(sized).encode("utf-8"))
+    if cost + _MARKER > target:
+        out: dict[str, Any] = {}
+        used = 2 + _MARKER
+        for key, small in sized.items():
+            used += len(dumps(key).encode("utf-8")) + len(dumps(small).encode("utf-8")) + 2
+            if used > target and out:
+                break
+            out[key] = small
+        if len(out) < len(value) or hidden:
+            out["…"] = f"+{len(value) - len(out) + hidden} more members"
+        return out
+    spare = target - cost - (_MARKER if hidden else 0)
+    out = {}
+    for key, member in value.items():
+        if spare > _SMALL:
+            member_size = dumps_size(member)
+            share = max(_SMALL, spare // 3)
+            shown = member if member_size <= share else cut_to_bytes(member, share, depth + 1)
+            spare -= dumps_size(shown) - len(dumps(sized[key]).encode("utf-8"))
+            out[key] = shown
+        else:
+            out[key] = sized[key]
+    if hidden:
+        out["…"] = f"+{hidden} more members"
+    return out
+
+
+def _keys_floor(value: Any, depth: int = 0) -> int:
+    """Bytes the keys of the maps in ``value`` (itself, or its members two levels down) take with their values'
+    sizes: what a cut keeps of ``value`` before any of the maps' values."""
+    if not isinstance(value, dict) or depth > 2:
+        return 0
+    members = {k: v for k, v in value.items() if k != "…"}
+    if is_map(members):
+        return len(dumps({k: outline_size(v) for k, v in members.items()}).encode("utf-8")) + _MARKER
+    inner = sum(_keys_floor(v, depth + 1) for v in itertools.islice(members.values(), _FLOOR_MEMBERS))
+    return inner + (len(dumps(list(members)).encode("utf-8")) + _MARKER if inner else 0)
+
+
+_FLOOR_MEMBERS = 64  # members of an object looked into for maps
+
+
+def _water_level(sizes: list[int], room: int) -> int:
+    """The size ``L`` at which members of ``sizes`` each cut to at most ``L`` take ``room`` bytes together."""
+    left, ordered = room, sorted(sizes)
+    for i, member in enumerate(ordered):
+        if member * (len(ordered) - i) > left:
+            return max(0, left // (len(ordered) - i))
+        left -= member
+    return ordered[-1] if ordered else 0
 
 
 def _hidden_members(value: dict[str, Any]) -> int:

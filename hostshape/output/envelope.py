@@ -218,7 +218,46 @@ OUTLINE_STEPS = {
     "names": "an object of {n} short members shown by their names only",
     "sizes": "shown as its member names with their sizes",
     "text": "text cut at {cut} of {n:,} chars",
+    "some": "first {shown:,} of {n:,} {what} shown; all of them: {query}",
+    "fewer": "first {shown:,} of {n:,} shown",
 }
+MORE_MARK = "…+{n:,} more"  # the last item of a list shown in part: how many items follow
+
+
+def more_marker(hidden: int) -> str:
+    """The last item of a list shown in part, saying how many items follow it."""
+    return MORE_MARK.format(n=hidden)
+
+
+def hidden_by_marker(item: Any) -> int | None:
+    """How many items the marker ``item`` says follow it; None when ``item`` is no such marker."""
+    if not (isinstance(item, str) and item.startswith("…+") and item.endswith(" more")):
+        return None
+    digits = item[2 : -len(" more")].replace(",", "")
+    return int(digits) if digits.isdigit() else None
+
+
+def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
+    """The JMESPath query that reads the member at ``where`` (each step quoted, so any key works); ``names``: its
+    member names (``keys(...)``)."""
+    path = ".".join(dumps(str(step)) for step in where) or "@"
+    return f"keys({path})" if names else path
+
+
+def members_cut(places: list[tuple[str, int, int, str]], total: int) -> str:
+    """The note naming where members or items were cut from an object: the first ``places`` (place, shown, total,
+    the JMESPath query that reads them all) of ``total``."""
+    more = f"; +{total - len(places):,} more places, each marked" if total > len(places) else ""
+    if not places:
+        return f"members cut to fit, each place marked with {CUT_MARK_MEMBERS}"
+    return (
+        "cut to fit (first shown; all by query): "
+        + "; ".join(f"{place} {shown:,} of {total:,} ({query})" for place, shown, total, query in places)
+        + more
+    )
+
+
+CUT_MARK_MEMBERS = '"…": "+N more members"'
 
 
 def text_fields_cut(level: int) -> str:
