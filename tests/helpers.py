@@ -75,3 +75,15 @@ def assert_projected(received: str) -> None:
     assert count_tokens(received) <= 1200 and "html_url" not in received
     for number in PR_NUMBERS:
         assert str(number) in received, f"PR #{number} is missing from what the model received"
+
+
+def shown_records(doc: Any) -> list[Any]:
+    """The records a shaped JSON answer shows whole: the document itself when it is a list, else its one record
+    member (a list, or a table read back with ``as_records``), beside the envelope and the ``_index``."""
+    if isinstance(doc, list):
+        return doc
+    lists = [
+        as_records(v) for k, v in doc.items() if k not in ("_hostshape", "_index") and isinstance(as_records(v), list)
+    ]
+    assert len(lists) == 1, f"no single record list in {list(doc)}"
+    return lists[0]

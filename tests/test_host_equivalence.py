@@ -22,6 +22,7 @@ import pytest
 from hostshape import Policy, shape
 from hostshape.examples import payload_text
 from hostshape.host import HostForm, json_result
+from hostshape.output.columns import as_records
 
 pytestmark = pytest.mark.host
 
@@ -62,9 +63,9 @@ def answer(text: str) -> tuple[list[Any], Any]:
     if isinstance(doc, list):
         return [r.get("id") for r in doc], None
     assert isinstance(doc, dict) and "_hostshape" in doc, text[:300]
-    lists = [v for k, v in doc.items() if k not in ("_hostshape", "_index") and isinstance(v, list)]
+    lists = [v for k, v in doc.items() if k not in ("_hostshape", "_index") and isinstance(v, (list, dict))]
     assert len(lists) == 1, f"no single record list in {list(doc)}"
-    return [r.get("id") for r in lists[0]], doc.get("_index")
+    return [r.get("id") for r in as_records(lists[0])], doc.get("_index")
 
 
 @pytest.mark.parametrize("host", list(HOSTS))

@@ -18,7 +18,7 @@ pytest.importorskip("agents")
 from agents import RunConfig, RunHooks
 from agents.extensions import ToolOutputTrimmer
 from agents.run_config import CallModelData, ModelInputData
-from helpers import PR_NUMBERS
+from helpers import PR_NUMBERS, shown_records
 
 import hostshape
 from hostshape import Policy, Rule
@@ -38,12 +38,7 @@ def envelope(text: str) -> dict[str, Any]:
 
 def records(text: str) -> list[dict[str, Any]]:
     """The records of a shaped JSON document (top level, or the list inside the envelope object)."""
-    doc = json.loads(text)
-    if isinstance(doc, list):
-        return doc
-    lists = [v for k, v in doc.items() if k != "_hostshape" and isinstance(v, list)]
-    assert len(lists) == 1, f"no single record list in {list(doc)}"
-    return lists[0]
+    return shown_records(json.loads(text))
 
 
 def assert_budgeted_pulls(text: str, budget: int) -> None:

@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio
-from helpers import PR_NUMBERS, is_shaped
+from helpers import PR_NUMBERS, is_shaped, shown_records
 from mcp import (
     ClientSession,
     types,
@@ -77,12 +77,7 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 def records(text: str) -> list[dict[str, Any]]:
-    doc = json.loads(text)
-    if isinstance(doc, list):
-        return doc
-    lists = [v for k, v in doc.items() if k != "_hostshape" and isinstance(v, list)]
-    assert len(lists) == 1, list(doc)
-    return lists[0]
+    return shown_records(json.loads(text))
 
 
 def assert_within_budget(result: types.CallToolResult, budget: int) -> str:

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("pydantic_ai.mcp")
 
-from helpers import PR_NUMBERS
+from helpers import PR_NUMBERS, shown_records
 
 from hostshape import Policy, Rule
 from hostshape.examples import payload_text
@@ -26,11 +26,7 @@ pytestmark = pytest.mark.host
 
 def records(doc: Any) -> list[Any]:
     """The record list of a shaped JSON document (top level, or the list inside the envelope object)."""
-    if isinstance(doc, list):
-        return doc
-    lists = [v for k, v in doc.items() if k != "_hostshape" and isinstance(v, list)]
-    assert lists, f"no record list in {list(doc)}"
-    return lists[0]
+    return shown_records(doc)
 
 
 def envelope(text: str) -> dict[str, Any]:
