@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -30,7 +30,10 @@ from pydantic import PrivateAttr
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.script import Call, NextCall, Script, Scripted
+from hostshape.testing.script import Call, NextCall, RunOptions, Script, Scripted, first_call
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 HOST = "Google ADK"
 
@@ -82,11 +85,8 @@ async def run(
     tool: str,
     *,
     policy: Policy | None,
-    arguments: dict[str, Any] | None = None,
     mode: Literal["callback", "plugin"] = "callback",
-    retrieval: bool = False,
     workflow: bool = False,
-    next_call: NextCall | None = None,
     server: str | None = None,
     timeout: float = 60.0,
     store: Literal["artifacts"] | None = None,
@@ -94,13 +94,14 @@ async def run(
     sessions: Any = None,
     session_id: str | None = None,
     server_command: Sequence[str] | None = None,
-    **_: Any,
+    **options: Unpack[RunOptions],
 ) -> HostRun:
     """One ADK run in which the scripted model calls ``tool`` and records what it receives.
 
     - ``policy=None`` runs the host without hostshape.
     - ``mode``: install the adapter as an agent ``after_tool_callback`` or as an App plugin.
-    - ``retrieval``: use ``hostshape.adapters.adk.install`` so the agent also has the ``hostshape_read`` tool.
+    - ``retrieval`` (default False): use ``hostshape.adapters.adk.install`` so the agent also has the
+      ``hostshape_read`` tool.
     - ``workflow``: run ``tool`` as a workflow tool node (``Workflow(edges=[("START", tool)])``) instead of through an
       agent; no model is involved, only plugins run there (workflow/_tool_node.py:237), so ``mode`` must be
       ``"plugin"`` for hostshape to apply, and ``received`` is the JSON of the node's output.
@@ -120,7 +121,7 @@ async def run(
     from google.adk.tools.mcp_tool import McpToolset, StdioConnectionParams
     from mcp import StdioServerParameters
 
-    model = scripted_model((tool, dict(arguments or {})), next_call)
+    model = scripted_model(first_call(tool, options), options.get("next_call"))
     received, responses = model.received, model.responses
 
     command = list(server_command) if server_command else mcp_server_command()
@@ -137,7 +138,7 @@ async def run(
     if policy is not None:
         from hostshape.adapters import adk
 
-        if retrieval:
+        if options.get("retrieval", False):
             hook, read_tool = adk.install(policy, mode=mode, server=server, store=store)
             tools.append(read_tool)
         else:
@@ -162,7 +163,7 @@ async def run(
 
             node = {t.name: t for t in await toolset.get_tools()}[tool]
             root: Any = Workflow(name="scripted_workflow", edges=[("START", node)])
-            text = json.dumps(arguments or {})
+            text = json.dumps(options.get("arguments") or {})
         else:
             root = LlmAgent(name="scripted_agent", model=model, tools=tools, after_tool_callback=callback)
             text = f"Call {tool}."

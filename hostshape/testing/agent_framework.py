@@ -17,7 +17,7 @@ your own agent offline::
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_framework import BaseChatClient, ChatResponse, ChatResponseUpdate, Content, Message
 from agent_framework._middleware import ChatMiddlewareLayer
@@ -25,7 +25,10 @@ from agent_framework._tools import FunctionInvocationLayer
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.script import Call, NextCall, Script, Scripted
+from hostshape.testing.script import Call, NextCall, RunOptions, Script, Scripted, first_call
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 HOST = "Microsoft Agent Framework"
 
@@ -89,25 +92,22 @@ async def run(
     tool: str,
     *,
     policy: Policy | None,
-    arguments: dict[str, Any] | None = None,
-    retrieval: bool = True,
-    next_call: NextCall | None = None,
     stream: bool = False,
     detailed_errors: bool = False,
     server: str | None = None,
-    **_: Any,
+    **options: Unpack[RunOptions],
 ) -> HostRun:
     """One ``Agent.run`` in which the scripted client calls ``tool`` and records what it receives.
 
     ``policy=None`` runs the host without hostshape; else ``hostshape.adapters.agent_framework.install`` adds the
-    middleware and ``hostshape_read`` to the agent. ``stream`` runs the streaming path; ``detailed_errors`` sets
-    the client's ``include_detailed_errors``. ``received`` is the first tool result's text; ``extra["received"]``
-    holds each in order and ``extra["items"]`` the item types of each.
+    middleware and ``hostshape_read`` (``retrieval``, default True) to the agent. ``stream`` runs the streaming path;
+    ``detailed_errors`` sets the client's ``include_detailed_errors``. ``received`` is the first tool result's text;
+    ``extra["received"]`` holds each in order and ``extra["items"]`` the item types of each.
     """
     from agent_framework import Agent, MCPStdioTool
 
     command = mcp_server_command()
-    client = scripted_model((tool, dict(arguments or {})), next_call)
+    client = scripted_model(first_call(tool, options), options.get("next_call"))
     if detailed_errors:
         client.function_invocation_configuration["include_detailed_errors"] = True
     mcp_tool = MCPStdioTool(name="corpus", command=command[0], args=command[1:], request_timeout=60)
@@ -117,7 +117,7 @@ async def run(
             from hostshape.adapters import agent_framework
 
             agent = agent_framework.install(agent, policy, server=server)
-            if not retrieval:
+            if not options.get("retrieval", True):
                 agent.default_options["tools"] = agent.default_options["tools"][:-1]
         if stream:
             response_stream = agent.run(f"Call {tool}.", stream=True)

@@ -17,14 +17,17 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agno.models.base import Model
 from agno.models.response import ModelResponse
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.script import Call, NextCall, Script, Scripted
+from hostshape.testing.script import Call, NextCall, RunOptions, Script, Scripted, first_call
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 HOST = "Agno"
 
@@ -83,12 +86,9 @@ async def run(
     tool: str,
     *,
     policy: Policy | None,
-    arguments: dict[str, Any] | None = None,
-    retrieval: bool = True,
-    next_call: NextCall | None = None,
     prefix: str | None = None,
     stream: bool = False,
-    **_: Any,
+    **options: Unpack[RunOptions],
 ) -> HostRun:
     """One ``Agent.arun`` in which the scripted model calls ``tool`` and records what it receives.
 
@@ -102,14 +102,14 @@ async def run(
     from agno.tools.mcp import MCPTools
 
     command = shlex.join(mcp_server_command())
-    model = scripted_model((f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call)
+    model = scripted_model(first_call(tool, options, prefix), options.get("next_call"))
     async with MCPTools(command=command, timeout_seconds=60, tool_name_prefix=prefix) as mcp_tools:
         agent = Agent(model=model, tools=[mcp_tools], telemetry=False)
         if policy is not None:
             from hostshape.adapters import agno
 
             agno.install(agent, policy)
-            if not retrieval and isinstance(agent.tools, list):
+            if not options.get("retrieval", True) and isinstance(agent.tools, list):
                 agent.tools = agent.tools[:-1]
         if stream:
             parts = []

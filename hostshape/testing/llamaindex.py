@@ -16,7 +16,7 @@ core/agent/workflow/function_agent.py:155-163); image blocks are counted apart (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
@@ -24,7 +24,10 @@ from pydantic import PrivateAttr
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.script import Call, NextCall, Script, Scripted
+from hostshape.testing.script import Call, NextCall, RunOptions, Script, Scripted, first_call
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 HOST = "LlamaIndex"
 
@@ -71,17 +74,15 @@ async def run(
     tool: str,
     *,
     policy: Policy | None,
-    arguments: dict[str, Any] | None = None,
-    retrieval: bool = True,
-    next_call: NextCall | None = None,
     server: str | None = None,
-    **_: Any,
+    **options: Unpack[RunOptions],
 ) -> HostRun:
     """One ``FunctionAgent`` run in which the scripted LLM calls ``tool`` and records what it receives.
 
     ``policy=None`` runs the host without hostshape; else the tools go through ``hostshape.adapters.llamaindex.
-    install`` (with ``hostshape_read``; ``retrieval=False`` shapes the MCP tools only). ``received`` is the first tool
-    message's text; ``extra["received"]`` holds each in order and ``extra["images"]`` their image block counts.
+    install`` (with ``hostshape_read``; ``retrieval=False``, default True, shapes the MCP tools only). ``received`` is
+    the first tool message's text; ``extra["received"]`` holds each in order and ``extra["images"]`` their image block
+    counts.
     """
     from llama_index.core.agent.workflow import FunctionAgent
     from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
@@ -93,9 +94,9 @@ async def run(
         from hostshape.adapters import llamaindex
 
         tools = llamaindex.install(tools, policy, server=server)
-        if not retrieval:
+        if not options.get("retrieval", True):
             tools = tools[:-1]
-    llm = scripted_model((tool, dict(arguments or {})), next_call)
+    llm = scripted_model(first_call(tool, options), options.get("next_call"))
     agent = FunctionAgent(tools=tools, llm=llm, streaming=False)
     answer = await agent.run(f"Call {tool}.")
     return HostRun(

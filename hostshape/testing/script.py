@@ -9,13 +9,32 @@ every tool result, exactly as the model read it, in order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 Call = tuple[str, dict[str, Any]]
 """One tool call: the tool's name as the host offers it to the model, and its arguments."""
 
 NextCall = Callable[[list[str]], "Call | None"]
 """Given every tool result's text read so far, the next call, or None to answer with the final text."""
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords every host's ``run(tool, *, policy, **options)`` reads; a host's own extras are its ``run``'s
+    keywords. A host ignores the keywords it does not know, so one call can drive every host."""
+
+    arguments: dict[str, Any] | None
+    """The arguments of the first call (default: none)."""
+    retrieval: bool
+    """Whether the agent also gets ``hostshape_read`` (each host's ``run`` says its default)."""
+    next_call: NextCall | None
+    """After each tool result, the model's next call (:class:`Script`); default: it answers."""
+
+
+def first_call(tool: str, options: RunOptions, prefix: str | None = None) -> Call:
+    """The call a run's scripted model makes first: ``tool`` (``f"{prefix}_{tool}"`` on a host that prefixes its MCP
+    tools' names) with ``options``' arguments."""
+    return (f"{prefix}_{tool}" if prefix else tool, dict(options.get("arguments") or {}))
+
 
 MAX_CALLS = 32
 """Calls after the first in one turn; then the model answers, whatever ``next_call`` says (a runaway script ends)."""

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from strands.models import Model
 
 from hostshape.policy import Policy
 from hostshape.testing import HostRun, mcp_server_command
-from hostshape.testing.script import Call, NextCall, Script, Scripted
+from hostshape.testing.script import Call, NextCall, RunOptions, Script, Scripted, first_call
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 HOST = "Strands Agents"
 
@@ -92,18 +95,16 @@ def run_sync(
     tool: str,
     *,
     policy: Policy | None,
-    arguments: dict[str, Any] | None = None,
-    retrieval: bool = False,
-    next_call: NextCall | None = None,
     prefix: str | None = None,
     offloader: bool = False,
     sync: bool = True,
-    **_: Any,
+    **options: Unpack[RunOptions],
 ) -> HostRun:
     """One Strands run in which the scripted model calls ``tool`` and records what it receives.
 
-    - ``policy=None`` runs the host without hostshape; ``retrieval`` installs with ``hostshape.adapters.strands.
-      install`` (the agent also gets ``hostshape_read``), else only the hook provider is added.
+    - ``policy=None`` runs the host without hostshape; ``retrieval`` (default False) installs with
+      ``hostshape.adapters.strands.install`` (the agent also gets ``hostshape_read``), else only the hook provider is
+      added.
     - ``prefix``: ``MCPClient(prefix=...)``, which renames the tools ``f"{prefix}_{name}"``.
     - ``offloader``: also install Strands' own ``ContextOffloader`` (in-memory storage).
     - ``sync``: call the agent (``agent(prompt)``); False: ``asyncio.run(agent.invoke_async(prompt))``.
@@ -121,7 +122,7 @@ def run_sync(
     command = mcp_server_command()
     params = StdioServerParameters(command=command[0], args=command[1:])
     client = MCPClient(lambda: stdio_client(params), prefix=prefix, startup_timeout=60)
-    model = scripted_model((f"{prefix}_{tool}" if prefix else tool, dict(arguments or {})), next_call)
+    model = scripted_model(first_call(tool, options, prefix), options.get("next_call"))
     plugins: list[Any] = []
     if offloader:
         from strands.vended_plugins.context_offloader import ContextOffloader, InMemoryStorage
@@ -132,7 +133,7 @@ def run_sync(
         if policy is not None:
             from hostshape.adapters import strands
 
-            if retrieval:
+            if options.get("retrieval", False):
                 strands.install(agent, policy)
             else:
                 agent.hooks.add_hook(strands.hook_provider(policy))
