@@ -183,10 +183,4 @@ async def run(
             await runner.close()
         await toolset.close()
         errlog.close()
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=received[0] if received else "",
-        requests=list(model.requests),
-        extra={"received": received, "responses": responses, "events": events, "session": stored, "mode": mode},
-    )
+    return model.host_run(HOST, tool, responses=responses, events=events, session=stored, mode=mode)

@@ -126,14 +126,5 @@ async def run(
             answer = await response_stream.get_final_response()
         else:
             answer = await agent.run(f"Call {tool}.")
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=client.received[0] if client.received else "",
-        requests=list(client.requests),
-        extra={
-            "received": client.received,
-            "items": [[i.type for i in (r.items or [])] for r in client.results],
-            "final": answer.text,
-        },
-    )
+    items = [[i.type for i in (r.items or [])] for r in client.results]
+    return client.host_run(HOST, tool, items=items, final=answer.text)

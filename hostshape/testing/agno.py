@@ -121,13 +121,7 @@ async def run(
         else:
             answer = await agent.arun(f"Call {tool}.")
             final = answer.content
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=model.received[0] if model.received else "",
-        requests=list(model.requests),
-        extra={"received": model.received, "final": final, "output": answer},
-    )
+    return model.host_run(HOST, tool, final=final, output=answer)
 
 
 def run_sync_function(policy: Policy | None, function: Callable[..., Any], tool: str) -> HostRun:
@@ -142,6 +136,4 @@ def run_sync_function(policy: Policy | None, function: Callable[..., Any], tool:
 
         agno.install(agent, policy)
     answer = agent.run(f"Call {tool}.")
-    return HostRun(
-        host=HOST, tool=tool, received=model.received[0] if model.received else "", extra={"final": answer.content}
-    )
+    return model.host_run(HOST, tool, final=answer.content)

@@ -170,13 +170,7 @@ def run_sync(
         output = agent.kickoff(prompt) if sync else asyncio.run(agent.kickoff_async(prompt))
     finally:
         crewai.uninstall()
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=llm.received[0] if llm.received else "",
-        requests=list(llm.requests),
-        extra={"received": llm.received, "final": getattr(output, "raw", str(output))},
-    )
+    return llm.host_run(HOST, tool, final=getattr(output, "raw", str(output)))
 
 
 async def run(tool: str, *, policy: Policy | None, **options: Any) -> HostRun:

@@ -99,13 +99,7 @@ async def run(
     llm = scripted_model(first_call(tool, options), options.get("next_call"))
     agent = FunctionAgent(tools=tools, llm=llm, streaming=False)
     answer = await agent.run(f"Call {tool}.")
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=llm.received[0] if llm.received else "",
-        requests=list(llm.requests),
-        extra={"received": llm.received, "images": llm.images, "final": str(answer)},
-    )
+    return llm.host_run(HOST, tool, images=llm.images, final=str(answer))
 
 
 def call_sync(tool: str, *, policy: Policy | None, arguments: dict[str, Any] | None = None) -> HostRun:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypedDict
 
+from hostshape.testing import HostRun
+
 Call = tuple[str, dict[str, Any]]
 """One tool call: the tool's name as the host offers it to the model, and its arguments."""
 
@@ -94,3 +96,15 @@ class Scripted:
     @property
     def requests(self) -> list[Any]:
         return self._script.requests
+
+    def host_run(self, host: str, tool: str, **extra: object) -> HostRun:
+        """The :class:`~hostshape.testing.HostRun` of a run in which this model called ``tool`` on ``host``:
+        ``received`` is the first tool result's text, ``extra["received"]`` every one in order, then ``extra``."""
+        received = self.received
+        return HostRun(
+            host=host,
+            tool=tool,
+            received=received[0] if received else "",
+            requests=list(self.requests),
+            extra={"received": received, **extra},
+        )

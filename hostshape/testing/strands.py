@@ -140,13 +140,7 @@ def run_sync(
         prompt = f"Call {tool}."
         result = agent(prompt) if sync else asyncio.run(agent.invoke_async(prompt))
         messages = list(agent.messages)
-    return HostRun(
-        host=HOST,
-        tool=tool,
-        received=model.received[0] if model.received else "",
-        requests=list(model.requests),
-        extra={"received": model.received, "results": model.results, "messages": messages, "final": str(result)},
-    )
+    return model.host_run(HOST, tool, results=model.results, messages=messages, final=str(result))
 
 
 async def run(tool: str, *, policy: Policy | None, **options: Any) -> HostRun:
