@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import orjson
 
@@ -24,9 +24,19 @@ from hostshape.policy import Policy
 from hostshape.result import Shaped
 from hostshape.wayback.stores import open_store, unsaved_reason
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 log = logging.getLogger("hostshape")
 
 _WINDOW_CHARS_PER_TOKEN = 8  # the cut is searched within this many characters per budget token
+
+
+class Site(TypedDict, total=False):
+    """Where a failed result came from, as the policy's rules and the spill store name it (default: unnamed)."""
+
+    tool: str | None
+    server: str | None
 
 
 def after_fault(
@@ -34,17 +44,17 @@ def after_fault(
     policy: Policy,
     exc: BaseException,
     *,
-    tool: str | None = None,
-    server: str | None = None,
     args: Mapping[str, Any] | None = None,
     started: float | None = None,
     budget: int | None = None,
     fits: Callable[[str], bool] | None = None,
+    **site: Unpack[Site],
 ) -> Shaped:
     """The answer after shaping ``raw`` failed with ``exc``, per ``policy.on_fault``: a budgeted cut (``"cut"``,
     the default), a budgeted refusal (``"refuse"``), or the host's result untouched (``"pass"``: ``changed`` is
     False). ``budget`` replaces the tool's budget when given; ``fits`` says whether a text fits (default: within the
     budget; a host's form and caps for an adapter's glue). Logs the fault."""
+    tool, server = site.get("tool"), site.get("server")
     log.error(
         "hostshape failed to shape the result of %s; on_fault=%s", tool or "a tool", policy.on_fault, exc_info=exc
     )

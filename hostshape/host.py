@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hostshape.fit.budget import Limit
 from hostshape.fit.host_limit import MAX_ROUNDS, HostLimit, smaller_budget
 from hostshape.input.host_form import HostForm, json_result
 from hostshape.output.envelope import PAGE_TOO_BIG, last_resort_texts, refusal
 from hostshape.policy import Policy
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from hostshape.fault import Site
 
 __all__ = ["HostForm", "fits_budget", "fits_by_size", "glue_fault", "json_result", "read_for_host", "refusal_for"]
 
@@ -89,14 +94,13 @@ def glue_fault(
     policy: Policy,
     exc: BaseException,
     *,
-    tool: str | None = None,
-    server: str | None = None,
     host: HostForm | None = None,
+    **site: Unpack[Site],
 ) -> str | None:
     """What an adapter hands its host after its OWN glue failed on ``raw`` (the core's faults are answered inside
     ``shape``), per ``policy.on_fault``: None to leave the host's result (``"pass"``), else the core's answer to a
     fault (``"cut"``: the start of ``raw``'s text, saved for retrieval; ``"refuse"``: the one refusal), fitted to
-    ``host``.
+    ``host``; ``site`` (``tool``, ``server``) goes on to ``after_fault`` as it is.
 
     The one place every adapter asks, so the fault answer changes for all hosts at once.
     """
@@ -104,7 +108,8 @@ def glue_fault(
         return None
     from hostshape.fault import after_fault
 
-    return after_fault(raw, policy, exc, tool=tool, server=server, fits=_caps(policy, tool, server, host).fits).text
+    fits = _caps(policy, site.get("tool"), site.get("server"), host).fits
+    return after_fault(raw, policy, exc, fits=fits, **site).text
 
 
 def _caps(policy: Policy, tool: str | None, server: str | None, host: HostForm | None) -> HostLimit:
