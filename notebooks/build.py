@@ -127,16 +127,19 @@ WAY_BACK_INTRO = md("""
 """)
 
 WAY_BACK_SHOW = code("""
+    from hostshape.output.columns import as_records  # records shown as a table ("form": "table") read back as objects
+
     first_doc, page_doc = json.loads(first), json.loads(page)
+    first_items, page_items = as_records(first_doc["items"]), as_records(page_doc["items"])
     env = first_doc["_hostshape"]
     print(f"first result: {count_tokens(first):,} tokens, truncated={env['truncated']}, "
-          f"{len(first_doc['items'])} whole records of {env.get('total')}, "
+          f"{len(first_items)} whole records of {env.get('total')}, "
           f"{len(first_doc.get('_index', {}).get('rows', []))} more in the index")
     print("its hint:", env["hint"])
     print(f"the model called {read_name}(handle=…, cursor=<next of the first result>)")
     print(f"and read {count_tokens(page):,} tokens (budget {policy.budget:,}): issues",
-          [item["number"] for item in page_doc["items"]])
-    already = {item["number"] for item in first_doc["items"]} & {item["number"] for item in page_doc["items"]}
+          [item["number"] for item in page_items])
+    already = {item["number"] for item in first_items} & {item["number"] for item in page_items}
     print("records it had already seen:", sorted(already) or "none")
     print("more after this page:", "next" in page_doc["_hostshape"])
 """)
@@ -339,13 +342,14 @@ CORE: list[Cell] = [
     """),
     code("""
         from hostshape import Rule
+        from hostshape.output.columns import as_records
 
         rule = Rule(tool="list_pull_requests", server="github",
                     jmespath="[].{number: number, title: title, author: user.login, base: base.ref}")
         picked = shape(payload_text("gh_pulls_list.json"), policy=policy.replace(rules=(rule,)),
                        tool="list_pull_requests", server="github")
         print(f"{picked.tokens:,} tokens, strategy {picked.strategy!r}")
-        for pull in json.loads(picked.text)["items"][:4]:
+        for pull in as_records(json.loads(picked.text)["items"])[:4]:
             print(pull)
     """),
     md("""
@@ -356,11 +360,12 @@ CORE: list[Cell] = [
         `hostshape_read` tool calls in every host. Following `next` from the first page returns every record once.
     """),
     code("""
+        from hostshape.output.columns import as_records  # a table ("form": "table") read back as objects
         from hostshape.wayback.retrieve import read
 
         issues = shape(payload_text("gh_issues_list.json"), policy=policy, tool="list_issues", server="github")
         first = json.loads(issues.text)
-        print(f"{issues.tokens:,} tokens; {len(first['items'])} whole records, "
+        print(f"{issues.tokens:,} tokens; {len(as_records(first['items']))} whole records, "
               f"{len(first['_index']['rows'])} more in the index")
         show_envelope(first["_hostshape"])
     """),
@@ -370,8 +375,9 @@ CORE: list[Cell] = [
             text = read(issues.handle, cursor=cursor, policy=policy)
             doc = json.loads(text)
             page += 1
-            seen += [item["number"] for item in doc["items"]]
-            print(f"page {page}: {len(doc['items'])} records, {count_tokens(text):,} tokens")
+            items = as_records(doc["items"])
+            seen += [item["number"] for item in items]
+            print(f"page {page}: {len(items)} records, {count_tokens(text):,} tokens")
             cursor = doc["_hostshape"].get("next")
             if cursor is None:
                 break
