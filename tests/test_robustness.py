@@ -373,7 +373,7 @@ def test_ten_thousand_deep_json_array_text_is_labelled_and_budgeted(policy: Poli
     res = shape("[" * 10_000 + "]" * 10_000, policy=policy)
     assert_budgeted(res, policy)
     assert res.changed
-    assert "nesting too deep" in envelope_of(res)["notes"][-1]
+    assert any("nesting too deep" in note for note in envelope_of(res)["notes"])
 
 
 def test_ten_thousand_deep_json_object_text_is_labelled_and_budgeted(policy: Policy) -> None:

@@ -20,6 +20,7 @@ import pytest
 from hostshape import Policy, shape
 from hostshape.cli.demo import HOSTS, TOOL
 from hostshape.fit.budget import Limit
+from hostshape.output.columns import as_records
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.spill import SpillError
 from hostshape.wayback.stores import open_store, page, using
@@ -65,7 +66,7 @@ def hostshape(env: dict[str, str], cwd: Path, *argv: str, stdin: str | None = No
 
 
 def ids(doc: dict[str, Any]) -> list[int]:
-    return [r["id"] for r in doc.get("items", [])]
+    return [r["id"] for r in as_records(doc.get("items", []))]
 
 
 def read_every_page_in_another_worker(tmp_path: Path, url: str, extra: dict[str, str] | None = None) -> None:
