@@ -82,8 +82,7 @@ def shown_records(doc: Any) -> list[Any]:
     member (a list, or a table read back with ``as_records``), beside the envelope and the ``_index``."""
     if isinstance(doc, list):
         return doc
-    lists = [
-        as_records(v) for k, v in doc.items() if k not in ("_hostshape", "_index") and isinstance(as_records(v), list)
-    ]
+    members = [as_records(v) for k, v in doc.items() if k not in ("_hostshape", "_index")]
+    lists = [member for member in members if isinstance(member, list)]
     assert len(lists) == 1, f"no single record list in {list(doc)}"
     return lists[0]

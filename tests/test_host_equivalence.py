@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from helpers import shown_records
 
 from hostshape import Policy, shape
 from hostshape.examples import payload_text
 from hostshape.host import HostForm, json_result
-from hostshape.output.columns import as_records
 
 pytestmark = pytest.mark.host
 
@@ -60,12 +60,9 @@ def _installed(module: str) -> bool:
 def answer(text: str) -> tuple[list[Any], Any]:
     """(the ids of the records shown, the ``_index`` listing) of a shaped answer."""
     doc = json.loads(text)
-    if isinstance(doc, list):
-        return [r.get("id") for r in doc], None
-    assert isinstance(doc, dict) and "_hostshape" in doc, text[:300]
-    lists = [v for k, v in doc.items() if k not in ("_hostshape", "_index") and isinstance(v, (list, dict))]
-    assert len(lists) == 1, f"no single record list in {list(doc)}"
-    return [r.get("id") for r in as_records(lists[0])], doc.get("_index")
+    assert isinstance(doc, list) or "_hostshape" in doc, text[:300]
+    index = None if isinstance(doc, list) else doc.get("_index")
+    return [r.get("id") for r in shown_records(doc)], index
 
 
 @pytest.mark.parametrize("host", list(HOSTS))
