@@ -40,17 +40,20 @@ def fits_half_budget(text: str, policy: Policy, *, tool: str | None = None, serv
     return HostLimit(Limit.of(policy, max(1, policy.budget_for(tool, server) // 2)), HostForm()).fits(text)
 
 
-def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, margin: int = 8) -> int:
+def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, margin: int = 2) -> int:
     """The smallest budget within which an answer can still name the handle that gets the result back: the envelope
-    alone, ``{"_hostshape":{"truncated":true,"handle":...}}``, in the form ``host`` sends it, plus ``margin`` tokens
-    for the handle's digits and other encodings."""
+    alone, ``{"_hostshape":{"truncated":true,"handle":...}}``, in the form ``host`` sends it, plus ``margin``.
+
+    A handle's 24 hex digits are counted as 24 tokens (a digest's digits tokenize anywhere from 6 to 20 o200k
+    tokens), so the bound holds for every handle, not only a typical one."""
     import math
 
     from hostshape.tokens import count_tokens
 
-    text = last_resort_texts(True, "hs_" + "0" * 24)[0]
+    text = last_resort_texts(True, "hs_")[0]
     shown = host.wrap(text) if host is not None and host.wrap is not None else text
-    return math.ceil(count_tokens(shown, policy.encoding) * policy.safety_factor) + margin
+    worst = count_tokens(shown, policy.encoding) + 24
+    return math.ceil(worst * policy.safety_factor) + margin
 
 
 def fits_by_size(

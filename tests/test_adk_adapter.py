@@ -385,6 +385,19 @@ async def test_the_smallest_allowed_budget_is_kept_as_the_model_reads_it(tmp_pat
     assert "hs_" in run_.received  # the way back is named
 
 
+def test_the_smallest_allowed_budget_holds_for_every_handle() -> None:
+    """A handle is a digest: its digits tokenize in 6 to 20 tokens, so the minimum is taken at the longest."""
+    import secrets
+
+    from hostshape.host import json_result
+    from hostshape.output.envelope import last_resort_texts
+
+    smallest = adk.minimum_budget(Policy())
+    for _ in range(3000):
+        shown = json_result(last_resort_texts(True, "hs_" + secrets.token_hex(12))[0])
+        assert count_tokens(shown) <= smallest
+
+
 async def test_an_mcp_servers_own_hostshape_read_is_shaped(policy: Policy, tmp_path: Any) -> None:
     import sys
 

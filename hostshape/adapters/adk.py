@@ -383,7 +383,7 @@ def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | No
 
 def minimum_budget(policy: Policy) -> int:
     """The smallest budget ADK can answer within while naming the handle that gets a result back (the envelope alone
-    in ADK's ``{"result": ...}`` wrapper, about 33-36 o200k tokens, plus a margin)."""
+    in ADK's ``{"result": ...}`` wrapper, its handle counted at its longest: 46 o200k tokens by default)."""
     return smallest_answer_budget(policy, HostForm(wrap=json_result))
 
 
