@@ -790,10 +790,21 @@ def index_columns(
         wide.append(status)
     extra = short_columns(records, skip=wide)
     wide += extra
-    # Columns go before rows, one at a time: the short ones last found first, the status, then an opaque second
-    # identifier (before the title a reader can use), then the title, then the second identifier.
-    drop = [c for c in (*extra[::-1], status, alt if alt and stats(records, alt).opaque else None, title, alt) if c]
+    # Columns go before rows, one at a time: the short ones costliest first (a date before an amount: the cheap ones
+    # answer as much per row), the status, then an opaque second identifier (before the title a reader can use),
+    # then the title, then the second identifier.
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    drop = [
+        c
+        for c in (
+            *_drop_order(sample, extra, count),
+            status,
+            alt if alt and stats(records, alt).opaque else None,
+            title,
+            alt,
+        )
+        if c
+    ]
     if alt and not unique_over(records[:CHECK], key):
         drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
@@ -802,6 +813,22 @@ def index_columns(
     if alt and _costly(sample, key, alt):
         layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
     return layouts
+
+
+def _drop_order(sample: Sequence[Any], extra: list[str], count: Count) -> list[str]:
+    """The short columns in the order an index gives them up: measurements (numbers, dates, codes) costliest in
+    tokens first, since a cheaper one answers as much per row; then labels (words that say what a record is),
+    last found first."""
+    from hostshape.output.render import dumps
+
+    def is_label(path: str) -> bool:
+        values = [v for v in _values(sample, path) if isinstance(v, str) and v]
+        return bool(values) and all(_LETTER.search(v) and not _TIMESTAMP.match(v) for v in values)
+
+    labels = [c for c in extra if is_label(c)]
+    measures = [c for c in extra if c not in labels]
+    cost = {c: count(dumps(_values(sample, c))) for c in measures}
+    return sorted(measures, key=lambda c: (-cost[c], -extra.index(c))) + labels[::-1]
 
 
 def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
