@@ -452,6 +452,9 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
     return best[-1] if best else None
 
 
+SPARSE = 4  # a title or status column present in one record in this many is kept: an index row's null costs a token
+
+
 def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     """A column of readable text (words with blanks) in most records, mostly distinct: a title or summary; the
     most distinct (a label before a description several records share), then the one present in more records, then
@@ -459,7 +462,7 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
-        if len(texts) * 2 <= n or len(set(texts)) * 3 < len(texts) * 2:
+        if len(texts) * SPARSE < n or len(set(texts)) * 3 < len(texts) * 2:
             return None
         if sum(" " in t.strip() for t in texts) * 2 < len(texts):
             return None
@@ -479,7 +482,7 @@ def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
-        if n < 3 or len(words) * 10 < n * 9 or not 2 <= distinct <= max(2, min(8, n // 2)):
+        if n < 3 or len(words) * SPARSE < n or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
         if any(_DIGIT.search(w) for w in words) or nearly_constant(words, records, path):
             return None
