@@ -15,6 +15,7 @@ from hostshape.output.columns import FORM, Table, table_for
 from hostshape.output.envelope import (
     FIRST_RECORD_SHRUNK,
     ITEMS,
+    LAST_SHOWN_SHRUNK,
     RECORD_SHRUNK,
     Facts,
     WayBack,
@@ -231,6 +232,8 @@ class _RecordFit:
                         return self._with_a_shrunk_first(index, fitted) or self._widest(index, fitted)
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
+                    if index is not None and k > 0:
+                        return fit._with_a_shrunk_next(k, index, fitted) or fitted
                     return fitted
                 over = fit._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -383,6 +386,30 @@ class _RecordFit:
                 return Fitted(candidate, facts, "index")
         return None
 
+    def _with_a_shrunk_next(self, k: int, index: Index, fitted: Fitted) -> Fitted | None:
+        """Whole records and a listing of the rest that leave room unused: the first record listed shown instead,
+        shrunk to that room (its row's tokens included) and still holding every value of its row; None when there
+        is little room, it does not fit, or the shrink cut a value its row shows."""
+        rest = self.rest
+        used = self.limit.count(fitted.text)
+        room = self.limit.tokens - used
+        if room < self.limit.tokens * _NEXT_ROOM or not index[1] or not isinstance(rest[k], (dict, list)):
+            return None
+        facts = dataclasses.replace(_noted(self.facts, LAST_SHOWN_SHRUNK), shrunk=True)
+        shrunk = dataclasses.replace(self, facts=facts)
+        bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
+        row = len(dumps(index[1][0]).encode("utf-8"))
+        for share in (0.8, 0.6, 0.4):
+            nxt = cut_to_bytes(rest[k], int(room * share * bytes_per_token) + row)
+            text = dumps(nxt)
+            if any(dumps(c) not in text for c in index[1][0] if c is not None and not isinstance(c, (dict, list))):
+                return None  # the row answers something the shrunk record would not
+            rows = index[1][1:]
+            candidate, cut = shrunk._text([*rest[:k], nxt, *rest[k + 1 :]], k + 1, (index[0], rows) if rows else None)
+            if self.limit.fits(candidate):
+                return Fitted(candidate, cut, "index" if rows else "records")
+        return None
+
     def _shrunk_first(self) -> Fitted:
         """Not even one whole record fits: shrink the first one to fit, with its envelope."""
         rest = self.rest
@@ -421,6 +448,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
 _TABLE_HEAD = 10  # records whose table rows are counted exactly, to cost the others
 _WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
+_NEXT_ROOM = 0.05  # whole records and a listing leaving this share of the budget unused show one more record, shrunk
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 
