@@ -77,7 +77,7 @@ def fit_data(
     path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    room = int(limit.tokens * REST_SHARE)
+    room = _beside_room(records, offset, ratio, limit)
     value, beside = outlined(value, path, room, lambda t: _tokens(t, limit, ratio), records.beside_ids)
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
@@ -105,6 +105,26 @@ def fit_data(
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _beside_room(records: RecordList, offset: int, ratio: TokenEstimate, limit: Limit) -> int:
+    """Tokens the members beside the record list may take: REST_SHARE of the budget, less when that share would
+    leave too little for a listing of every record by the narrowest index layout (estimated on a sample) and a
+    smaller share (of at least _LEAST_BESIDE) would not: the index of every record comes before what sits beside
+    it."""
+    share = int(limit.tokens * REST_SHARE)
+    rest = len(records.records) - offset
+    if not records.layouts or len(records.rows) < len(records.records) or rest <= _LISTING_SAMPLE:
+        return share
+    sample = _narrower(records.rows[offset : offset + _LISTING_SAMPLE], records.layouts[0], records.layouts[-1])
+    need = int((ratio.estimate(dumps(sample)) + 1) * rest / len(sample) * 1.1) + _INDEX_HEADER
+    left = int(limit.tokens * (1 - _ENVELOPE_ROOM)) - need
+    return share if left >= share or left < limit.tokens * _LEAST_BESIDE else left
+
+
+_LISTING_SAMPLE = 100  # index rows whose cost estimates a listing of every record
+_ENVELOPE_ROOM = 0.12  # of the budget, kept for the envelope when sizing the room beside a listing
+_LEAST_BESIDE = 0.05  # the members beside the record list keep at least this share of the budget
 
 
 _SEEN_CHARS = (
