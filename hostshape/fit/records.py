@@ -249,7 +249,11 @@ class _RecordFit:
                 fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        return self._with_a_shrunk_first(index, fitted) or self._widest(index, fitted)
+                        first = self._with_a_shrunk_first(index, fitted)
+                        if first is not None:
+                            return first
+                        index, fitted = self._widest(index, fitted)
+                        return self._with_a_shrunk_next(0, index, fitted) or fitted
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
                     if index is not None and k > 0:
@@ -271,17 +275,17 @@ class _RecordFit:
                     break
         return self._shrunk_first()
 
-    def _widest(self, index: Index, fitted: Fitted) -> Fitted:
+    def _widest(self, index: Index, fitted: Fitted) -> tuple[Index, Fitted]:
         """A listing of every record and nothing else: the widest layout that lists every record within the
-        limit (columns a narrower try gave up in the hope of room for a whole record)."""
+        limit (columns a narrower try gave up in the hope of room for a whole record), and its answer."""
         wider = [c for c in self.index.layouts if len(c) > len(index[0])]
         for columns in wider[::-1][:_WIDER_TRIES]:  # nearest first, as long as each fits
             candidate = (columns, self.index.rows_in(columns, 0, len(self.rest)))
             better = self._verified(*self._text(self.rest, 0, candidate), "index")
             if better is None:
                 break
-            fitted = better
-        return fitted
+            index, fitted = candidate, better
+        return index, fitted
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
@@ -407,15 +411,16 @@ class _RecordFit:
         return None
 
     def _with_a_shrunk_next(self, k: int, index: Index, fitted: Fitted) -> Fitted | None:
-        """Whole records and a listing of the rest that leave room unused: the first record listed shown instead,
-        shrunk to that room (its row's tokens included) and still holding every value of its row; None when there
-        is little room, it does not fit, or the shrink cut a value its row shows."""
+        """Whole records (or none) and a listing of the rest that leave room unused: the first record listed shown
+        instead, shrunk to that room (its row's tokens included) and still holding every value of its row; None
+        when there is little room, it does not fit, or the shrink cut a value its row shows."""
         rest = self.rest
         used = self.limit.count(fitted.text)
         room = self.limit.tokens - used
         if room < self.limit.tokens * _NEXT_ROOM or not index[1] or not isinstance(rest[k], (dict, list)):
             return None
-        facts = dataclasses.replace(_noted(self.facts, LAST_SHOWN_SHRUNK), shrunk=True)
+        note = FIRST_RECORD_SHRUNK if k == 0 else LAST_SHOWN_SHRUNK
+        facts = dataclasses.replace(_noted(self.facts, note), shrunk=True)
         shrunk = dataclasses.replace(self, facts=facts)
         bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         row = len(dumps(index[1][0]).encode("utf-8"))

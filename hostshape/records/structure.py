@@ -475,12 +475,12 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
 
 
 def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
-    """A column of a few short words repeated across records (open/closed, Running, ok): a status. Words before
-    codes of three letters or fewer (a network's ``nc``), then the one with more values; never a column nearly
-    constant (see ``nearly_constant``)."""
+    """A column of a few short words, each beginning with a letter, repeated across records (open/closed, Running,
+    ok): a status. Words before codes of three letters or fewer (a network's ``nc``), then the one with more
+    values; never a column nearly constant (see ``nearly_constant``)."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
-        words = [v for v in values if isinstance(v, str) and v and len(v) <= 24 and " " not in v]
+        words = [v for v in values if isinstance(v, str) and v[:1].isalpha() and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
         if n < 3 or len(words) * SPARSE < n or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
@@ -812,9 +812,26 @@ def index_columns(
         drop = [c for c in drop if c != alt]  # the key names a record only with the second column beside it
     layouts = [wide]
     for column in dict.fromkeys(drop):
-        layouts.append([c for c in layouts[-1] if c != column])
+        narrower = [c for c in layouts[-1] if c != column]
+        if column == title and len(layouts) > 1:
+            layouts += _without_title(narrower, wide, title, list(dict.fromkeys(drop)))
+        layouts.append(narrower)
     if alt and _costly(sample, key, alt):
         layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
+    return layouts
+
+
+def _without_title(narrower: list[str], wide: list[str], title: str, drop: list[str]) -> list[list[str]]:
+    """Layouts to try before ``narrower`` (the columns left once the title goes): the short columns given up for
+    the title's room back, given up again in the same order. A title costs many short columns' tokens: where it
+    does not fit beside every record, a status or a date may."""
+    layouts: list[list[str]] = []
+    current = [c for c in wide if c != title]
+    for column in drop:
+        if column == title or current == narrower:
+            break
+        layouts.append(current)
+        current = [c for c in current if c != column]
     return layouts
 
 
