@@ -686,17 +686,19 @@ def _has_opaque_part(value: Any) -> bool:
 
 SHORT_COLUMNS = 4  # short varying columns an index carries beside identifier, title and status, room allowing
 _SHORT_CHARS = 32
+_RARE_CHARS = 5  # a nearly constant column is kept only when in every record and this short (a flag)
 
 
 def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
     """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
     that vary between them, are no link, no opaque token and no part of a composite value (a date given as its
-    year, month, ... microsecond); in the records' own order, own members first."""
+    year, month, ... microsecond); in the records' own order, own members first, then short flags one value in
+    nearly every record (their rare other values are the exceptions a reader asks about: a yanked release)."""
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if len(sample) < 2:
         return []
     skipped = set(skip)
-    found: list[tuple[int, int, str]] = []
+    found: list[tuple[bool, int, int, str]] = []
     for order, path in enumerate(columns(sample, depth=2)):
         if path in skipped:
             continue
@@ -708,12 +710,13 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
             continue  # a part of one value (a date's minute), not a field
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
             continue
-        if nearly_constant(values, records, path):
+        rare = nearly_constant(values, records, path)  # its few other values are the exceptions (a yanked release)
+        if rare and (len(texts) < len(sample) or sum(map(len, texts)) > _RARE_CHARS * len(texts)):
             continue
-        found.append((_table(sample).levels.get(path, 0), order, path))
+        found.append((rare, _table(sample).levels.get(path, 0), order, path))
     chosen: list[str] = []
     shown = [p for p in skipped if p in _table(sample)]
-    for _, _, path in sorted(found):
+    for *_, path in sorted(found):
         if len(chosen) == most:
             break
         if not any(_repeats(sample, path, other) for other in (*shown, *chosen)):
