@@ -77,7 +77,8 @@ def fit_data(
     path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    room = _beside_room(records, offset, ratio, limit)
+    beside = _tokens(dumps(with_path(value, path, [])), limit, ratio) if path else 0
+    room = _beside_room(records, offset, beside, ratio.estimate(dumps(envelope(facts, way, None))), limit)
     value, beside = outlined(value, path, room, lambda t: _tokens(t, limit, ratio), records.beside_ids)
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
@@ -107,24 +108,27 @@ def fit_data(
     raise AssertionError("unreachable: the last preview level always produces a fit")
 
 
-def _beside_room(records: RecordList, offset: int, ratio: TokenEstimate, limit: Limit) -> int:
-    """Tokens the members beside the record list may take: REST_SHARE of the budget, less when that share would
-    leave too little for a listing of every record by the narrowest index layout (estimated on a sample) and a
-    smaller share (of at least _LEAST_BESIDE) would not: the index of every record comes before what sits beside
-    it."""
+def _beside_room(records: RecordList, offset: int, beside: int, envelope_tokens: int, limit: Limit) -> int:
+    """Tokens the members beside the record list may take: REST_SHARE of the budget, less when the document
+    without its records (``beside`` tokens) and the envelope leave too little for a listing of every record by the
+    narrowest index layout (counted on a sample) and a smaller share (of at least _LEAST_BESIDE) would not: the
+    index of every record comes before what sits beside it."""
     share = int(limit.tokens * REST_SHARE)
     rest = len(records.records) - offset
     if not records.layouts or len(records.rows) < len(records.records) or rest <= _LISTING_SAMPLE:
         return share
     sample = _narrower(records.rows[offset : offset + _LISTING_SAMPLE], records.layouts[0], records.layouts[-1])
-    need = int((ratio.estimate(dumps(sample)) + 1) * rest / len(sample) * 1.1) + _INDEX_HEADER
-    left = int(limit.tokens * (1 - _ENVELOPE_ROOM)) - need
+    need = int(limit.count(dumps(sample)) * rest / len(sample) * _LISTING_SLACK) + _INDEX_HEADER
+    left = limit.tokens - envelope_tokens - _ENVELOPE_GROWS - need
+    if beside <= left:
+        return share  # the listing fits beside them as they are
     return share if left >= share or left < limit.tokens * _LEAST_BESIDE else left
 
 
 _LISTING_SAMPLE = 100  # index rows whose cost estimates a listing of every record
-_ENVELOPE_ROOM = 0.12  # of the budget, kept for the envelope when sizing the room beside a listing
-_LEAST_BESIDE = 0.05  # the members beside the record list keep at least this share of the budget
+_LISTING_SLACK = 1.02  # the rows not counted may run a little longer than the sample
+_ENVELOPE_GROWS = 40  # tokens the envelope gains once the fit states what it showed (returned, listed, dropped)
+_LEAST_BESIDE = 0.03  # the members beside the record list keep at least this share of the budget
 
 
 _SEEN_CHARS = (
