@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 from hostshape import Policy, shape
@@ -20,10 +21,11 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(words))
 
 
-def _shaped(doc: Any, budget: int, tmp_path: Any) -> dict[str, Any]:
+def _shaped(doc: Any, budget: int, tmp_path: Path) -> dict[str, Any]:
     text = shape(json.dumps(doc), policy=Policy(budget=budget, spill_dir=tmp_path), tool="t").text
     assert count_tokens(text) <= budget
-    return json.loads(text)  # type: ignore[no-any-return]
+    shaped: dict[str, Any] = json.loads(text)
+    return shaped
 
 
 def _listed(shaped: dict[str, Any]) -> int:
@@ -31,7 +33,7 @@ def _listed(shaped: dict[str, Any]) -> int:
     return env["returned"] + (env.get("listed") or 0)
 
 
-def test_a_listing_gives_up_a_date_before_an_amount(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_listing_gives_up_a_date_before_an_amount(tmp_path: Path) -> None:
     rng = random.Random(1)
     releases = [
         {
@@ -48,7 +50,7 @@ def test_a_listing_gives_up_a_date_before_an_amount(tmp_path) -> None:  # type: 
     assert "downloads_count" in fields and "created_at" not in fields  # the amount costs a fraction of the date
 
 
-def test_a_status_in_a_quarter_of_the_records_is_an_index_column(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_status_in_a_quarter_of_the_records_is_an_index_column(tmp_path: Path) -> None:
     rng = random.Random(2)
     rules = []
     for i in range(120):
@@ -64,7 +66,7 @@ def test_a_status_in_a_quarter_of_the_records_is_an_index_column(tmp_path) -> No
     assert any(row[at] is None for row in index["rows"])  # a record without a state shows a null cell
 
 
-def test_a_nearly_constant_flag_is_an_index_column(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_nearly_constant_flag_is_an_index_column(tmp_path: Path) -> None:
     rng = random.Random(3)
     versions = [
         {"num": f"1.{i}.0", "yanked": i in (17, 61), "downloads": rng.randint(10, 99999), "readme": _text(rng, 50)}
@@ -93,7 +95,7 @@ def _pod(i: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def test_room_a_listing_leaves_shows_the_next_record_shrunk(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_room_a_listing_leaves_shows_the_next_record_shrunk(tmp_path: Path) -> None:
     rng = random.Random(4)
     pods = [_pod(i, rng) for i in range(11)]
     for budget in range(6000, 8001, 100):
@@ -110,7 +112,7 @@ def test_room_a_listing_leaves_shows_the_next_record_shrunk(tmp_path) -> None:  
     assert env["returned"] + (env.get("listed") or 0) == 11  # every pod shown or listed
 
 
-def test_members_beside_a_list_give_way_to_a_listing_of_every_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_members_beside_a_list_give_way_to_a_listing_of_every_record(tmp_path: Path) -> None:
     rng = random.Random(5)
     config = {f"option-{k}": _text(rng, 5)[:38] for k in range(100)}  # short values: shown as they are
     servers = [

@@ -77,8 +77,8 @@ def fit_data(
     path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    beside = _tokens(dumps(with_path(value, path, [])), limit, ratio) if path else 0
-    room = _beside_room(records, offset, beside, ratio.estimate(dumps(envelope(facts, way, None))), limit)
+    around = _tokens(dumps(with_path(value, path, [])), limit, ratio) if path else 0
+    room = _beside_room(records, offset, around, ratio.estimate(dumps(envelope(facts, way, None))), limit)
     value, beside = outlined(value, path, room, lambda t: _tokens(t, limit, ratio), records.beside_ids)
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
