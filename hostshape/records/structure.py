@@ -817,24 +817,27 @@ def index_columns(
     for column in dict.fromkeys(drop):
         narrower = [c for c in layouts[-1] if c != column]
         if column == title and len(layouts) > 1:
-            layouts += _without_title(narrower, wide, title, list(dict.fromkeys(drop)))
+            restorable = [c for c in wide if c in narrower or c in extra or c == status]
+            layouts += _without_title(narrower, restorable, list(dict.fromkeys(drop)))
         layouts.append(narrower)
     if alt and _costly(sample, key, alt):
         layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
     return layouts
 
 
-def _without_title(narrower: list[str], wide: list[str], title: str, drop: list[str]) -> list[list[str]]:
-    """Layouts to try before ``narrower`` (the columns left once the title goes): the short columns given up for
-    the title's room back, given up again in the same order. A title costs many short columns' tokens: where it
-    does not fit beside every record, a status or a date may."""
+def _without_title(narrower: list[str], restorable: list[str], drop: list[str]) -> list[list[str]]:
+    """Layouts to try before ``narrower`` (the columns left once the title goes): the short columns and the status
+    given up for the title's room (``restorable``, in the widest layout's order) back, given up again in the same
+    order. A title costs many short columns' tokens: where it does not fit beside every record, a status or a date
+    may."""
     layouts: list[list[str]] = []
-    current = [c for c in wide if c != title]
+    current = restorable
     for column in drop:
-        if column == title or current == narrower:
+        if current == narrower:
             break
-        layouts.append(current)
-        current = [c for c in current if c != column]
+        if column in current and column not in narrower:
+            layouts.append(current)
+            current = [c for c in current if c != column]
     return layouts
 
 
