@@ -181,7 +181,7 @@ def shrink_located(
                 break
     end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
-    cuts.index = structure.index_columns(shrunk, count, (key, alt))
+    cuts.index = structure.index_columns(shrunk, count, (key, alt), spread=records)
     return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
 
 

@@ -474,17 +474,18 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
     return _best_column(records, skip, score)
 
 
-def status_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
+def status_field(records: Sequence[Any], skip: Iterable[str] = (), spread: Sequence[Any] = ()) -> str | None:
     """A column of a few short words, each beginning with a letter, repeated across records (open/closed, Running,
     ok): a status. Words before codes of three letters or fewer (a network's ``nc``), then the one with more
-    values; never a column nearly constant (see ``nearly_constant``)."""
+    values; never a column nearly constant (see ``nearly_constant``; ``spread``: the whole list, when ``records``
+    are its first part)."""
 
     def score(path: str, values: list[Any], n: int) -> tuple[Any, ...] | None:
         words = [v for v in values if isinstance(v, str) and v[:1].isalpha() and len(v) <= 24 and " " not in v]
         distinct = len(set(words))
         if n < 3 or len(words) * SPARSE < n or not 2 <= distinct <= max(2, min(8, n // 2)):
             return None
-        if any(_DIGIT.search(w) for w in words) or nearly_constant(words, records, path):
+        if any(_DIGIT.search(w) for w in words) or nearly_constant(words, spread or records, path):
             return None
         return (path.count("."), all(len(w) <= 3 for w in set(words)), -distinct)
 
@@ -689,7 +690,9 @@ _SHORT_CHARS = 32
 _RARE_CHARS = 5  # a nearly constant column is kept only when in every record and this short (a flag)
 
 
-def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS) -> list[str]:
+def short_columns(
+    records: Sequence[Any], skip: Iterable[str] = (), most: int = SHORT_COLUMNS, spread: Sequence[Any] = ()
+) -> list[str]:
     """Columns worth a place in an index: short scalars (names, dates, amounts, states) present in most records,
     that vary between them, are no link, no opaque token and no part of a composite value (a date given as its
     year, month, ... microsecond); in the records' own order, own members first, then short flags one value in
@@ -710,7 +713,7 @@ def short_columns(records: Sequence[Any], skip: Iterable[str] = (), most: int = 
             continue  # a part of one value (a date's minute), not a field
         if sum(map(len, texts)) > _SHORT_CHARS * len(texts) or any(is_url(v) or is_opaque(v) for v in values[:20]):
             continue
-        rare = nearly_constant(values, records, path)  # its few other values are the exceptions (a yanked release)
+        rare = nearly_constant(values, spread or records, path)  # its rare other values: exceptions (a yanked release)
         if rare and (len(texts) < len(sample) or sum(map(len, texts)) > _RARE_CHARS * len(texts)):
             continue
         found.append((rare, _table(sample).levels.get(path, 0), order, path))
@@ -777,11 +780,15 @@ def _composite(sample: Sequence[Any], parent: str) -> bool:
 
 
 def index_columns(
-    records: Sequence[Any], count: Count, keys: tuple[str | None, str | None] | None = None
+    records: Sequence[Any],
+    count: Count,
+    keys: tuple[str | None, str | None] | None = None,
+    spread: Sequence[Any] = (),
 ) -> list[list[str]]:
-    """Index layouts to try, widest first, each a prefix of the widest: identifier, a second identifier (see
-    ``record_keys``; pass ``keys`` when they were found before the records were shrunk), a title, a status.
-    Empty when the records have no identifier."""
+    """Index layouts to try, widest first, each a subset of the widest in its order: identifier, a second
+    identifier (see ``record_keys``; pass ``keys`` when they were found before the records were shrunk), a title, a
+    status, short columns. ``spread``: the whole list when ``records`` are its first part (a column constant in
+    them may vary further on). Empty when the records have no identifier."""
     key, alt = keys if keys is not None else record_keys(records, count)
     if key is None:
         key = coalesced_identifier(records)
@@ -791,10 +798,10 @@ def index_columns(
     title = title_field(records, skip=wide)
     if title:
         wide.append(title)
-    status = status_field(records, skip=wide)
+    status = status_field(records, skip=wide, spread=spread)
     if status:
         wide.append(status)
-    extra = short_columns(records, skip=wide)
+    extra = short_columns(records, skip=wide, spread=spread)
     wide += extra
     # Columns go before rows, one at a time: the short ones costliest first (a date before an amount: the cheap ones
     # answer as much per row), the status, then an opaque second identifier (before the title a reader can use),
