@@ -97,6 +97,9 @@ def test_records_in_pages_are_each_listed_and_read_back_once(tmp_path: Path, wra
         member = next(v for k, v in page.items() if k not in ("_hostshape", "_index", "query"))
         seen += [r["id"] for r in as_records(member)]
     assert seen == ids  # the way back: every record once, in order
+    if wrapped:  # the list the envelope names is a query over the saved result that picks from every page
+        picked = read(envelope["handle"], query=f"{envelope['list']} | [?id=='p7-19'].v", policy=policy)
+        assert "result 19" in picked
 
 
 def _chart(points: int = 200) -> dict[str, Any]:
