@@ -122,3 +122,27 @@ def test_members_beside_a_list_give_way_to_a_listing_of_every_record(tmp_path: P
     env = shaped["_hostshape"]
     assert _listed(shaped) == 1000 and "dropped" not in env  # every server named
     assert any("cfg" in n for n in env["notes"])  # the config's cut is named
+
+
+def test_records_whose_table_rows_render_empty_still_fit(tmp_path: Path) -> None:
+    """A table whose first rows render to nothing (members a rule projects away) costs its rows without dividing
+    by their count (ZeroDivisionError at 48 tokens, found by tests/test_robustness.py)."""
+    from hostshape import Rule
+
+    def record(i: int) -> dict[str, Any]:
+        return {
+            "id": i,
+            "number": i + 1,
+            "title": f"record {i}",
+            "state": "open",
+            "body": "x" * 50,
+            "user": {"login": "0", "id": i, "avatar_url": "https://avatars.example/u", "url": "https://api.x/u"},
+            "html_url": f"https://github.example/r/{i}",
+            "node_id": "N_" + "x" * 20,
+            "extra": {"": {"00000000000\x1f": "x" * 932}},
+        }
+
+    rules = (Rule(tool="jp", jmespath="[*].{id: id, title: title}"), Rule(tool="small", budget=64))
+    policy = Policy(budget=48, safety_factor=1.0, rules=rules, on_fault="pass", spill_dir=tmp_path)
+    result = shape([record(i) for i in range(4)], policy=policy)
+    assert result.fault is None and count_tokens(result.text) <= 48

@@ -238,8 +238,9 @@ class _RecordFit:
         else:  # rows cost what their table costs, counted on the first few: the names once, the rows' share each
             head = table.render(rest[:_TABLE_HEAD]) or {"fields": [], "rows": []}
             names = self.limit.count(dumps(head["fields"]))
-            per = (self.limit.count(dumps(head["rows"])) + 1) / max(1, len(head["rows"]))
-            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / len(head["rows"]))
+            rows = max(1, len(head["rows"]))  # none when the first records render to no row
+            per = (self.limit.count(dumps(head["rows"])) + 1) / rows
+            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / rows)
             budget -= names
             estimates = _costs_within((dumps(table.row(r)) for r in rest), self.ratio, int(budget / scale) + 1)
             full = [max(1, round(c * scale)) for c in estimates]
