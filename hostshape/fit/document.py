@@ -43,6 +43,7 @@ FULL_LEVELS = 3
 GREP_LINE_CHARS = 300
 GREP_PLACE_LINES = 12
 _ROUNDS = 10
+GROUP_SEPARATOR = " · "  # between the entries of a grouped outline line
 _SHOWN_SIZE = re.compile(r"\s*\(L\d[\d,-]*, ~?[\d,]+ tok\)$")
 
 
@@ -81,9 +82,11 @@ class Document:
         ident, _, title = wanted.partition(" ")
         if ident in by_id and by_id[ident].title == title:
             return [by_id[ident]]
-        exact = [s for s in self.sections if wanted in (s.title, s.name)]
+        exact = [s for s in self.sections if wanted in (s.title, s.name, grouped_name(s))]
         lower = wanted.lower()
-        return exact or [s for s in self.sections if lower in (s.title.lower(), s.name.lower())]
+        return exact or [
+            s for s in self.sections if lower in (s.title.lower(), s.name.lower(), grouped_name(s).lower())
+        ]
 
 
 @functools.lru_cache(maxsize=2)
@@ -405,7 +408,13 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
 def _group_line(doc: Document, group: list[int]) -> str:
     first, last = doc.sections[group[0]], doc.sections[group[-1]]
     span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
-    return f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].short for i in group)
+    return f"{'  ' * (first.depth - 1)}{span}: " + GROUP_SEPARATOR.join(grouped_name(doc.sections[i]) for i in group)
+
+
+def grouped_name(section: Section) -> str:
+    """What a grouped outline line shows of ``section``: its short name, any ``·`` in it shown as ``-`` so that the
+    separator never splits one entry in two (the ids of a run are counted by its entries)."""
+    return section.short.replace("·", "-")
 
 
 def _gap(doc: Document, index: int) -> int:
