@@ -141,3 +141,24 @@ def test_every_printed_section_name_reads_its_own_section(tmp_path: Path, budget
             assert not page.startswith("[hostshape]"), (asked, page[:200])
             if asked == ident or name not in {n for i, n in printed if i != ident}:  # a repeated name reads the first
                 assert f"section {ident} " in header, (asked, header)
+
+
+# ---- CSV: a quoted field keeps its line breaks -------------------------------------------------------------------
+
+
+def test_a_quoted_csv_field_keeps_its_line_breaks_on_every_page(tmp_path: Path) -> None:
+    # RFC 4180 section 2.6: a quoted field may hold line breaks (an export of support tickets, their comments).
+    rows = [(str(i), f"Name, {i}", f'line one\nline two "quoted" {i}\n\nafter a blank line') for i in range(200)]
+    text = "id,name,comment\r\n" + "".join(
+        f'{i},"{name}","{comment.replace(chr(34), chr(34) * 2)}"\r\n' for i, name, comment in rows
+    )
+    policy = _policy(tmp_path, 400)
+    first = _shaped(text, policy)
+    env, shown = _records(first)
+    pages = [shown]
+    while env.get("next"):
+        env, page = _records(read(json.loads(first)["_hostshape"]["handle"], cursor=env["next"], policy=policy))
+        pages.append(page)
+    seen = [record for page in pages for record in page]
+    assert [r["id"] for r in seen] == [r[0] for r in rows]
+    assert all(r["comment"] == rows[int(r["id"])][2] for r in seen)

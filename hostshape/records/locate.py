@@ -8,6 +8,7 @@ of a header list, and maps keyed by identifier turned into lists.
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -510,7 +511,7 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
     if text.count("\n", 0, 100_000) < 2:
         return None
-    sample = [line for line in text[:100_000].splitlines()[:-1] if line.strip()][:50]
+    sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
@@ -518,13 +519,23 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
-    lines = [line for line in text.splitlines() if line.strip()]
+    every = _lines(text)
+    lines = [line for line in every if line.strip()]
     if len(lines) < 3 or len(lines) > MAX_TEXT_RECORDS:
         return None
     try:
-        return _json_lines(lines) if lines[0].lstrip().startswith("{") else _delimited(lines)
+        if lines[0].lstrip().startswith("{"):
+            return _json_lines(lines)
+        # CSV rows as csv reads a file: a quoted field keeps its line breaks, blank lines inside it too
+        return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
         return None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line breaks (``\n``, ``\r\n``, ``\r``), as csv reads a file opened with
+    ``newline=""``."""
+    return list(io.StringIO(text, newline=""))
 
 
 def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
@@ -547,7 +558,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
     for delimiter in (",", "\t", ";", "|"):
         if delimiter not in head[0]:
             continue
-        sample = list(csv.reader(head, delimiter=delimiter))
+        sample = [row for row in csv.reader(head, delimiter=delimiter) if row]
         width = len(sample[0])
         if width < 2 or any(len(row) != width for row in sample):
             continue
@@ -556,7 +567,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
             continue
         if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
             continue
-        rows = list(csv.reader(lines[1:], delimiter=delimiter))
+        rows = [row for row in csv.reader(lines[1:], delimiter=delimiter) if row]
         if any(len(row) != width for row in rows):
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]
