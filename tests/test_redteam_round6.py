@@ -85,7 +85,7 @@ def test_another_rendering_of_the_same_text_is_still_left_out(tmp_path: Path) ->
     "truncated: false and names none of them: records of nulls are shown as {})",
 )
 def test_members_left_out_as_empty_are_named_in_the_envelope(tmp_path: Path) -> None:
-    records = [{"id": None, "name": "", "tags": [], "meta": {}} for _ in range(200)]
+    records: list[dict[str, Any]] = [{"id": None, "name": "", "tags": [], "meta": {}} for _ in range(200)]
     text = _shaped(records, _policy(tmp_path, 1000))
     env, shown = _records(text)
     assert shown and all(record == {} for record in shown)  # what the model reads
@@ -94,22 +94,25 @@ def test_members_left_out_as_empty_are_named_in_the_envelope(tmp_path: Path) -> 
 
 # ---- documents: every name the outline prints reads its own section back -----------------------------------------
 
-ENTRY = re.compile(r"^\s*(\S+) (.*?) \(L[\d,]+(?:-[\d,]+)?, ~?[\d,]+ tok\)$")
+ENTRY = re.compile(r"^\s*(\d+(?:\.\d+)*) (.*?)(?: \(L([\d,]+)(?:-([\d,]+))?, ~?[\d,]+ tok\))?$")
 GROUP = re.compile(r"^\s*((?:\d+\.)*)(\d+)-(\d+): (.*)$")
 
 
-def _printed_sections(outline: str) -> list[tuple[str, str]]:
-    """The (id, name) of each entry the outline prints: a full entry line, or an entry of a grouped run
-    (``1.3.1-74: A · B``), whose ids are counted by its entries."""
-    found: list[tuple[str, str]] = []
-    for line in outline.split("\n"):
-        if entry := ENTRY.match(line):
-            found.append((entry.group(1), entry.group(2)))
-        elif group := GROUP.match(line):
+def _printed_sections(outline: str) -> list[tuple[str, str, str | None]]:
+    """The (id, name, lines) of each entry the outline prints: an entry line (with its lines and size, or by id and
+    title only), or an entry of a grouped run (``1.3.1-74: A · B``), whose ids are counted by its entries."""
+    found: list[tuple[str, str, str | None]] = []
+    outline = outline.split("\nHead (")[0].rsplit("\n[hostshape]", 1)[0]
+    for line in outline.split("\n")[1:]:
+        if group := GROUP.match(line):
             prefix, first, last, names = group.groups()
             shown = names.split(" · ")
             assert len(shown) == int(last) - int(first) + 1, f"the run {line!r} does not hold one name per id"
-            found += [(f"{prefix}{n}", name) for n, name in zip(range(int(first), int(last) + 1), shown, strict=True)]
+            ids = range(int(first), int(last) + 1)
+            found += [(f"{prefix}{n}", name, None) for n, name in zip(ids, shown, strict=True)]
+        elif entry := ENTRY.match(line):
+            ident, name, start, end = entry.groups()
+            found.append((ident, name, None if start is None else f"{start}-{end or start}"))
     return found
 
 
@@ -133,14 +136,15 @@ def test_every_printed_section_name_reads_its_own_section(tmp_path: Path, budget
     assert count_tokens(result.text) <= budget and result.handle
     printed = _printed_sections(result.text)
     assert len(printed) > 3, result.text
-    for ident, name in printed:
+    for ident, name, lines in printed:
         for asked in (ident, name):
             page = read(result.handle, section=asked, policy=policy)
             assert count_tokens(page) <= budget
             header = page.split("\n", 1)[0]
             assert not page.startswith("[hostshape]"), (asked, page[:200])
-            if asked == ident or name not in {n for i, n in printed if i != ident}:  # a repeated name reads the first
+            if asked == ident or name not in {n for i, n, _ in printed if i != ident}:  # a repeated name: the first
                 assert f"section {ident} " in header, (asked, header)
+                assert lines is None or f"(lines {lines} of" in header, (lines, header)
 
 
 # ---- CSV: a quoted field keeps its line breaks -------------------------------------------------------------------

@@ -45,6 +45,7 @@ GREP_PLACE_LINES = 12
 _ROUNDS = 10
 GROUP_SEPARATOR = " · "  # between the entries of a grouped outline line
 _SHOWN_SIZE = re.compile(r"\s*\(L\d[\d,-]*, ~?[\d,]+ tok\)$")
+_SHOWN_SIZE_MARK = re.compile(r"\s*\((L\d[\d,-]*, ~?[\d,]+ tok)\)$")
 
 
 def no_view_cursor(view: str, offset: int) -> str | None:  # noqa: ARG001 - a ViewCursor that makes none
@@ -80,12 +81,14 @@ class Document:
         if wanted in by_id:
             return [by_id[wanted]]
         ident, _, title = wanted.partition(" ")
-        if ident in by_id and by_id[ident].title == title:
+        if ident in by_id and title in (by_id[ident].title, shown(by_id[ident].title)):
             return [by_id[ident]]
-        exact = [s for s in self.sections if wanted in (s.title, s.name, grouped_name(s))]
+        exact = [s for s in self.sections if wanted in (s.title, s.name, shown(s.title), shown(s.short))]
         lower = wanted.lower()
         return exact or [
-            s for s in self.sections if lower in (s.title.lower(), s.name.lower(), grouped_name(s).lower())
+            s
+            for s in self.sections
+            if lower in (s.title.lower(), s.name.lower(), shown(s.title).lower(), shown(s.short).lower())
         ]
 
 
@@ -242,7 +245,7 @@ def _cost(limit: Limit, line: str) -> int:
 
 def _entry_line(section: Section, size: int, approx: bool) -> str:
     lines = f"L{section.start}" if section.start == section.end else f"L{section.start}-{section.end}"
-    return f"{'  ' * (section.depth - 1)}{section.id} {section.title} ({lines}, {_size_text(size, approx)} tok)"
+    return f"{'  ' * (section.depth - 1)}{section.id} {shown(section.title)} ({lines}, {_size_text(size, approx)} tok)"
 
 
 def _size_text(size: int, approx: bool) -> str:
@@ -354,7 +357,7 @@ def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int
     used = 0
     for index in indexes:
         section = doc.sections[index]
-        line = f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
+        line = f"{'  ' * (section.depth - 1)}{section.id} {shown(section.title)}"
         if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
             break
         cost = _cost(limit, line)
@@ -408,13 +411,14 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
 def _group_line(doc: Document, group: list[int]) -> str:
     first, last = doc.sections[group[0]], doc.sections[group[-1]]
     span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
-    return f"{'  ' * (first.depth - 1)}{span}: " + GROUP_SEPARATOR.join(grouped_name(doc.sections[i]) for i in group)
+    return f"{'  ' * (first.depth - 1)}{span}: " + GROUP_SEPARATOR.join(shown(doc.sections[i].short) for i in group)
 
 
-def grouped_name(section: Section) -> str:
-    """What a grouped outline line shows of ``section``: its short name, any ``·`` in it shown as ``-`` so that the
-    separator never splits one entry in two (the ids of a run are counted by its entries)."""
-    return section.short.replace("·", "-")
+def shown(name: str) -> str:
+    """A title or name as the outline shows it, so that no heading reads as the outline's own marks: a ``·`` as
+    ``-`` (grouped entries are separated by `` · ``, and the ids of a run are counted by its entries), an ending
+    like a shown size (``(L3-4, 9 tok)``) in brackets. A ``section`` read accepts it as shown."""
+    return _SHOWN_SIZE_MARK.sub(r" [\1]", name).replace("·", "-")
 
 
 def _gap(doc: Document, index: int) -> int:
