@@ -166,3 +166,27 @@ def test_a_quoted_csv_field_keeps_its_line_breaks_on_every_page(tmp_path: Path) 
     seen = [record for page in pages for record in page]
     assert [r["id"] for r in seen] == [r[0] for r in rows]
     assert all(r["comment"] == rows[int(r["id"])][2] for r in seen)
+
+
+# ---- tiny budgets: an answer that cuts keeps the handle that gets the rest back ----------------------------------
+
+ATOM = (
+    '<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Feed</title>'
+    + "".join(
+        f"<entry><title>Entry {i}</title><id>urn:uuid:{i}</id><updated>2024-01-01T00:00:00Z</updated>"
+        f"<summary>{'Summary text ' * 10}</summary></entry>"
+        for i in range(60)
+    )
+    + "</feed>"
+)
+MARKDOWN = "\n\n".join(f"## H{i}\n\n" + "para text here " * 30 for i in range(40))
+
+
+@pytest.mark.parametrize("text", [MARKDOWN, ATOM], ids=["markdown", "atom-feed"])
+def test_a_cut_document_names_its_handle_at_every_budget_that_holds_one(tmp_path: Path, text: str) -> None:
+    # From the smallest budget that holds a handle up: an outline without its handle lists parts no read reaches.
+    for budget in range(46, 140, 3):
+        policy = _policy(tmp_path, budget)
+        result = shape(text, policy=policy)
+        assert count_tokens(result.text) <= budget
+        assert result.handle and f"handle={result.handle}" in result.text, (budget, result.text)
