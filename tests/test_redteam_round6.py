@@ -190,3 +190,32 @@ def test_a_cut_document_names_its_handle_at_every_budget_that_holds_one(tmp_path
         result = shape(text, policy=policy)
         assert count_tokens(result.text) <= budget
         assert result.handle and f"handle={result.handle}" in result.text, (budget, result.text)
+
+
+def test_a_grep_page_that_leaves_places_unread_names_the_cursor_to_them(tmp_path: Path) -> None:
+    # Places of up to 12 lines: from the budget where a page of one place and its cursor fit, every page that leaves
+    # places names `next`, and following it reads every place once; below it, the page says it is too small.
+    text = "\n\n".join(f"## Part {i}\n\n" + ("para text here " * 30 + "\n") * 3 for i in range(30))
+    handle = shape(text, policy=_policy(tmp_path, 4000)).handle
+    assert handle
+    for budget in (150, 200, 250, 300):
+        policy = _policy(tmp_path, budget)
+        cursor, shown, total = None, [], 0
+        for _ in range(40):
+            page = read(handle, grep="para|x{5}", cursor=cursor, policy=policy)
+            assert count_tokens(page) <= budget
+            if page.startswith("[hostshape] cannot read that part: the budget is too small"):
+                assert not shown
+                break
+            last = page.rsplit("\n", 1)[-1]
+            places = re.search(r"places ([\d,]+)-([\d,]+) of ([\d,]+)", last)
+            assert places, last
+            shown.append((int(places[1]), int(places[2])))
+            total = int(places[3])
+            more = int(places[2]) < total
+            found = re.search(r"next=(\S+)", last)
+            assert bool(found) == more, (budget, last)
+            if not found:
+                break
+            cursor = found[1]
+        assert [n for a, b in shown for n in range(a, b + 1)] == list(range(1, total + 1))

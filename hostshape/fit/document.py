@@ -41,6 +41,7 @@ GREP_CONTEXT = 2
 # Levels deeper than this are shown compactly only (a map, not a table of contents: the head is worth more)
 FULL_LEVELS = 3
 GREP_LINE_CHARS = 300
+GREP_LINE_WIDTHS = (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10, GREP_LINE_CHARS // 30)
 GREP_PLACE_LINES = 12
 _ROUNDS = 10
 GROUP_SEPARATOR = " · "  # between the entries of a grouped outline line
@@ -628,7 +629,7 @@ def _fit_grep(
             style,
         )
         avail = limit.tokens - limit.count(head) - limit.count(probe) - 6
-        for width in (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10):
+        for width in GREP_LINE_WIDTHS:
             shown: list[str] = []
             used = 0
             for spot in places[offset:]:
@@ -643,8 +644,11 @@ def _fit_grep(
                 more = end < len(places)
                 page_facts = dataclasses.replace(facts, truncated=more or matches.more)
                 detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
-                line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
+                cursor = cursor_at(view, end) if more else None
+                line = text_line(page_facts, way, cursor, detail, style)
                 text = head + "\n" + "\n--\n".join(shown) + "\n" + line
+                if cursor is not None and cursor not in line:
+                    break  # places left and no cursor to reach them: narrower lines first, else too small
                 if limit.fits(text):
                     return Fitted(text, page_facts, "document")
                 if len(shown) == 1:
