@@ -79,11 +79,6 @@ def test_another_rendering_of_the_same_text_is_still_left_out(tmp_path: Path) ->
     assert "body_html" not in text and "body_text" not in text and "pep257" in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owner: records (records/shrink.py _object drops null, '', [] and {} members; the envelope says "
-    "truncated: false and names none of them: records of nulls are shown as {})",
-)
 def test_members_left_out_as_empty_are_named_in_the_envelope(tmp_path: Path) -> None:
     records: list[dict[str, Any]] = [{"id": None, "name": "", "tags": [], "meta": {}} for _ in range(200)]
     text = _shaped(records, _policy(tmp_path, 1000))
