@@ -87,6 +87,24 @@ def test_members_left_out_as_empty_are_named_in_the_envelope(tmp_path: Path) -> 
     assert env["truncated"] or any("empty" in note for note in env.get("notes", []))
 
 
+def test_a_wrapper_member_the_record_also_has_is_never_lost_and_its_new_name_is_said(tmp_path: Path) -> None:
+    # A search API's GraphQL connection: each edge's relevance beside the node's own (other) score.
+    edges = [
+        {"score": i / 10, "_score": -i, "node": {"id": f"N{i}", "score": 100 - i, "_score": i * 3, "t": "w " * 20}}
+        for i in range(60)
+    ]
+    text = _shaped({"data": {"search": {"edges": edges}}}, _policy(tmp_path, 800))
+    doc = json.loads(text)
+    env, shown = doc["_hostshape"], as_records(doc["data"]["search"]["edges[].node"])
+    note = next(n for n in env["notes"] if n.startswith("records unwrapped"))
+    renames = dict(re.findall(r"(\w+) shown as (\w+)", note))
+    assert set(renames) == {"score", "_score"}, note
+    for record in shown:
+        i = int(record["id"][1:])
+        assert record["score"] == 100 - i and record["_score"] == i * 3
+        assert record[renames["score"]] == i / 10 and record[renames["_score"]] == -i
+
+
 # ---- documents: every name the outline prints reads its own section back -----------------------------------------
 
 ENTRY = re.compile(r"^\s*(\d+(?:\.\d+)*) (.*?)(?: \(L([\d,]+)(?:-([\d,]+))?, ~?[\d,]+ tok\))?$")
@@ -195,7 +213,8 @@ def test_a_grep_page_that_leaves_places_unread_names_the_cursor_to_them(tmp_path
     assert handle
     for budget in (150, 200, 250, 300):
         policy = _policy(tmp_path, budget)
-        cursor, shown, total = None, [], 0
+        cursor, total = None, 0
+        shown: list[tuple[int, int]] = []
         for _ in range(40):
             page = read(handle, grep="para|x{5}", cursor=cursor, policy=policy)
             assert count_tokens(page) <= budget

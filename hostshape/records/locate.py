@@ -310,12 +310,23 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
         return path, records
     out = []
+    renamed: dict[str, str] = {}  # a wrapper's member the object also has -> the name it is shown under
     for r in dicts:
         own = r[inner] if isinstance(r.get(inner), dict) else {}
-        merged = {(key if key not in own else f"_{key}"): member for key, member in r.items() if key != inner}
+        merged: dict[str, Any] = {}
+        for key, member in r.items():
+            if key == inner:
+                continue
+            name = key
+            while name in own or name in merged:  # never over the object's own member, nor another renamed
+                name = f"_{name}"
+            if name != key:
+                renamed.setdefault(key, name)
+            merged[name] = member
         merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
         out.append(merged)
-    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}")
+    shown_as = "; the wrapper's " + ", ".join(f"{k} shown as {v}" for k, v in list(renamed.items())[:6])
+    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}" + (shown_as if renamed else ""))
     return _stepped(path, inner), out
 
 
