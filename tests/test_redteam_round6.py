@@ -160,6 +160,27 @@ def test_every_printed_section_name_reads_its_own_section(tmp_path: Path, budget
                 assert lines is None or f"(lines {lines} of" in header, (lines, header)
 
 
+# A feed as most servers send it: on one line (minified). Each item is an outline entry; its section is its lines.
+MINIFIED_RSS = (
+    '<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>'
+    + "".join(
+        f"<item><title>Story number {i}</title><link>https://news.example.com/{i}</link>"
+        f"<description>{f'Body of story {i}. ' * 12}</description></item>"
+        for i in range(50)
+    )
+    + "</channel></rss>"
+)
+
+
+def test_each_item_of_a_one_line_feed_reads_back_as_itself(tmp_path: Path) -> None:
+    policy = _policy(tmp_path, 600)
+    result = shape(MINIFIED_RSS, policy=policy)
+    assert result.handle and "Story number 7" in result.text
+    page = read(result.handle, section="Story number 7", policy=policy)
+    assert "Body of story 7." in page and "Body of story 0." not in page, page[:300]
+    assert "(lines 1-1 of 1)" not in page
+
+
 # ---- CSV: a quoted field keeps its line breaks -------------------------------------------------------------------
 
 
