@@ -181,6 +181,16 @@ def test_each_item_of_a_one_line_feed_reads_back_as_itself(tmp_path: Path) -> No
     assert "(lines 1-1 of 1)" not in page
 
 
+def test_a_feed_longer_than_the_outline_says_how_many_items_it_has(tmp_path: Path) -> None:
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Log</title>'
+        + "".join(f"<item><title>Event {i}</title></item>" for i in range(25_000))
+        + "</channel></rss>"
+    )
+    text = _shaped(feed, _policy(tmp_path, 1000))
+    assert "25,000 items" in text.split("\n", 1)[0]
+
+
 # ---- CSV: a quoted field keeps its line breaks -------------------------------------------------------------------
 
 
