@@ -40,8 +40,9 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 class RecordList(Protocol):
     """The record list as the records stage decided it (``hostshape.records.listing.Listing``): where it is in the
     value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
-    its order; empty: no index), the index row of each of the first records in the widest layout, and the
-    identifiers of the records of each other record list beside it, by where that list is."""
+    its order; empty: no index), the index row of each of the first records in the widest layout, the
+    identifiers of the records of each other record list beside it, by where that list is, and the layout of a
+    listing of some of the records (a subset of the widest; None: the narrowest)."""
 
     @property
     def path(self) -> tuple[str, ...]: ...
@@ -53,6 +54,8 @@ class RecordList(Protocol):
     def rows(self) -> list[list[Any]]: ...
     @property
     def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
+    @property
+    def partial(self) -> list[str] | None: ...
 
 
 def fit_data(
@@ -98,7 +101,7 @@ def fit_data(
             fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
             rows = cap_records(records.rows[offset:], level, seen)[0]
-            index = _IndexSource(records.layouts, rows)
+            index = _IndexSource(records.layouts, rows, records.partial)
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
             fitted = fit.run()
         if fitted is not None:
@@ -151,10 +154,12 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
 @dataclass(frozen=True)
 class _IndexSource:
     """The layouts an index may take, widest first, and the rows of the records from the page's first in the
-    widest (previewed as the records are)."""
+    widest (previewed as the records are); ``partial``, the layout of a listing of some of them (None: the
+    narrowest)."""
 
     layouts: list[list[str]]
     rows: list[list[Any]]
+    partial: list[str] | None = None
 
     def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
@@ -305,8 +310,8 @@ class _RecordFit:
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
             yield deferred
-        if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
-            columns = layouts[-1]
+        if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
+            columns = self.index.partial or layouts[-1]
             rows = _narrower(wide, layouts[0], columns)
             k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
