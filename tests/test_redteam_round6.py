@@ -327,3 +327,27 @@ def test_a_text_that_defeats_a_kind_s_sign_pattern_is_shaped_in_linear_time(tmp_
     result = shape(text, policy=_policy(tmp_path, 1000))
     print(f"{name}: {time.perf_counter() - started:.2f} s")  # measured, not asserted (bench/ holds the ratios)
     assert result.fault is None and 0 < count_tokens(result.text) <= 1000 and result.handle
+
+
+# ---- the way back: the list the envelope names, read back as a query (issue 27) ----------------------------------
+
+LIST_OWNER = "owner: records/fit (fit/records.py names the list '.'.join(path): a key with a dot is not quoted"
+
+
+@pytest.mark.xfail(strict=True, reason=f"{LIST_OWNER}, and a map keyed by id is named 'paths[].get', null as a query)")
+@pytest.mark.parametrize("shape_of", ["a key with a dot", "a map keyed by id"])
+def test_the_list_the_envelope_names_picks_the_records_as_a_query(tmp_path: Path, shape_of: str) -> None:
+    if shape_of == "a key with a dot":  # Elasticsearch-style field names, a metrics API's "series.points"
+        value: Any = {"series.points": [{"id": f"s{i}", "text": f"word {i} " * 15} for i in range(80)], "unit": "ms"}
+    else:  # an OpenAPI document's paths, each holding its operation
+        value = {
+            "openapi": "3.0.0",
+            "paths": {
+                f"/v1/r{i}/{{id}}": {"get": {"operationId": f"getR{i}", "summary": "x " * 15}} for i in range(40)
+            },
+        }
+    policy = _policy(tmp_path, 600)
+    env = json.loads(_shaped(value, policy))["_hostshape"]
+    assert env["truncated"] and env.get("list")
+    page = json.loads(read(env["handle"], query=env["list"], policy=policy))
+    assert page["_hostshape"].get("matched", True) and page["_hostshape"].get("total") in (40, 80), env["list"]
