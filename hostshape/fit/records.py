@@ -170,23 +170,40 @@ class _IndexSource:
         return _narrower(self._capped[start:end], self.layouts[0], columns)
 
     def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
-        """The rows from record ``start`` on in the layout ``columns``, made as they are read."""
+        """The rows from record ``start`` on in the layout ``columns``, made as they are read (a few at a time)."""
+        wide = columns == self.layouts[0]
         at = [self.layouts[0].index(c) for c in columns]
-        for i in range(start, len(self)):
-            self._fill(i + 1)
-            row = self._capped[i]
-            yield row if columns == self.layouts[0] else [row[j] for j in at]
+        end = len(self)
+        while start < end:
+            stop = min(end, start + _ROWS_AT_ONCE)
+            self._fill(stop)
+            for row in self._capped[start:stop]:
+                yield row if wide else [row[j] for j in at]
+            start = stop
 
     def _fill(self, end: int) -> None:
-        capped = self._capped
+        capped, level = self._capped, self.level
         if end <= len(capped):
             return
-        rows = self.rows[self.offset + len(capped) : self.offset + end]
-        if self.level is not None:
+        first = len(capped)
+        rows = self.rows[self.offset + first : self.offset + end]
+        if level is not None:
             cuts = [0]
-            first = len(capped)
-            rows = [cap_strings(r, self.level, cuts) if first + i < self.seen else r for i, r in enumerate(rows)]
+            rows = [
+                cap_strings(r, level, cuts) if first + i < self.seen and _long_cell(r, level) else r
+                for i, r in enumerate(rows)
+            ]
         capped.extend(rows)
+
+
+_ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
+
+
+def _long_cell(row: list[Any], level: int) -> bool:
+    """A cell of this index row is text longer than ``level`` (the rows' cells are scalars)."""
+    return any(isinstance(c, str) and len(c) > level for c in row) or not all(
+        isinstance(c, (str, int, float, bool)) or c is None for c in row
+    )
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled
@@ -318,8 +335,12 @@ class _RecordFit:
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
         listable = min(len(self.index), self.limit.tokens // 2 + 1) if layouts else 0
         deferred = None  # the widest listing of every record, skipped in the hope a narrower one leaves room
+        # a wider layout's rows are longer, so their estimate is larger: when the narrowest listing of every record
+        # is clearly over (its slack the largest), so is every other
+        narrowest = self.index.each(layouts[-1], 0) if layouts else iter(())
+        narrowest_over = bool(layouts) and listable >= len(rest) and self._over(narrowest, int(room * 1.1))
         for columns in layouts:  # widest first: columns go before rows do
-            if listable < len(rest):
+            if listable < len(rest) or narrowest_over:
                 break  # no listing of every record can fit
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
             rows, row_costs = self._measured(self.index.each(columns, 0), slack)
@@ -344,19 +365,11 @@ class _RecordFit:
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
-        spreads the count over the rows); no costs when the listing is clearly over ``room``, found as soon as the
-        rows read so far are (the rest are not made)."""
+        spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``)."""
         read: list[list[Any]] = []
-        texts: list[str] = []
-        size = estimated = 0
-        for row in rows:
-            read.append(row)
-            texts.append(dumps(row))
-            size += len(texts[-1]) + 1
-            estimated += self.ratio.estimate(texts[-1]) + 1
-            if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
-                return read, []  # clearly over: the estimate decides (short rows are never estimated within:
-                # their tokens run denser than the records' the estimate learnt from)
+        if self._over(rows, room, read):
+            return read, []
+        texts = [dumps(row) for row in read]
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
         listing = ",".join(texts)
         exact = self.limit.count(listing)
@@ -365,6 +378,21 @@ class _RecordFit:
             return read, []
         scale = exact / max(1, sum(estimates))
         return read, [max(1, round(e * scale)) for e in estimates]
+
+    def _over(self, rows: Iterable[list[Any]], room: int, read: list[list[Any]] | None = None) -> bool:
+        """Whether a listing of ``rows`` is clearly over ``room`` by its size or estimate (short rows are never
+        estimated within: their tokens run denser than the records' the estimate learnt from), found as soon as
+        the rows read so far are (the rest are not made); ``read`` receives the rows read. Changes nothing."""
+        size = estimated = 0
+        for row in rows:
+            if read is not None:
+                read.append(row)
+            text = dumps(row)
+            size += len(text) + 1
+            estimated += self.ratio.estimate(text) + 1
+            if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
+                return True
+        return False
 
     def _skeleton(self) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
