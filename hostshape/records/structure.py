@@ -328,10 +328,23 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         text = str(value)
         if len(text) < 2:
             continue
-        segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
-        if any(segment.search(url) for url in _urls(record, own) if url != text):
+        if any(_segment_in(url, text) for url in _urls(record, own) if url != text):
             hits += 1
     return seen > 0 and hits * 2 > seen
+
+
+def _segment_in(url: str, text: str) -> bool:
+    """``/text`` occurs in ``url`` as a whole path segment: followed by ``/``, ``?``, ``#``, ``.`` or the end (as
+    the regex ``/text(?:[/?#.]|$)`` reads it, a final newline included), found without compiling a pattern per
+    value."""
+    needle = "/" + text
+    at = url.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        if end == len(url) or url[end] in "/?#." or (end == len(url) - 1 and url[end] == "\n"):
+            return True
+        at = url.find(needle, at + 1)
+    return False
 
 
 def _urls(record: dict[str, Any], skip: str | None = None) -> list[str]:
@@ -408,7 +421,7 @@ def _embeds(records: Sequence[Any], link: str, key: str) -> bool:
         a, b = dotted(r, link), dotted(r, key)
         if not is_link_path(a) or b is None or isinstance(b, (bool, dict, list)) or len(str(b)) < 2:
             return False
-        if re.search("/" + re.escape(str(b)) + r"(?:[/?#.]|$)", a) is None:
+        if not _segment_in(a, str(b)):
             return False
     return bool(records)
 
