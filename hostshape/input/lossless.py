@@ -77,8 +77,6 @@ _LONG_EXPONENT = re.compile(rb"0e-?000")
 _LONG_MANTISSA = b"0000000000000000e"
 _COLON_ESCAPE = re.compile(rb"\\u003[aA]")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_NUMBER_BYTES = frozenset(b"0123456789+-.eE")
-_BLANK_BYTES = frozenset(b" \t\r\n")
 _RUN = 64  # bytes read either side of a candidate literal; a longer run is checked by parsing
 _CANDIDATES = 2000  # candidate literals looked at before the text is checked by parsing
 
@@ -107,27 +105,25 @@ def _surely_lossless(text: str, rendering: str) -> bool:
             starts.append(match.start())
             if len(starts) > _CANDIDATES:
                 return False
-    return not any(_maybe_rounded(raw, at) for at in starts)
+    return not any(_maybe_rounded(raw, shapes, at) for at in starts)
 
 
-def _maybe_rounded(raw: bytes, at: int) -> bool:
+def _maybe_rounded(raw: bytes, shapes: bytes, at: int) -> bool:
     """Whether the run of number characters around ``at`` may be a number literal that parsing rounds: False when
-    it is certainly inside a string (no ``:``, ``,`` or ``[`` before it) or exact as a double."""
-    start, floor = at, max(0, at - _RUN)
-    while start > floor and raw[start - 1] in _NUMBER_BYTES:
-        start -= 1
-    end, ceiling = at, min(len(raw), at + _RUN)
-    while end < ceiling and raw[end] in _NUMBER_BYTES:
-        end += 1
-    if (start == floor and floor > 0) or (end == ceiling and ceiling < len(raw)):
-        return True  # too long to judge from here
-    before = start - 1
-    while before >= 0 and raw[before] in _BLANK_BYTES:
-        if start - before > _RUN:
-            return True
-        before -= 1
-    if before >= 0 and raw[before] not in b",:[" and raw[before - 2 : before + 1] != b"\xef\xbb\xbf":
-        return False
+    it is certainly inside a string (no ``:``, ``,`` or ``[`` before it), an integer, or exact as a double."""
+    low, high = max(0, at - _RUN), min(len(raw), at + _RUN)
+    head, tail = shapes[low:at].rstrip(b"0.e-"), shapes[at:high].lstrip(b"0.e-")
+    if (low > 0 and not head) or (high < len(raw) and not tail):
+        return True  # a run longer than this window: checked by parsing
+    start, end = low + len(head), high - len(tail)
+    before = head.rstrip(b" \t\r\n")
+    if before:
+        if before[-1:] not in (b",", b":", b"[") and not before.endswith(b"\xef\xbb\xbf"):
+            return False
+    elif low > 0:
+        return True  # blanks all the way back: checked by parsing
+    if end - start < 17 and b"e" not in shapes[start:end]:
+        return False  # no exponent and fewer than 16 digits: exact
     literal = raw[start:end].decode("ascii")
     return _NUMBER.fullmatch(literal) is not None and not _exact(literal, float(literal))
 
