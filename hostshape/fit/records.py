@@ -197,20 +197,13 @@ class _IndexSource:
         if level is not None:
             cuts = [0]
             rows = [
-                cap_strings(r, level, cuts) if first + i < self.seen and _long_cell(r, level) else r
+                cap_strings(r, level, cuts) if first + i < self.seen and not _all_short(r, level) else r
                 for i, r in enumerate(rows)
             ]
         capped.extend(rows)
 
 
 _ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
-
-
-def _long_cell(row: list[Any], level: int) -> bool:
-    """A cell of this index row is text longer than ``level`` (the rows' cells are scalars)."""
-    return any(isinstance(c, str) and len(c) > level for c in row) or not all(
-        isinstance(c, (str, int, float, bool)) or c is None for c in row
-    )
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled
