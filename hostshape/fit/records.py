@@ -41,9 +41,10 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 class RecordList(Protocol):
     """The record list as the records stage decided it (``hostshape.records.listing.Listing``): where it is in the
     value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
-    its order; empty: no index), the index row of each of the first records in the widest layout, and the
-    identifiers of the records of each other record list beside it, by where that list is. Rows are read in
-    order, as far as the fit needs them (a long list's rows may be made only when read)."""
+    its order; empty: no index), the index row of each of the first records in the widest layout, the
+    identifiers of the records of each other record list beside it, by where that list is, and the layout of a
+    listing of some of the records (a subset of the widest; None: the narrowest). Rows are read in order, as far
+    as the fit needs them (a long list's rows may be made only when read)."""
 
     @property
     def path(self) -> tuple[str, ...]: ...
@@ -55,6 +56,8 @@ class RecordList(Protocol):
     def rows(self) -> Sequence[list[Any]]: ...
     @property
     def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
+    @property
+    def partial(self) -> list[str] | None: ...
 
 
 def fit_data(
@@ -99,7 +102,7 @@ def fit_data(
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
             fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
-            index = _IndexSource(records.layouts, records.rows, offset, level, seen)
+            index = _IndexSource(records.layouts, records.rows, offset, level, seen, records.partial)
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
             fitted = fit.run()
         if fitted is not None:
@@ -159,13 +162,15 @@ def _all_short(record: Any, level: int) -> bool:
 @dataclass(frozen=True)
 class _IndexSource:
     """The layouts an index may take, widest first, and the rows of the records from the page's first in the
-    widest, previewed at ``level`` as the records are (the first ``seen``), each read when the fit first needs it."""
+    widest, previewed at ``level`` as the records are (the first ``seen``), each read when the fit first needs it;
+    ``partial``, the layout of a listing of some of them (None: the narrowest)."""
 
     layouts: list[list[str]]
     rows: Sequence[list[Any]]  # from the list's first record
     offset: int = 0
     level: int | None = None
     seen: int = 0
+    partial: list[str] | None = None
     _capped: list[list[Any]] = field(default_factory=list, repr=False)
 
     def __len__(self) -> int:
@@ -353,8 +358,8 @@ class _RecordFit:
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
             yield deferred
-        if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
-            columns = layouts[-1]
+        if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
+            columns = self.index.partial or layouts[-1]
             k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))

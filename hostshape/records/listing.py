@@ -21,13 +21,15 @@ class Listing:
     """A record list at ``path`` in the projected value (``()``: the value is the list), with its index: layouts
     to try, widest first, each a subset of the widest in its order (empty: no index), and ``rows``, the index row
     of each of the first records in the widest layout (records past them are never listed), each made when the
-    fit first reads it."""
+    fit first reads it. ``partial``, a subset of the widest too, lists some of the records when no layout lists
+    them all (None: the narrowest does)."""
 
     path: Path
     records: list[Any]
     layouts: list[list[str]]
     rows: Sequence[list[Any]]
     beside_ids: dict[Path, list[Any]]  # the identifiers of the records of each other record list beside this one
+    partial: list[str] | None = None
 
 
 def listing(
@@ -36,12 +38,14 @@ def listing(
     count: Count,
     *,
     layouts: list[list[str]] | None = None,
+    partial: list[str] | None = None,
     rows: int = 0,
 ) -> Listing | None:
     """The record list of ``value``: at ``path`` when the projection placed it there (and it is still a list),
     else the one ``find_records`` finds; None when there is none or it is empty. ``layouts`` are the index layouts
-    the projection chose (the shrink, before shrinking), else they are chosen here from the records; index rows
-    are made for the first ``rows`` records (0: no index)."""
+    the projection chose (the shrink, before shrinking), else they are chosen here from the records, and
+    ``partial`` the layout it chose for a listing of some of them; index rows are made for the first ``rows``
+    records (0: no index)."""
     found = _at(value, path) if path is not None else find_records(value)
     if found is None or not found[1]:
         return None
@@ -60,7 +64,8 @@ def listing(
         else index_columns(records, count)
     )
     index_rows = Made(lambda i: rows_of(records[i], chosen[0]), min(rows, len(records)) if chosen else 0)
-    return Listing(at, records, chosen, index_rows, beside_ids)
+    some = partial if chosen and partial and layouts is chosen and all(c in chosen[0] for c in partial) else None
+    return Listing(at, records, chosen, index_rows, beside_ids, some)
 
 
 class Made(Sequence[Any]):

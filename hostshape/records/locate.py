@@ -1,8 +1,9 @@
 """Where the records are in a JSON document, found by what the lists hold, and the document rewritten so that
 they sit in one plain list of objects: GraphQL ``edges[].node`` unwrapped, lists nested in thin parent records
 flattened (each child names its parent's identifier), records nested in lists of wrappers that name nothing
-gathered (a trace's ``batches[].scopeSpans[].spans[]``), rows-as-arrays turned into objects with the column names
-of a header list, and maps keyed by identifier turned into lists.
+gathered (a trace's ``batches[].scopeSpans[].spans[]``), pages (a list of lists of records) joined, records
+whose one list holds their own fields as key/value pairs kept whole (``Tags[].{Key, Value}``), rows-as-arrays
+turned into objects with the column names of a header list, and maps keyed by identifier turned into lists.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Located:
     records: list[Any]
     notes: list[str] = field(default_factory=list)  # how the document was rewritten; a note ending "not shown" is a cut
     parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
+    map_key: str | None = None  # the records are a map's entries: the member holding each one's map key
 
 
 def find_records(value: Any, max_depth: int = SEARCH_DEPTH) -> tuple[Path, list[Any]] | None:
@@ -68,30 +70,33 @@ def longest_record_list(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]
 def locate(value: Any) -> Located | None:
     """The record list, rewritten into a plain list of objects (see the module docstring); None when there is
     none. Deterministic: paging a saved result later finds the same list at the same path."""
-    candidates: list[tuple[float, Path, list[Any], str | None]] = []
+    candidates: list[tuple[float, Path, list[Any], str | None, str | None]] = []
     if isinstance(value, list):
-        rows = _rows_with_header(value, value, ())
-        candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None))
+        rows = _rows_with_header(value, value, ()) or _pages(value, "")
+        candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None, None))
     else:
         whole = _keyed_map(value) if isinstance(value, dict) else None
         if whole is not None:
-            candidates.append((_map_weight(whole[0]), (), whole[0], whole[1]))
+            candidates.append((_map_weight(whole[0]), (), *whole))
         for path, member in _members_bounded(value):
             if isinstance(member, list) and member:
                 rows = _rows_with_header(member, value, path)
+                pages = _pages(member, ".".join(path)) if rows is None else None
                 if rows is not None:
-                    candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
+                    candidates.append((_weight(rows[0]), path, *rows, None))
+                elif pages is not None:
+                    candidates.append((_weight(pages[0]), (*path[:-1], f"{path[-1]}[][]"), *pages, None))
                 elif _mostly_objects(member):
-                    candidates.append((_weight(member), path, member, None))
+                    candidates.append((_weight(member), path, member, None, None))
                 elif _names(member):  # versions, tags, ids: each item names one thing
-                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None))
+                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None, None))
             elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
-                    candidates.append((_map_weight(keyed[0]), path, keyed[0], keyed[1]))
+                    candidates.append((_map_weight(keyed[0]), path, *keyed))
     if not candidates:
         return None
-    _, path, records, how = max(candidates, key=lambda c: c[0])
+    _, path, records, how, map_key = max(candidates, key=lambda c: c[0])
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
@@ -102,7 +107,8 @@ def locate(value: Any) -> Located | None:
         path, records, ref = flat
         refs += [ref] if ref else []
         path, records = _unwrapped(path, records, notes)
-    return Located(_rebuilt(value, path, records), path, records, notes, refs)
+        map_key = None  # the records are the entries' children now
+    return Located(_rebuilt(value, path, records), path, records, notes, refs, map_key)
 
 
 def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
@@ -208,6 +214,26 @@ def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[
     return None
 
 
+MAX_PAGES = 10_000  # lists of records read as pages of one list, at most
+
+
+def _pages(items: list[Any], where: str) -> tuple[list[Any], str] | None:
+    """A list of lists of objects (pages, batches, one list per query) as one list of their objects, in order, with
+    a note naming the pages; None when it is not one (rows of scalars, a mix of lists and other values)."""
+    if len(items) > MAX_PAGES or not all(isinstance(i, list) for i in items):
+        return None
+    head = [r for page in items[:50] for r in page[:50]]
+    if not head or not all(isinstance(r, dict) for r in head):
+        return None
+    records = [r for page in items for r in page]
+    if not all(isinstance(r, dict) for r in records):
+        return None
+    sizes = [len(page) for page in items]
+    each = f"{sizes[0]} each" if len(set(sizes)) == 1 else "of " + ", ".join(map(str, sizes[:40]))
+    more = f" +{len(sizes) - 40} more" if len(set(sizes)) > 1 and len(sizes) > 40 else ""
+    return records, f"{where}[][] gathered: {len(records)} records from {len(items)} lists ({each}{more}), in order"
+
+
 def _header_row(first: list[Any], rest: list[list[Any]]) -> bool:
     """The first row names the columns: distinct non-empty strings, none of them found in its column below."""
     if not all(isinstance(n, str) and n for n in first) or len(set(first)) != len(first):
@@ -241,15 +267,15 @@ def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
                     break
 
 
-def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
+def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str, str] | None:
     """A map whose members are like records of one kind (objects sharing most of their keys), as a list of
-    objects that each carry their map key."""
+    objects that each carry their map key, a note saying so, and the member holding the key."""
     if len(obj) >= 2 and all(isinstance(v, list) for v in obj.values()) and _same_kind(list(obj.values())):
         items = [i for v in list(obj.values())[:50] for i in v[:5]]
         if not items or not all(isinstance(i, dict) for i in items):
             return None
         records = [{"key": k, "items": v} for k, v in obj.items()]
-        return records, "map keyed by identifier: shown as a list of {key, items}"
+        return records, "map keyed by identifier: shown as a list of {key, items}", "key"
     if not all(isinstance(v, dict) and v for v in obj.values()):
         return None
     if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
@@ -259,7 +285,7 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
         return None
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
-    return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+    return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}", name
 
 
 def _share_keys(key_sets: list[set[Any]]) -> bool:
@@ -334,6 +360,8 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         return None
     if not all(len(k) > 1 for k in kids[:50]):
         return None  # one-value cells are not records
+    if _pair_lists(dicts, child):
+        return None  # each parent's list is its own fields as key/value pairs: the parents are the records
     if len(dicts) == 1:  # one wrapper (an export's resource and scope): its children are the records
         only = dicts[0]
         rest = sorted(k for k in only if k != child and not _empty(only[k]))
@@ -364,6 +392,22 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out, ref
+
+
+def _pair_lists(records: list[dict[str, Any]], child: str) -> bool:
+    """Every sampled record's ``child`` list stands for an object (``structure.pairs_of``: two-member items, one
+    a name unique in its list), and the names recur across records (``instance-id``, ``env`` in each): fields given
+    as key/value pairs, not child records."""
+    sample = records[: structure.SAMPLE]
+    names: set[str] = set()
+    total = 0
+    for record in sample:
+        pairs = structure.pairs_of(record[child])
+        if pairs is None:
+            return False
+        names.update(pairs)
+        total += len(pairs)
+    return len(sample) >= 2 and len(names) * 2 <= total
 
 
 MAX_DESCENT = 3  # levels of lists searched below records that name nothing, for the records they wrap

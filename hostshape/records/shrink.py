@@ -49,6 +49,7 @@ class Cuts:
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
+    partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
     depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
 
@@ -182,6 +183,8 @@ def shrink_located(
     end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
     cuts.index = structure.index_columns(shrunk, count, (key, alt))
+    if located.map_key is not None and cuts.index:
+        cuts.partial = structure.entry_layout(shrunk, cuts.index[0], located.map_key, count)
     return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
 
 

@@ -844,3 +844,45 @@ def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
     col = stats(sample, alt)
     unique = col.present == len(sample) == col.distinct
     return unique and col.key_like and not col.opaque and col.mean_len * 2 <= stats(sample, key).mean_len
+
+
+_ENTRY_PRESENT = 0.9  # a column beside a map key is present in this share of the entries at least...
+_ENTRY_SPREAD = 0.2  # ...with distinct values in this share of them at least
+
+
+def entry_layout(records: Sequence[Any], widest: Sequence[str], map_key: str, count: Count) -> list[str] | None:
+    """For records that are a map's entries (``map_key`` holds each entry's map key, its name): the layout of a
+    listing of some of them, the key and the shortest column of ``widest`` that varies (a fifth of its values
+    distinct), is present in nearly every entry and is no part of the name, the most distinct first (the version
+    a lockfile pins before a flag), when listing it beside the key at most doubles the listing's tokens; None when
+    there is no such column (or the key is not the first)."""
+    sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
+    if len(sample) < 2 or not widest or widest[0] != map_key:
+        return None
+    best: tuple[float, float, int, str] | None = None
+    for order, path in enumerate(widest[1:]):
+        values = [v for v in _values(sample, path) if v is not None and v != ""]
+        if len(values) < _ENTRY_PRESENT * len(sample) or any(isinstance(v, (dict, list)) for v in values):
+            continue
+        if len({repr(v) for v in values}) < max(2, _ENTRY_SPREAD * len(values)):
+            continue  # a handful of values (a flag, a build date) sort the entries, they do not describe each
+        if _within_key(sample, path, map_key):
+            continue  # a part of the name (a platform inside a download's name) says nothing more
+        spread = -round(len({repr(v) for v in values}) / len(values), 1)
+        mean = sum(len(str(v)) for v in values) / len(values)
+        best = min(best, (spread, mean, order, path)) if best is not None else (spread, mean, order, path)
+    if best is None:
+        return None
+    from hostshape.output.render import dumps
+
+    keys = [[r.get(map_key)] for r in sample]
+    pairs = [[r.get(map_key), dotted(r, best[-1])] for r in sample]
+    if count(dumps(pairs)) > 2 * count(dumps(keys)):
+        return None
+    return [map_key, best[-1]]
+
+
+def _within_key(sample: Sequence[Any], path: str, key: str) -> bool:
+    """In nine entries of ten, ``path``'s value is written inside the entry's ``key``."""
+    hits = sum(str(dotted(r, path)) in str(r.get(key)) for r in sample if dotted(r, path) is not None and r.get(key))
+    return hits * 10 >= len(sample) * 9
