@@ -9,6 +9,7 @@ turned into objects with the column names of a header list, and maps keyed by id
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -335,12 +336,23 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
         return path, records
     out = []
+    renamed: dict[str, str] = {}  # a wrapper's member the object also has -> the name it is shown under
     for r in dicts:
         own = r[inner] if isinstance(r.get(inner), dict) else {}
-        merged = {(key if key not in own else f"_{key}"): member for key, member in r.items() if key != inner}
+        merged: dict[str, Any] = {}
+        for key, member in r.items():
+            if key == inner:
+                continue
+            name = key
+            while name in own or name in merged:  # never over the object's own member, nor another renamed
+                name = f"_{name}"
+            if name != key:
+                renamed.setdefault(key, name)
+            merged[name] = member
         merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
         out.append(merged)
-    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}")
+    shown_as = "; the wrapper's " + ", ".join(f"{k} shown as {v}" for k, v in list(renamed.items())[:6])
+    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}" + (shown_as if renamed else ""))
     return _stepped(path, inner), out
 
 
@@ -554,7 +566,7 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
     if text.count("\n", 0, 100_000) < 2:
         return None
-    sample = [line for line in text[:100_000].splitlines()[:-1] if line.strip()][:50]
+    sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
@@ -562,13 +574,23 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
-    lines = [line for line in text.splitlines() if line.strip()]
+    every = _lines(text)
+    lines = [line for line in every if line.strip()]
     if len(lines) < 3 or len(lines) > MAX_TEXT_RECORDS:
         return None
     try:
-        return _json_lines(lines) if lines[0].lstrip().startswith("{") else _delimited(lines)
+        if lines[0].lstrip().startswith("{"):
+            return _json_lines(lines)
+        # CSV rows as csv reads a file: a quoted field keeps its line breaks, blank lines inside it too
+        return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
         return None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line breaks (``\n``, ``\r\n``, ``\r``), as csv reads a file opened with
+    ``newline=""``."""
+    return list(io.StringIO(text, newline=""))
 
 
 def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
@@ -591,7 +613,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
     for delimiter in (",", "\t", ";", "|"):
         if delimiter not in head[0]:
             continue
-        sample = list(csv.reader(head, delimiter=delimiter))
+        sample = [row for row in csv.reader(head, delimiter=delimiter) if row]
         width = len(sample[0])
         if width < 2 or any(len(row) != width for row in sample):
             continue
@@ -600,7 +622,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
             continue
         if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
             continue
-        rows = list(csv.reader(lines[1:], delimiter=delimiter))
+        rows = [row for row in csv.reader(lines[1:], delimiter=delimiter) if row]
         if any(len(row) != width for row in rows):
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,9 @@ NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
 SHOWN_DEPTH = 4  # levels of nesting shown below a record before the shrink collapses them (grown by the budget)
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
+_WORD = re.compile(r"\w+")
+_RENDERING_CHARS = 2000  # of the shorter text compared (4 times that of the longer) to tell another rendering
+_RENDERING_SHARE = 0.8  # of the words of the text with fewer, found in the other
 _LEARN = 100  # records whose nested objects teach the schema
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
 
@@ -553,10 +557,18 @@ def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
-    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text."""
+    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text (both are text, and most
+    words of the one with fewer are in the other). ``status_text`` beside a numeric ``status``, or a label beside a
+    code, says something else: it is kept."""
     if not (isinstance(key, str) and key.endswith(("_html", "_text"))):
         return False
-    return key[:-5] in record
+    base, rendering = record.get(key[:-5]), record[key]
+    if not (isinstance(base, str) and isinstance(rendering, str)):
+        return False
+    short, long = sorted((base, rendering), key=len)  # the start of the shorter is within the longer's start
+    fewer = set(_WORD.findall(short[:_RENDERING_CHARS].lower()))
+    more = set(_WORD.findall(long[: 4 * _RENDERING_CHARS].lower()))
+    return bool(fewer) and len(fewer & more) >= _RENDERING_SHARE * len(fewer)
 
 
 def _is_empty(value: Any) -> bool:
