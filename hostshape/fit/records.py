@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,7 +44,8 @@ class RecordList(Protocol):
     value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
     its order; empty: no index), the index row of each of the first records in the widest layout, the
     identifiers of the records of each other record list beside it, by where that list is, and the layout of a
-    listing of some of the records (a subset of the widest; None: the narrowest)."""
+    listing of some of the records (a subset of the widest; None: the narrowest). Rows are read in order, as far
+    as the fit needs them (a long list's rows may be made only when read)."""
 
     @property
     def path(self) -> tuple[str, ...]: ...
@@ -52,7 +54,7 @@ class RecordList(Protocol):
     @property
     def layouts(self) -> list[list[str]]: ...
     @property
-    def rows(self) -> list[list[Any]]: ...
+    def rows(self) -> Sequence[list[Any]]: ...
     @property
     def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
     @property
@@ -102,8 +104,7 @@ def fit_data(
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
             fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
-            rows = cap_records(records.rows[offset:], level, seen)[0]
-            index = _IndexSource(records.layouts, rows, records.partial)
+            index = _IndexSource(records.layouts, records.rows, offset, level, seen, records.partial)
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
             fitted = fit.run()
         if fitted is not None:
@@ -172,26 +173,70 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
     if level is None:
         return records, 0
     cuts = [0]
-    capped = [cap_strings(r, level, cuts) for r in records[:seen]]
+    capped = [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in records[:seen]]
     return capped + records[seen:], cuts[0]
+
+
+def _all_short(record: Any, level: int) -> bool:
+    """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
+    two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
+    text = dumps(record)
+    return '\\"' not in text and max(map(len, text.split('"'))) <= level
 
 
 @dataclass(frozen=True)
 class _IndexSource:
     """The layouts an index may take, widest first, and the rows of the records from the page's first in the
-    widest (previewed as the records are); ``partial``, the layout of a listing of some of them (None: the
-    narrowest)."""
+    widest, previewed at ``level`` as the records are (the first ``seen``), each read when the fit first needs it;
+    ``partial``, the layout of a listing of some of them (None: the narrowest)."""
 
     layouts: list[list[str]]
-    rows: list[list[Any]]
+    rows: Sequence[list[Any]]  # from the list's first record
+    offset: int = 0
+    level: int | None = None
+    seen: int = 0
     partial: list[str] | None = None
+    _capped: list[list[Any]] = field(default_factory=list, repr=False)
+
+    def __len__(self) -> int:
+        return max(0, len(self.rows) - self.offset)
 
     def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
-        return _narrower(self.rows[start:end], self.layouts[0], columns)
+        self._fill(min(end, len(self)))
+        return _narrower(self._capped[start:end], self.layouts[0], columns)
+
+    def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
+        """The rows from record ``start`` on in the layout ``columns``, made as they are read (a few at a time)."""
+        wide = columns == self.layouts[0]
+        at = [self.layouts[0].index(c) for c in columns]
+        end = len(self)
+        while start < end:
+            stop = min(end, start + _ROWS_AT_ONCE)
+            self._fill(stop)
+            for row in self._capped[start:stop]:
+                yield row if wide else [row[j] for j in at]
+            start = stop
+
+    def _fill(self, end: int) -> None:
+        capped, level = self._capped, self.level
+        if end <= len(capped):
+            return
+        first = len(capped)
+        rows = self.rows[self.offset + first : self.offset + end]
+        if level is not None:
+            cuts = [0]
+            rows = [
+                cap_strings(r, level, cuts) if first + i < self.seen and not _all_short(r, level) else r
+                for i, r in enumerate(rows)
+            ]
+        capped.extend(rows)
 
 
-_NO_INDEX = _IndexSource([], [])
+_ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
+
+
+_NO_INDEX = _IndexSource([], [])  # never filled
 
 
 @dataclass
@@ -325,14 +370,17 @@ class _RecordFit:
         rest, layouts = self.rest, self.index.layouts
         room = budget - _INDEX_HEADER
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
-        wide = self.index.rows[: self.limit.tokens // 2 + 1] if layouts else []
+        listable = min(len(self.index), self.limit.tokens // 2 + 1) if layouts else 0
         deferred = None  # the widest listing of every record, skipped in the hope a narrower one leaves room
+        # a wider layout's rows are longer, so their estimate is larger: when the narrowest listing of every record
+        # is clearly over (its slack the largest), so is every other
+        narrowest = self.index.each(layouts[-1], 0) if layouts else iter(())
+        narrowest_over = bool(layouts) and listable >= len(rest) and self._over(narrowest, int(room * 1.1))
         for columns in layouts:  # widest first: columns go before rows do
-            if len(wide) < len(rest):
+            if listable < len(rest) or narrowest_over:
                 break  # no listing of every record can fit
-            rows = _narrower(wide, layouts[0], columns)
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
-            row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
+            rows, row_costs = self._measured(self.index.each(columns, 0), slack)
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
                 self._narrowest = len(layouts[-1])
@@ -344,32 +392,44 @@ class _RecordFit:
             yield deferred
         if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
             columns = self.index.partial or layouts[-1]
-            rows = _narrower(wide, layouts[0], columns)
             k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
-            listed = _prefix_within(
-                _costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used), room - used
-            )
-            yield k, (columns, rows[k : k + max(1, listed)]), False
+            following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
+            costs = _costs_within((dumps(row) for row in following), self.ratio, room - used)
+            listed = _prefix_within(costs, room - used)
+            yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
-    def _measured(self, rows: list[list[Any]], room: int) -> list[int]:
-        """Token costs of index rows whose listing is counted exactly (the estimate only spreads the count over
-        the rows); empty when the listing is clearly over ``room``."""
-        texts = [dumps(row) for row in rows]
-        size = sum(map(len, texts)) + len(texts)
-        if size > room * SURELY_OVER_CHARS_PER_TOKEN:
-            return []
+    def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
+        """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
+        spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``)."""
+        read: list[list[Any]] = []
+        if self._over(rows, room, read):
+            return read, []
+        texts = [dumps(row) for row in read]
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
-        if sum(estimates) > 1.25 * room:  # clearly over: the estimate decides (short rows are never estimated
-            return []  # within: their tokens run denser than the records' the estimate learnt from)
         listing = ",".join(texts)
         exact = self.limit.count(listing)
         self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
         if exact > room:
-            return []
+            return read, []
         scale = exact / max(1, sum(estimates))
-        return [max(1, round(e * scale)) for e in estimates]
+        return read, [max(1, round(e * scale)) for e in estimates]
+
+    def _over(self, rows: Iterable[list[Any]], room: int, read: list[list[Any]] | None = None) -> bool:
+        """Whether a listing of ``rows`` is clearly over ``room`` by its size or estimate (short rows are never
+        estimated within: their tokens run denser than the records' the estimate learnt from), found as soon as
+        the rows read so far are (the rest are not made); ``read`` receives the rows read. Changes nothing."""
+        size = estimated = 0
+        for row in rows:
+            if read is not None:
+                read.append(row)
+            text = dumps(row)
+            size += len(text) + 1
+            estimated += self.ratio.estimate(text) + 1
+            if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
+                return True
+        return False
 
     def _skeleton(self) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""

@@ -525,23 +525,23 @@ def _is_link(value: Any) -> bool:
     """An API link, or an object whose every leaf is a URL (``_links``, ``avatarUrls``, ``external_urls``)."""
     if isinstance(value, str):
         return structure.is_api_link(value)
-    if isinstance(value, dict) and value:
-        leaves = list(_leaves(value, 0))
-        return bool(leaves) and all(structure.is_url(v) or v is None for v in leaves) and any(leaves)
-    return False
+    return isinstance(value, dict) and bool(value) and _url_leaves(value, 0) is True
 
 
-def _leaves(value: Any, depth: int) -> Any:
-    if depth > 3:
-        yield value
-    elif isinstance(value, dict):
-        for member in value.values():
-            yield from _leaves(member, depth + 1)
-    elif isinstance(value, list):
-        for member in value[:20]:
-            yield from _leaves(member, depth + 1)
-    else:
-        yield value
+def _url_leaves(value: Any, depth: int) -> bool | None:
+    """None as soon as a leaf of ``value`` (below three levels, the value there; of a list, its first 20 items) is
+    neither a URL nor None; else whether any leaf is a URL."""
+    if depth > 3 or not isinstance(value, (dict, list)):
+        if value is None:
+            return False
+        return True if structure.is_url(value) else None
+    found = False
+    for member in value.values() if isinstance(value, dict) else value[:20]:
+        leaf = _url_leaves(member, depth + 1)
+        if leaf is None:
+            return None
+        found = found or leaf
+    return found
 
 
 def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from hostshape.tokens import Count
 
 SAMPLE = 100  # records looked at for column statistics
-CHECK = 5000  # records an identifier chosen from the sample is checked to be unique over
+CHECK = 5000  # shrunk records over which the index checks that its key alone names each
+TELL_APART = 500  # records with a repeated identifier read to choose the column that tells them apart
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
@@ -327,10 +328,23 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         text = str(value)
         if len(text) < 2:
             continue
-        segment = re.compile("/" + re.escape(text) + r"(?:[/?#.]|$)")
-        if any(segment.search(url) for url in _urls(record, own) if url != text):
+        if any(_segment_in(url, text) for url in _urls(record, own) if url != text):
             hits += 1
     return seen > 0 and hits * 2 > seen
+
+
+def _segment_in(url: str, text: str) -> bool:
+    """``/text`` occurs in ``url`` as a whole path segment: followed by ``/``, ``?``, ``#``, ``.`` or the end (as
+    the regex ``/text(?:[/?#.]|$)`` reads it, a final newline included), found without compiling a pattern per
+    value."""
+    needle = "/" + text
+    at = url.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        if end == len(url) or url[end] in "/?#." or (end == len(url) - 1 and url[end] == "\n"):
+            return True
+        at = url.find(needle, at + 1)
+    return False
 
 
 def _urls(record: dict[str, Any], skip: str | None = None) -> list[str]:
@@ -407,7 +421,7 @@ def _embeds(records: Sequence[Any], link: str, key: str) -> bool:
         a, b = dotted(r, link), dotted(r, key)
         if not is_link_path(a) or b is None or isinstance(b, (bool, dict, list)) or len(str(b)) < 2:
             return False
-        if re.search("/" + re.escape(str(b)) + r"(?:[/?#.]|$)", a) is None:
+        if not _segment_in(a, str(b)):
             return False
     return bool(records)
 
@@ -513,9 +527,9 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
     """The identifier and a second column quoted beside it: when the identifier is not unique, the column that
     makes the pair most distinct (a flattened record's parent); else another identifier-named column, at least
     nine in ten distinct, whose values differ from the identifier's (an API's own id beside a readable key, an
-    issue number beside a global id). Pass every record: a key unique in the sample is checked over the first
-    CHECK records, and replaced by another identifier unique over them, or paired with the column that tells its
-    repeats apart."""
+    issue number beside a global id). Pass every record: a key unique in the sample is checked to be unique over
+    all of them (a set over one column), and replaced by another identifier unique over them, or paired with the
+    column that tells its repeats apart (chosen on the first TELL_APART of them)."""
     key = identifier(records, exclude=exclude) or identifier(records)
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     if key is None or not sample:
@@ -556,32 +570,50 @@ def record_keys(records: Sequence[Any], count: Count, *, exclude: Iterable[str] 
 def _checked(
     records: Sequence[Any], sample: Sequence[Any], key: str, exclude: Iterable[str]
 ) -> tuple[str, list[Any] | None]:
-    """``key`` when it is unique over the first CHECK records too, else another identifier of the sample that
-    is; failing both, ``key`` and the records checked (its values repeat in them)."""
+    """``key`` when it is unique over every record too, else another identifier of the sample that is; failing
+    both, ``key`` and the first TELL_APART records whose value of it repeats (or is missing) among the first
+    2 x TELL_APART: a sample to learn from, read in time bounded by TELL_APART."""
     if len(records) <= len(sample):
         return key, None
-    checked = [r for r in records[:CHECK] if isinstance(r, dict)]
-    if unique_over(checked, key):
+    objects = [r for r in records if isinstance(r, dict)]
+    if unique_over(objects, key):
         return key, None
-    others = [p for p in identifiers(sample, exclude=exclude) if p != key and unique_over(checked, p)]
-    return (others[0], None) if others else (key, checked)
+    others = [p for p in identifiers(sample, exclude=exclude) if p != key and unique_over(objects, p)]
+    if others:
+        return others[0], None
+    head = objects[: 2 * TELL_APART]
+    keys = [repr(v) for v in _column(head, key)]
+    counts = Counter(keys)
+    return key, [r for r, k in zip(head, keys, strict=True) if counts[k] > 1][:TELL_APART]
 
 
 def unique_over(records: Sequence[Any], path: str) -> bool:
-    """``path`` has a scalar value in every one of ``records``, no two the same."""
-    values = [dotted(r, path) for r in records]
+    """``path`` has a scalar value in every one of ``records``, no two the same: a set over one column."""
+    values = _column(records, path)
     if any(v is None or isinstance(v, (dict, list)) for v in values):
         return False
-    return len(set(map(repr, values))) == len(values)
+    kinds = {type(v) for v in values}
+    if kinds == {str} or kinds == {int}:
+        return len(set(values)) == len(values)
+    return len(set(map(repr, values))) == len(values)  # 1, 1.0 and True are one set member, three values
 
 
-def _telling_apart(checked: Sequence[Any], sample: Sequence[Any], key: str) -> str | None:
-    """The key-like own column present in nine records in ten that, beside ``key``, tells most of ``checked``
-    apart (a chart's name beside a version two charts share); None when none tells any two apart."""
-    keys = [repr(dotted(r, key)) for r in checked]
+def _column(records: Sequence[Any], path: str) -> list[Any]:
+    """``dotted(r, path)`` of every record, read directly when ``path`` is one member name."""
+    if "." in path:
+        return [dotted(r, path) for r in records]
+    values = [r.get(path) if isinstance(r, dict) else dotted(r, path) for r in records]
+    return [_typed(v) for v in values] if any(isinstance(v, dict) for v in values) else values
+
+
+def _telling_apart(repeats: Sequence[Any], sample: Sequence[Any], key: str) -> str | None:
+    """The key-like own column present in nine records in ten that, beside ``key``, tells most of ``repeats``
+    (records whose ``key`` repeats: a record whose key is its own is told apart by any column) apart (a chart's
+    name beside a version two charts share); None when none tells any two apart."""
+    keys = [repr(v) for v in _column(repeats, key)]
     best: tuple[Any, ...] | None = None
     for path, col in _key_like_beside(sample, key):
-        pairs = len({(k, repr(dotted(r, path))) for k, r in zip(keys, checked, strict=True)})
+        pairs = len({(k, repr(v)) for k, v in zip(keys, _column(repeats, path), strict=True)})
         if pairs > len(set(keys)) and (best is None or (-pairs, col.rank(), path) < best):
             best = (-pairs, col.rank(), path)
     return best[-1] if best else None
