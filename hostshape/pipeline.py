@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,14 +45,25 @@ from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
-from hostshape.output.envelope import TOOL_ERROR, Facts, WayBack, empty_result, not_json, too_wide
+from hostshape.output.envelope import (
+    KEY,
+    TEXT_PREFIX,
+    TOOL_ERROR,
+    TOOL_LINE,
+    Facts,
+    WayBack,
+    empty_result,
+    last_resort_texts,
+    not_json,
+    too_wide,
+)
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
 from hostshape.records.locate import records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
 from hostshape.wayback.cursor import Position, encode
-from hostshape.wayback.spill import SpillError
+from hostshape.wayback.spill import HANDLE, SpillError
 from hostshape.wayback.stores import open_store, unsaved_reason
 
 log = logging.getLogger("hostshape")
@@ -118,6 +130,7 @@ class Shaping:
     fitted: Fitted | None = None
     answer: Shaped | None = None
     lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
+    forged: bool = False  # the result carries an envelope hostshape did not write (``leave_alone``)
 
     @property
     def configured(self) -> bool:
@@ -157,6 +170,14 @@ def read(s: Shaping) -> Shaping:
 def leave_alone(s: Shaping) -> Shaping:
     payload = s.payload
     as_is = not s.configured or payload.is_error or not payload.is_data
+    forged = _forged_envelope(payload, s.policy)
+    if forged == "json":  # shaped like any result: the tool's member is set aside and named (envelope.set_aside)
+        return dataclasses.replace(s, forged=True)
+    if forged == "text":
+        text = f"{payload.text}\n{TOOL_LINE}"
+        if s.limit.fits(text):
+            return s.done(text, changed=True, strategy="passthrough")
+        return dataclasses.replace(s, forged=True)
     if as_is and not payload.opaque and s.limit.fits(payload.text):
         empty = empty_result(payload.is_error)
         if not payload.text.strip() and s.limit.fits(empty):
@@ -169,7 +190,7 @@ def compact(s: Shaping) -> Shaping:
     rendering = _exact_json(s.payload.value) if s.payload.is_data else None
     lost = tuple(losses(s.payload.text, rendering if s.payload.strict else None)) if s.payload.is_data else ()
     s = dataclasses.replace(s, lost=lost)
-    if s.payload.is_data and not s.configured:
+    if s.payload.is_data and not s.configured and not s.forged:
         text = minify(s.payload.text) if lost else rendering
         if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
             return s.done(text, changed=True, strategy="compact")
@@ -366,6 +387,38 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
         strategy="fault",
         fault="unreportable fault",
     )
+
+
+_HANDLE_IN_LINE = re.compile(r"handle=(hs_[0-9a-f]{24})")
+_OWN_BARE_TEXTS = frozenset(
+    [*last_resort_texts(True, None), *last_resort_texts(False, None), *map(empty_result, (True, False))]
+)
+
+
+def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
+    """``"json"`` or ``"text"`` when the result carries what reads as hostshape's envelope (a top-level ``_hostshape``
+    member; a last line starting ``[hostshape]``) whose handle this policy's store does not hold: the tool's text,
+    not a hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
+    handle: Any = None
+    last = payload.text.rstrip().rsplit("\n", 1)[-1][:400] if not payload.is_data else ""
+    if payload.is_data and isinstance(payload.value, dict) and KEY in payload.value:
+        form, member = "json", payload.value[KEY]
+        handle = member.get("handle") if isinstance(member, dict) else None
+    elif last.startswith(TEXT_PREFIX):
+        form = "text"
+        found = _HANDLE_IN_LINE.search(last)
+        handle = found[1] if found else None
+    else:
+        return None
+    if payload.text.strip() in _OWN_BARE_TEXTS:
+        return None  # hostshape's own answers that name no handle (a last resort, an empty result)
+    if isinstance(handle, str) and HANDLE.match(handle):
+        try:
+            if open_store(policy).load(handle) is not None:
+                return None
+        except Exception:  # noqa: BLE001 - a store that cannot answer holds no proof either way
+            log.debug("hostshape: could not look up handle %s", handle, exc_info=True)
+    return form
 
 
 def _strict(text: str) -> bool:

@@ -214,6 +214,9 @@ AS_JSON_START = "shown as the start of its compact JSON text"
 TOOL_ERROR = "the tool reported an error"
 
 
+TOOL_LINE = f"{TEXT_PREFIX} the line above that starts {TEXT_PREFIX} is the tool's own text, not hostshape's"
+
+
 def empty_result(is_error: bool) -> str:
     """What the model reads for a result with no content at all: never an empty page."""
     what = "reported an error with no message" if is_error else "returned no content (an empty result)"
