@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _not_sources(folder: str, names: list[str]) -> set[str]:
-    """What a checkout holds besides the sources (.gitignore, and git's own files), for shutil.copytree."""
-    ignored = {n for n in names if n.startswith(".venv") or n.endswith(".egg-info")}
-    ignored |= {".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ipynb_checkpoints"} & set(names)
+    """What a checkout holds besides the sources (.gitignore, git's files, the tools' caches) for shutil.copytree:
+    nothing the build reads, and the caches are rewritten while CI's lint runs beside the tests."""
+    ignored = {n for n in names if n.startswith(".venv") or n.endswith((".egg-info", "_cache"))}
+    ignored |= {".git", "__pycache__", ".hypothesis", ".ipynb_checkpoints"} & set(names)
     if Path(folder) == ROOT:
         ignored |= {"build", "dist"} & set(names)
     return ignored
