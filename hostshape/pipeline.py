@@ -5,7 +5,8 @@ Each step is a plain function from one ``Shaping`` (immutable) to the next; a st
 
 - ``read``: the input contract (``hostshape.input.contract.ToolResult``) read into one ``Payload``
   (``hostshape.input.payload``);
-- ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it;
+- ``leave_alone``: a result that fits as it is (and that no rule projects) is left as the host made it; an empty
+  one is named (never an empty page);
 - ``compact``: JSON data that fits once compacted is sent compact: the original minus its whitespace when parsing
   lost something (a number rounded, a repeated key's first value; ``hostshape.input.lossless``), which ``fit``
   then names;
@@ -43,7 +44,7 @@ from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
-from hostshape.output.envelope import TOOL_ERROR, Facts, WayBack, not_json, too_wide
+from hostshape.output.envelope import TOOL_ERROR, Facts, WayBack, empty_result, not_json, too_wide
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
 from hostshape.records.locate import records_from_text
@@ -157,6 +158,9 @@ def leave_alone(s: Shaping) -> Shaping:
     payload = s.payload
     as_is = not s.configured or payload.is_error or not payload.is_data
     if as_is and not payload.opaque and s.limit.fits(payload.text):
+        empty = empty_result(payload.is_error)
+        if not payload.text.strip() and s.limit.fits(empty):
+            return s.done(empty, changed=True, strategy="empty")
         return s.done(payload.text, changed=False, strategy="passthrough")
     return s
 

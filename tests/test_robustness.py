@@ -547,11 +547,20 @@ def test_base64_blob_inside_json_is_omitted_and_labelled(policy: Policy) -> None
     assert data["content"] == f"[base64 omitted: {len(blob):,} chars]"
 
 
-@pytest.mark.parametrize("raw", ["", b"", [], {}, {"content": []}], ids=["str", "bytes", "list", "dict", "blocks"])
-def test_empty_input_passes_through(policy: Policy, raw: Any) -> None:
+@pytest.mark.parametrize("raw", [[], {}, {"content": []}], ids=["list", "dict", "blocks"])
+def test_empty_json_passes_through(policy: Policy, raw: Any) -> None:
     res = shape(raw, policy=policy)
     assert_budgeted(res, policy)
     assert not res.changed and len(res.text) <= 14
+
+
+@pytest.mark.parametrize("raw", ["", b"", "  \n", {"content": [{"type": "text", "text": ""}]}])
+def test_a_result_with_no_content_is_named_never_an_empty_page(policy: Policy, raw: Any) -> None:
+    res = shape(raw, policy=policy)
+    assert_budgeted(res, policy)
+    assert res.changed and res.text == "[hostshape] the tool returned no content (an empty result)"
+    error = shape({"content": [], "isError": True}, policy=policy)
+    assert error.text == "[hostshape] the tool reported an error with no message"
 
 
 def test_none_passes_through_as_null(policy: Policy) -> None:

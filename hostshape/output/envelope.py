@@ -211,6 +211,14 @@ RECORD_SHRUNK = f"record shrunk to fit; {CUT_MARK}"
 FIRST_RECORD_SHRUNK = f"first record shrunk to fit; {CUT_MARK}"
 AS_JSON_START = "shown as the start of its compact JSON text"
 TOOL_ERROR = "the tool reported an error"
+
+
+def empty_result(is_error: bool) -> str:
+    """What the model reads for a result with no content at all: never an empty page."""
+    what = "reported an error with no message" if is_error else "returned no content (an empty result)"
+    return f"{TEXT_PREFIX} the tool {what}"
+
+
 # One step of outlining a member beside the record list (hostshape.fit.beside), by what the step did.
 OUTLINE_STEPS = {
     "items": "{n} items not shown",

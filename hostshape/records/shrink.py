@@ -45,6 +45,7 @@ class Cuts:
     by_id: Counter[str] = field(default_factory=Counter)  # records of a sibling list shown by identifier only
     deviating: dict[str, list[str]] = field(default_factory=dict)  # links kept: they break the dropped ones' pattern
     deep: Counter[str] = field(default_factory=Counter)
+    empty: Counter[str] = field(default_factory=Counter)  # members left out as null, "", [] or {}
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
@@ -97,6 +98,9 @@ class Cuts:
         if self.deep:
             parts = [f"{p} ({n})" for p, n in _patterns(self.deep).items()]
             out.append(f"nesting below {self.depth} levels not shown: " + _few(parts))
+        if self.empty:
+            names = sorted(self.empty, key=lambda p: (-self.empty[p], p))
+            out.append('members left out where empty (null, "", [], {}): ' + _few(names))
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
         for where, links in sorted(self.deviating.items()):
@@ -200,7 +204,9 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
             out[key] = _around(member, path[1:], records, cuts)
         elif _is_link(member):
             cuts.omitted.add(key)
-        elif not _is_empty(member):
+        elif _is_empty(member):
+            cuts.empty[key] += 1
+        else:
             out[key] = _value(member, key, 1, _Schema(), cuts, root=False)
     return out
 
@@ -358,10 +364,15 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
                 cuts.omitted.add(key)
                 continue  # a link like all the others; one that breaks their pattern is information, kept
             cuts.deviating.setdefault(f"{_label(child)} (others under {usual}/)", []).append(member)
-        if _is_empty(member) or _is_rendering_of_sibling(key, obj):
+        if _is_rendering_of_sibling(key, obj):
+            continue
+        if _is_empty(member):
+            cuts.empty[_label(child)] += 1
             continue
         shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
-        if not _is_empty(shrunk):
+        if _is_empty(shrunk):
+            cuts.empty[_label(child)] += 1
+        else:
             out[key] = shrunk
     return out
 
