@@ -166,10 +166,11 @@ def leave_alone(s: Shaping) -> Shaping:
 
 
 def compact(s: Shaping) -> Shaping:
-    lost = tuple(losses(s.payload.text)) if s.payload.is_data else ()
+    rendering = _exact_json(s.payload.value) if s.payload.is_data else None
+    lost = tuple(losses(s.payload.text, rendering if s.payload.strict else None)) if s.payload.is_data else ()
     s = dataclasses.replace(s, lost=lost)
     if s.payload.is_data and not s.configured:
-        text = minify(s.payload.text) if lost else _exact_json(s.payload.value)
+        text = minify(s.payload.text) if lost else rendering
         if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
             return s.done(text, changed=True, strategy="compact")
     return s

@@ -84,10 +84,6 @@ def test_a_text_block_whose_text_is_not_a_string_reaches_the_model_as_json(tmp_p
     assert json.loads(shown.splitlines()[0]) == {"type": "text", "text": text}
 
 
-IDS = "owner: ids (hostshape/records/locate.py flattening, records/structure.py identifiers)"
-
-
-@pytest.mark.xfail(strict=True, reason=f"records holding only a key/value list are flattened into pairs; {IDS}")
 @pytest.mark.parametrize("budget", [4000, 8000])
 def test_records_identified_only_by_a_key_value_pair_are_each_listed(tmp_path: Path, budget: int) -> None:
     # Resource tags as AWS's tagging APIs return them ({"Key": ..., "Value": ...} pairs), 200 resources, each known
@@ -108,7 +104,6 @@ def test_records_identified_only_by_a_key_value_pair_are_each_listed(tmp_path: P
     assert [i for i in ids if i not in text] == []
 
 
-@pytest.mark.xfail(strict=True, reason=f"records in a list of pages: 4 of 10 pages shown, no index; {IDS}")
 def test_records_in_a_list_of_pages_are_each_listed_when_their_ids_fit(tmp_path: Path) -> None:
     # Results returned as pages (a list of lists of records), as batch and multi-query endpoints return them.
     pages = [[{"id": f"p{p}-{i}", "v": " ".join(["lorem ipsum dolor"] * 4)} for i in range(20)] for p in range(10)]
@@ -118,10 +113,6 @@ def test_records_in_a_list_of_pages_are_each_listed_when_their_ids_fit(tmp_path:
     assert [i for i in ids if f'"{i}"' not in text] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owner: records (records/shrink.py: a one-record list, its columns below depth 4 dropped, 1,700 unused)",
-)
 def test_a_cut_object_does_not_leave_most_of_its_budget_unused(tmp_path: Path) -> None:
     # A chart API's columnar answer (parallel arrays: timestamps beside the values), 200 points; at 4,000 every
     # timestamp is shown in 2,600 tokens, so at 2,000 the cut answer can use most of its budget.

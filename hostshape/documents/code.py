@@ -15,17 +15,19 @@ from collections.abc import Callable
 from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
 MAX_LEXED_CHARS = 1_000_000
+# Each sign stays within one line (``[ \t]``, never ``\s``, ``[^;\n]``, never ``[^;]``): a pattern that can run on
+# past a line end is tried again from every line start, quadratic in the sample (a list of numbers, blank lines).
 _SIGNS: dict[str, re.Pattern[str]] = {
-    "python": re.compile(r"^(?:async )?def \w+\(.*:\s*$|^class \w+.*:\s*$|^(?:from \S+ )?import \w", re.M),
-    "rust": re.compile(r"^\s*(?:pub(?:\([^)\n]*\))? )?(?:fn|impl|trait|mod|use \w+::)\b|\blet mut\b", re.M),
+    "python": re.compile(r"^(?:async )?def \w+\(.*:[ \t]*$|^class \w+.*:[ \t]*$|^(?:from \S+ )?import \w", re.M),
+    "rust": re.compile(r"^[ \t]*(?:pub(?:\([^)\n]*\))? )?(?:fn|impl|trait|mod|use \w+::)\b|\blet mut\b", re.M),
     "go": re.compile(r"^package \w+$|^func [\w(]|^type \w+ (?:struct|interface)", re.M),
-    "java": re.compile(r"^\s*(?:public|private|protected)(?: static)? [\w<>\[\], ]+[ (]|^import [\w.]+;", re.M),
+    "java": re.compile(r"^[ \t]*(?:public|private|protected)(?: static)? [\w<>\[\], ]+[ (]|^import [\w.]+;", re.M),
     "javascript": re.compile(
-        r"^\s*(?:export )?(?:async )?function\b|=>|^\s*(?:const|let|var) \w+ =|^import .* from ", re.M
+        r"^[ \t]*(?:export )?(?:async )?function\b|=>|^[ \t]*(?:const|let|var) \w+ =|^import .* from ", re.M
     ),
-    "c": re.compile(r"^#include\s*[<\"]|^\w[\w\s\*]+\([^;]*\)\s*\{?\s*$", re.M),
-    "bash": re.compile(r"^#!/.*sh\b|^\s*(?:if \[|fi$|then$|done$|esac$|set -[euxo]|export \w+=)", re.M),
-    "ruby": re.compile(r"^\s*def \w+[^:]*$|^\s*end$|^require ['\"]", re.M),
+    "c": re.compile(r"^#include[ \t]*[<\"]|^\w[\w \t\*]+\([^;\n]*\)[ \t]*\{?[ \t]*$", re.M),
+    "bash": re.compile(r"^#!/.*sh\b|^[ \t]*(?:if \[|fi$|then$|done$|esac$|set -[euxo]|export \w+=)", re.M),
+    "ruby": re.compile(r"^[ \t]*def \w+[^:\n]*$|^[ \t]*end$|^require ['\"]", re.M),
 }
 _KEYWORD_DEFINITION = re.compile(
     r"(?P<indent>[ \t]*)(?:(?:pub(?:\([^)\n]{0,40}\))?|export|default|async|static|public|private|protected|"

@@ -29,8 +29,8 @@ _LOG_LINE = re.compile(
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
 _ATX = re.compile(r"^ {0,3}#{1,6} \S", re.M)
-_FENCE_OR_LINK = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)", re.M)
-_MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^)\s]+\)|^ {0,3}(?:[-*+]|\d+\.) \S|^ {0,3}>|\*\*\S", re.M)
+_FENCE_OR_LINK = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)", re.M)
+_MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*+]|\d+\.) \S|^ {0,3}>|\*\*\S", re.M)
 
 
 def kind_of(text: str) -> str:

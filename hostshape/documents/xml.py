@@ -12,6 +12,8 @@ from its tag lines, and the outline says why.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,7 +58,8 @@ class _Summary:
         self.shift = shift  # lines before the parsed text (blank lines ahead of its XML declaration)
         self.stack: list[_Frame] = []
         self.entries: list[list[Any]] = []  # [title, level, start, end]
-        self.failed: list[str] = []
+        self.spans: list[list[int]] = []  # [start tag, end tag] of each entry: where each starts, in UTF-8 bytes
+        self.failed: list[tuple[int, str]] = []  # (entry, "suite > test STATUS") of each failed test
         self.root = ""
         self.items = 0
         self.tests = 0
@@ -65,6 +68,10 @@ class _Summary:
 
     def _line(self) -> int:
         return int(getattr(self.parser, "CurrentLineNumber", 1) or 1) + self.shift
+
+    def _byte(self) -> int:
+        """Where the event's tag starts, in the parsed text's UTF-8 (-1 when the parser does not say)."""
+        return int(getattr(self.parser, "CurrentByteIndex", -1))
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         name = tag.rsplit("}", 1)[-1]
@@ -78,6 +85,7 @@ class _Summary:
         if level and len(self.entries) < MAX_ENTRIES:
             frame.entry = len(self.entries)
             self.entries.append([name, level, frame.line, 0])
+            self.spans.append([self._byte(), -1])
         elif level:
             self.cut = True
         self.stack.append(frame)
@@ -108,25 +116,28 @@ class _Summary:
             self.counts[frame.name] += 1
             message = frame.attrs.get("message") or text
             parent.status = f"{frame.name.upper()}{': ' + clip(message, 160) if message else ''}"
+        if frame.name == "testcase" and self.root in _REPORT_ROOTS:
+            self.tests += 1  # counted whether or not the outline keeps its entry
+        if self.root in _FEED_ROOTS and frame.name == _FEED_ROOTS[self.root]:
+            self.items += 1
         if frame.entry is None:
             return
         generic = self.root not in _FEED_ROOTS and self.root not in _REPORT_ROOTS
         if generic and not frame.children and frame.depth > 2 and frame.entry == len(self.entries) - 1:
             self.entries.pop()  # a leaf below the top is part of its parent's title
+            self.spans.pop()
             return
+        self.spans[frame.entry][1] = self._byte()  # where its end tag starts (a self-closed tag: where it starts)
         entry = self.entries[frame.entry]
         entry[0] = self._title(frame, text)
         entry[3] = self._line()
         if generic:
             entry.append(self._name(frame))
-        if frame.name == "testcase":
-            self.tests += 1
-            if frame.status and not frame.status.startswith("SKIPPED") and len(self.failed) < MAX_HIGHLIGHTS:
-                suite = parent.attrs.get("name", "") if parent is not None and parent.name == "testsuite" else ""
-                where = f"{suite} > " if suite and suite not in entry[0] else ""
-                self.failed.append(f"L{frame.line} {where}{entry[0]}")
-        if frame.name in ("item", "entry"):
-            self.items += 1
+        failed = frame.status and not frame.status.startswith("SKIPPED")
+        if frame.name == "testcase" and failed and len(self.failed) < MAX_HIGHLIGHTS:
+            suite = parent.attrs.get("name", "") if parent is not None and parent.name == "testsuite" else ""
+            where = f"{suite} > " if suite and suite not in entry[0] else ""
+            self.failed.append((frame.entry, f"{where}{entry[0]}"))
 
     def _title(self, frame: _Frame, text: str) -> str:
         leaves = dict(frame.leaves)
@@ -182,26 +193,52 @@ def outline(text: str) -> Outline | None:
         return _from_tag_lines(text, "entity declarations or external references refused: the XML is not expanded")
     except Exception as exc:  # noqa: BLE001 - expat and defusedxml raise several types for broken XML
         return _from_tag_lines(text, f"not well-formed XML ({type(exc).__name__}); outlined from its tag lines")
+    body = _lined(text, start, summary)
     entries = tuple(
         Entry(str(e[0]), int(e[1]), int(e[2]), int(e[3]), str(e[4]) if len(e) > 4 else "") for e in summary.entries
     )
     notes = (f"outline keeps the first {MAX_ENTRIES:,} elements",) if summary.cut else ()
     if summary.root in _FEED_ROOTS:
-        return Outline("xml feed", entries, summary=f"{summary.items:,} items", notes=notes)
+        return Outline("xml feed", entries, summary=f"{summary.items:,} items", body=body, notes=notes)
     if summary.root in _REPORT_ROOTS:
         c = summary.counts
         line = f"{summary.tests:,} tests: {c['failure']:,} failed, {c['error']:,} errors, {c['skipped']:,} skipped"
         return Outline(
             "junit report",
             entries,
-            highlights=tuple(summary.failed),
+            highlights=tuple(f"L{summary.entries[at][2]} {failed}" for at, failed in summary.failed),
             highlights_label="failed tests",
             summary=line,
+            body=body,
             notes=notes,
         )
     if not entries:
         entries = (Entry(summary.root or "(document)", 1, 1),)
-    return Outline("xml", entries, summary=f"root element <{summary.root}>", notes=notes)
+    return Outline("xml", entries, summary=f"root element <{summary.root}>", body=body, notes=notes)
+
+
+def _lined(text: str, start: int, summary: _Summary) -> str | None:
+    """When entries share a line (a feed minified on one line), the text with each entry on lines of its own and
+    the entries' lines set in it, so that a section reads its entry, not the whole line; else None (the text's own
+    lines hold them)."""
+    lines = [int(e[2]) for e in summary.entries]
+    if len(set(lines)) == len(lines) or any(first < 0 or end < 0 for first, end in summary.spans):
+        return None
+    data = text[start:].encode("utf-8")
+    past = [(data.find(b">", end) + 1) or len(data) for _, end in summary.spans]  # past each end tag's ">"
+    cuts = sorted({0, len(data)} | {first for first, _ in summary.spans} | set(past))
+    spans = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]  # at tags: ASCII, so whole UTF-8 characters
+    lined = b"\n".join(data[a:b] for a, b in spans)
+    newlines = [m.start() for m in re.finditer(b"\n", lined)]
+    piece_starts = [a for a, _ in spans]
+
+    def line_of(byte: int) -> int:
+        at = byte + bisect.bisect_right(piece_starts, byte) - 1  # one break added before each piece but the first
+        return summary.shift + 1 + bisect.bisect_left(newlines, at)
+
+    for entry, (first, _), end in zip(summary.entries, summary.spans, past, strict=True):
+        entry[2], entry[3] = line_of(first), line_of(max(first, end - 1))
+    return text[:start] + lined.decode("utf-8")
 
 
 def _parse(text: str, target: _Summary) -> None:

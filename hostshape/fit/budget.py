@@ -104,7 +104,7 @@ class TokenEstimate:
         self.value: float | None = None
 
     def estimate(self, text: str) -> int:
-        size = len(text.encode("utf-8"))
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
         if self.value is None:
             sample = text[: min(SAMPLE_CHARS, self.limit.tokens * 4)]
             self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))

@@ -41,9 +41,12 @@ GREP_CONTEXT = 2
 # Levels deeper than this are shown compactly only (a map, not a table of contents: the head is worth more)
 FULL_LEVELS = 3
 GREP_LINE_CHARS = 300
+GREP_LINE_WIDTHS = (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10, GREP_LINE_CHARS // 30)
 GREP_PLACE_LINES = 12
 _ROUNDS = 10
+GROUP_SEPARATOR = " · "  # between the entries of a grouped outline line
 _SHOWN_SIZE = re.compile(r"\s*\(L\d[\d,-]*, ~?[\d,]+ tok\)$")
+_SHOWN_SIZE_MARK = re.compile(r"\s*\((L\d[\d,-]*, ~?[\d,]+ tok)\)$")
 
 
 def no_view_cursor(view: str, offset: int) -> str | None:  # noqa: ARG001 - a ViewCursor that makes none
@@ -79,11 +82,15 @@ class Document:
         if wanted in by_id:
             return [by_id[wanted]]
         ident, _, title = wanted.partition(" ")
-        if ident in by_id and by_id[ident].title == title:
+        if ident in by_id and title in (by_id[ident].title, shown(by_id[ident].title)):
             return [by_id[ident]]
-        exact = [s for s in self.sections if wanted in (s.title, s.name)]
+        exact = [s for s in self.sections if wanted in (s.title, s.name, shown(s.title), shown(s.short))]
         lower = wanted.lower()
-        return exact or [s for s in self.sections if lower in (s.title.lower(), s.name.lower())]
+        return exact or [
+            s
+            for s in self.sections
+            if lower in (s.title.lower(), s.name.lower(), shown(s.title).lower(), shown(s.short).lower())
+        ]
 
 
 @functools.lru_cache(maxsize=2)
@@ -111,6 +118,8 @@ def fit_document(
     total_tokens = _size_text(total, approx)
     facts = dataclasses.replace(facts, notes=[*facts.notes, *doc.outline.notes], truncated=True)
     for style in LINE_STYLES:
+        if style == "bare" and way.handle:
+            break  # an outline without the handle names parts no read can reach: the plain cut keeps the handle
         probe = text_line(facts, way, cursor_at(whole, len(doc.body)), _detail_probe(doc), style)
         avail = limit.tokens - limit.count(probe) - 8
         if avail < 60:
@@ -239,7 +248,7 @@ def _cost(limit: Limit, line: str) -> int:
 
 def _entry_line(section: Section, size: int, approx: bool) -> str:
     lines = f"L{section.start}" if section.start == section.end else f"L{section.start}-{section.end}"
-    return f"{'  ' * (section.depth - 1)}{section.id} {section.title} ({lines}, {_size_text(size, approx)} tok)"
+    return f"{'  ' * (section.depth - 1)}{section.id} {shown(section.title)} ({lines}, {_size_text(size, approx)} tok)"
 
 
 def _size_text(size: int, approx: bool) -> str:
@@ -351,7 +360,7 @@ def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int
     used = 0
     for index in indexes:
         section = doc.sections[index]
-        line = f"{'  ' * (section.depth - 1)}{section.id} {section.title}"
+        line = f"{'  ' * (section.depth - 1)}{section.id} {shown(section.title)}"
         if len(line) > (budget - used) * SURELY_OVER_CHARS_PER_TOKEN:  # surely over: never count a huge line
             break
         cost = _cost(limit, line)
@@ -405,7 +414,14 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
 def _group_line(doc: Document, group: list[int]) -> str:
     first, last = doc.sections[group[0]], doc.sections[group[-1]]
     span = first.id if len(group) == 1 else f"{first.id}-{last.id.rpartition('.')[2]}"
-    return f"{'  ' * (first.depth - 1)}{span}: " + " · ".join(doc.sections[i].short for i in group)
+    return f"{'  ' * (first.depth - 1)}{span}: " + GROUP_SEPARATOR.join(shown(doc.sections[i].short) for i in group)
+
+
+def shown(name: str) -> str:
+    """A title or name as the outline shows it, so that no heading reads as the outline's own marks: a ``·`` as
+    ``-`` (grouped entries are separated by `` · ``, and the ids of a run are counted by its entries), an ending
+    like a shown size (``(L3-4, 9 tok)``) in brackets. A ``section`` read accepts it as shown."""
+    return _SHOWN_SIZE_MARK.sub(r" [\1]", name).replace("·", "-")
 
 
 def _gap(doc: Document, index: int) -> int:
@@ -613,7 +629,7 @@ def _fit_grep(
             style,
         )
         avail = limit.tokens - limit.count(head) - limit.count(probe) - 6
-        for width in (GREP_LINE_CHARS, GREP_LINE_CHARS // 3, GREP_LINE_CHARS // 10):
+        for width in GREP_LINE_WIDTHS:
             shown: list[str] = []
             used = 0
             for spot in places[offset:]:
@@ -628,8 +644,11 @@ def _fit_grep(
                 more = end < len(places)
                 page_facts = dataclasses.replace(facts, truncated=more or matches.more)
                 detail = f"places {offset + 1:,}-{end:,} of {len(places):,}"
-                line = text_line(page_facts, way, cursor_at(view, end) if more else None, detail, style)
+                cursor = cursor_at(view, end) if more else None
+                line = text_line(page_facts, way, cursor, detail, style)
                 text = head + "\n" + "\n--\n".join(shown) + "\n" + line
+                if cursor is not None and cursor not in line:
+                    break  # places left and no cursor to reach them: narrower lines first, else too small
                 if limit.fits(text):
                     return Fitted(text, page_facts, "document")
                 if len(shown) == 1:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,6 +16,7 @@ from hostshape.output.columns import FORM, Table, table_for
 from hostshape.output.envelope import (
     FIRST_RECORD_SHRUNK,
     ITEMS,
+    LAST_SHOWN_SHRUNK,
     RECORD_SHRUNK,
     Facts,
     WayBack,
@@ -40,8 +42,10 @@ ENVELOPE_CROWDS = 0.3  # an envelope taking more of the budget than this is comp
 class RecordList(Protocol):
     """The record list as the records stage decided it (``hostshape.records.listing.Listing``): where it is in the
     value (``()``: the value is the list), the index layouts to try, widest first (each a subset of the widest, in
-    its order; empty: no index), the index row of each of the first records in the widest layout, and the
-    identifiers of the records of each other record list beside it, by where that list is."""
+    its order; empty: no index), the index row of each of the first records in the widest layout, the
+    identifiers of the records of each other record list beside it, by where that list is, and the layout of a
+    listing of some of the records (a subset of the widest; None: the narrowest). Rows are read in order, as far
+    as the fit needs them (a long list's rows may be made only when read)."""
 
     @property
     def path(self) -> tuple[str, ...]: ...
@@ -50,9 +54,11 @@ class RecordList(Protocol):
     @property
     def layouts(self) -> list[list[str]]: ...
     @property
-    def rows(self) -> list[list[Any]]: ...
+    def rows(self) -> Sequence[list[Any]]: ...
     @property
     def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
+    @property
+    def partial(self) -> list[str] | None: ...
 
 
 def fit_data(
@@ -76,7 +82,8 @@ def fit_data(
     path, listed = records.path, records.records
     ratio = TokenEstimate(limit)
     ratio.estimate(dumps(listed[offset : offset + 20])[:4000])  # seeded by the records, not the (random) handle
-    room = int(limit.tokens * REST_SHARE)
+    around = _tokens(dumps(with_path(value, path, [])), limit, ratio) if path else 0
+    room = _beside_room(records, offset, around, ratio.estimate(dumps(envelope(facts, way, None))), limit)
     value, beside = outlined(value, path, room, lambda t: _tokens(t, limit, ratio), records.beside_ids)
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
@@ -97,13 +104,35 @@ def fit_data(
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
             fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
-            rows = cap_records(records.rows[offset:], level, seen)[0]
-            index = _IndexSource(records.layouts, rows)
+            index = _IndexSource(records.layouts, records.rows, offset, level, seen, records.partial)
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
             fitted = fit.run()
         if fitted is not None:
             return fitted
     raise AssertionError("unreachable: the last preview level always produces a fit")
+
+
+def _beside_room(records: RecordList, offset: int, beside: int, envelope_tokens: int, limit: Limit) -> int:
+    """Tokens the members beside the record list may take: REST_SHARE of the budget, less when the document
+    without its records (``beside`` tokens) and the envelope leave too little for a listing of every record by the
+    narrowest index layout (counted on a sample) and a smaller share (of at least _LEAST_BESIDE) would not: the
+    index of every record comes before what sits beside it."""
+    share = int(limit.tokens * REST_SHARE)
+    rest = len(records.records) - offset
+    if not records.layouts or len(records.rows) < len(records.records) or rest <= _LISTING_SAMPLE:
+        return share
+    sample = _narrower(records.rows[offset : offset + _LISTING_SAMPLE], records.layouts[0], records.layouts[-1])
+    need = int(limit.count(dumps(sample)) * rest / len(sample) * _LISTING_SLACK) + _INDEX_HEADER
+    left = limit.tokens - envelope_tokens - _ENVELOPE_GROWS - need
+    if beside <= left:
+        return share  # the listing fits beside them as they are
+    return share if left >= share or left < limit.tokens * _LEAST_BESIDE else left
+
+
+_LISTING_SAMPLE = 100  # index rows whose cost estimates a listing of every record
+_LISTING_SLACK = 1.02  # the rows not counted may run a little longer than the sample
+_ENVELOPE_GROWS = 40  # tokens the envelope gains once the fit states what it showed (returned, listed, dropped)
+_LEAST_BESIDE = 0.03  # the members beside the record list keep at least this share of the budget
 
 
 _SEEN_CHARS = (
@@ -144,24 +173,70 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
     if level is None:
         return records, 0
     cuts = [0]
-    capped = [cap_strings(r, level, cuts) for r in records[:seen]]
+    capped = [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in records[:seen]]
     return capped + records[seen:], cuts[0]
+
+
+def _all_short(record: Any, level: int) -> bool:
+    """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
+    two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
+    text = dumps(record)
+    return '\\"' not in text and max(map(len, text.split('"'))) <= level
 
 
 @dataclass(frozen=True)
 class _IndexSource:
     """The layouts an index may take, widest first, and the rows of the records from the page's first in the
-    widest (previewed as the records are)."""
+    widest, previewed at ``level`` as the records are (the first ``seen``), each read when the fit first needs it;
+    ``partial``, the layout of a listing of some of them (None: the narrowest)."""
 
     layouts: list[list[str]]
-    rows: list[list[Any]]
+    rows: Sequence[list[Any]]  # from the list's first record
+    offset: int = 0
+    level: int | None = None
+    seen: int = 0
+    partial: list[str] | None = None
+    _capped: list[list[Any]] = field(default_factory=list, repr=False)
+
+    def __len__(self) -> int:
+        return max(0, len(self.rows) - self.offset)
 
     def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
-        return _narrower(self.rows[start:end], self.layouts[0], columns)
+        self._fill(min(end, len(self)))
+        return _narrower(self._capped[start:end], self.layouts[0], columns)
+
+    def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
+        """The rows from record ``start`` on in the layout ``columns``, made as they are read (a few at a time)."""
+        wide = columns == self.layouts[0]
+        at = [self.layouts[0].index(c) for c in columns]
+        end = len(self)
+        while start < end:
+            stop = min(end, start + _ROWS_AT_ONCE)
+            self._fill(stop)
+            for row in self._capped[start:stop]:
+                yield row if wide else [row[j] for j in at]
+            start = stop
+
+    def _fill(self, end: int) -> None:
+        capped, level = self._capped, self.level
+        if end <= len(capped):
+            return
+        first = len(capped)
+        rows = self.rows[self.offset + first : self.offset + end]
+        if level is not None:
+            cuts = [0]
+            rows = [
+                cap_strings(r, level, cuts) if first + i < self.seen and not _all_short(r, level) else r
+                for i, r in enumerate(rows)
+            ]
+        capped.extend(rows)
 
 
-_NO_INDEX = _IndexSource([], [])
+_ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
+
+
+_NO_INDEX = _IndexSource([], [])  # never filled
 
 
 @dataclass
@@ -208,8 +283,9 @@ class _RecordFit:
         else:  # rows cost what their table costs, counted on the first few: the names once, the rows' share each
             head = table.render(rest[:_TABLE_HEAD]) or {"fields": [], "rows": []}
             names = self.limit.count(dumps(head["fields"]))
-            per = (self.limit.count(dumps(head["rows"])) + 1) / max(1, len(head["rows"]))
-            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / len(head["rows"]))
+            rows = max(1, len(head["rows"]))  # none when the first records render to no row
+            per = (self.limit.count(dumps(head["rows"])) + 1) / rows
+            scale = per / max(1.0, sum(self.ratio.estimate(dumps(r)) + 1 for r in head["rows"]) / rows)
             budget -= names
             estimates = _costs_within((dumps(table.row(r)) for r in rest), self.ratio, int(budget / scale) + 1)
             full = [max(1, round(c * scale)) for c in estimates]
@@ -228,9 +304,15 @@ class _RecordFit:
                 fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        return self._with_a_shrunk_first(index, fitted) or self._widest(index, fitted)
+                        first = self._with_a_shrunk_first(index, fitted)
+                        if first is not None:
+                            return first
+                        index, fitted = self._widest(index, fitted)
+                        return self._with_a_shrunk_next(0, index, fitted) or fitted
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
+                    if index is not None and k > 0:
+                        return fit._with_a_shrunk_next(k, index, fitted) or fitted
                     return fitted
                 over = fit._last_tokens / self.limit.tokens
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
@@ -248,17 +330,17 @@ class _RecordFit:
                     break
         return self._shrunk_first()
 
-    def _widest(self, index: Index, fitted: Fitted) -> Fitted:
+    def _widest(self, index: Index, fitted: Fitted) -> tuple[Index, Fitted]:
         """A listing of every record and nothing else: the widest layout that lists every record within the
-        limit (columns a narrower try gave up in the hope of room for a whole record)."""
+        limit (columns a narrower try gave up in the hope of room for a whole record), and its answer."""
         wider = [c for c in self.index.layouts if len(c) > len(index[0])]
         for columns in wider[::-1][:_WIDER_TRIES]:  # nearest first, as long as each fits
             candidate = (columns, self.index.rows_in(columns, 0, len(self.rest)))
             better = self._verified(*self._text(self.rest, 0, candidate), "index")
             if better is None:
                 break
-            fitted = better
-        return fitted
+            index, fitted = candidate, better
+        return index, fitted
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many following rows as the budget it left unused holds
@@ -288,14 +370,17 @@ class _RecordFit:
         rest, layouts = self.rest, self.index.layouts
         room = budget - _INDEX_HEADER
         # an index row costs two tokens at least: no budget lists more rows than half its tokens
-        wide = self.index.rows[: self.limit.tokens // 2 + 1] if layouts else []
+        listable = min(len(self.index), self.limit.tokens // 2 + 1) if layouts else 0
         deferred = None  # the widest listing of every record, skipped in the hope a narrower one leaves room
+        # a wider layout's rows are longer, so their estimate is larger: when the narrowest listing of every record
+        # is clearly over (its slack the largest), so is every other
+        narrowest = self.index.each(layouts[-1], 0) if layouts else iter(())
+        narrowest_over = bool(layouts) and listable >= len(rest) and self._over(narrowest, int(room * 1.1))
         for columns in layouts:  # widest first: columns go before rows do
-            if len(wide) < len(rest):
+            if listable < len(rest) or narrowest_over:
                 break  # no listing of every record can fit
-            rows = _narrower(wide, layouts[0], columns)
             slack = int(room * (1.1 if columns is layouts[-1] else 1.0))  # nearly all fit: cut rows after measuring
-            row_costs = self._measured(rows, slack) if len(rows) == len(rest) else []
+            rows, row_costs = self._measured(self.index.each(columns, 0), slack)
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
                 self._narrowest = len(layouts[-1])
@@ -305,34 +390,46 @@ class _RecordFit:
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
             yield deferred
-        if layouts:  # no listing of every record fits: half the budget to whole records, the rest to identifiers
-            columns = layouts[-1]
-            rows = _narrower(wide, layouts[0], columns)
+        if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
+            columns = self.index.partial or layouts[-1]
             k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
             used = sum(full[:k])
-            listed = _prefix_within(
-                _costs_within((dumps(row) for row in rows[k:]), self.ratio, room - used), room - used
-            )
-            yield k, (columns, rows[k : k + max(1, listed)]), False
+            following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
+            costs = _costs_within((dumps(row) for row in following), self.ratio, room - used)
+            listed = _prefix_within(costs, room - used)
+            yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
-    def _measured(self, rows: list[list[Any]], room: int) -> list[int]:
-        """Token costs of index rows whose listing is counted exactly (the estimate only spreads the count over
-        the rows); empty when the listing is clearly over ``room``."""
-        texts = [dumps(row) for row in rows]
-        size = sum(map(len, texts)) + len(texts)
-        if size > room * SURELY_OVER_CHARS_PER_TOKEN:
-            return []
+    def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
+        """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
+        spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``)."""
+        read: list[list[Any]] = []
+        if self._over(rows, room, read):
+            return read, []
+        texts = [dumps(row) for row in read]
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
-        if sum(estimates) > 1.25 * room:  # clearly over: the estimate decides (short rows are never estimated
-            return []  # within: their tokens run denser than the records' the estimate learnt from)
         listing = ",".join(texts)
         exact = self.limit.count(listing)
         self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
         if exact > room:
-            return []
+            return read, []
         scale = exact / max(1, sum(estimates))
-        return [max(1, round(e * scale)) for e in estimates]
+        return read, [max(1, round(e * scale)) for e in estimates]
+
+    def _over(self, rows: Iterable[list[Any]], room: int, read: list[list[Any]] | None = None) -> bool:
+        """Whether a listing of ``rows`` is clearly over ``room`` by its size or estimate (short rows are never
+        estimated within: their tokens run denser than the records' the estimate learnt from), found as soon as
+        the rows read so far are (the rest are not made); ``read`` receives the rows read. Changes nothing."""
+        size = estimated = 0
+        for row in rows:
+            if read is not None:
+                read.append(row)
+            text = dumps(row)
+            size += len(text) + 1
+            estimated += self.ratio.estimate(text) + 1
+            if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
+                return True
+        return False
 
     def _skeleton(self) -> str:
         """Everything but the records, with the envelope at its longest: the fixed cost of any candidate."""
@@ -383,6 +480,31 @@ class _RecordFit:
                 return Fitted(candidate, facts, "index")
         return None
 
+    def _with_a_shrunk_next(self, k: int, index: Index, fitted: Fitted) -> Fitted | None:
+        """Whole records (or none) and a listing of the rest that leave room unused: the first record listed shown
+        instead, shrunk to that room (its row's tokens included) and still holding every value of its row; None
+        when there is little room, it does not fit, or the shrink cut a value its row shows."""
+        rest = self.rest
+        used = self.limit.count(fitted.text)
+        room = self.limit.tokens - used
+        if room < self.limit.tokens * _NEXT_ROOM or not index[1] or not isinstance(rest[k], (dict, list)):
+            return None
+        note = FIRST_RECORD_SHRUNK if k == 0 else LAST_SHOWN_SHRUNK
+        facts = dataclasses.replace(_noted(self.facts, note), shrunk=True)
+        shrunk = dataclasses.replace(self, facts=facts)
+        bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
+        row = len(dumps(index[1][0]).encode("utf-8"))
+        for share in (0.8, 0.6, 0.4):
+            nxt = cut_to_bytes(rest[k], int(room * share * bytes_per_token) + row)
+            text = dumps(nxt)
+            if any(dumps(c) not in text for c in index[1][0] if c is not None and not isinstance(c, (dict, list))):
+                return None  # the row answers something the shrunk record would not
+            rows = index[1][1:]
+            candidate, cut = shrunk._text([*rest[:k], nxt, *rest[k + 1 :]], k + 1, (index[0], rows) if rows else None)
+            if self.limit.fits(candidate):
+                return Fitted(candidate, cut, "index" if rows else "records")
+        return None
+
     def _shrunk_first(self) -> Fitted:
         """Not even one whole record fits: shrink the first one to fit, with its envelope."""
         rest = self.rest
@@ -421,6 +543,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
 _TABLE_HEAD = 10  # records whose table rows are counted exactly, to cost the others
 _WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows
+_NEXT_ROOM = 0.05  # whole records and a listing leaving this share of the budget unused show one more record, shrunk
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 

@@ -4,6 +4,9 @@ Parsing loses what Python's values cannot hold: a number with more digits than a
 becomes ``1.2345678901234568e+16``), one out of its range (``1e400``), a key repeated in one object (the last value
 wins), ``NaN``/``Infinity`` (not JSON). ``losses(text)`` names what a text would lose; ``minify(text)`` removes the
 whitespace between tokens and nothing else, so it is the original, exactly, in fewer tokens.
+
+Given the compact rendering of the parsed value, ``losses`` first tells a text that loses nothing at C speed
+(``_surely_lossless``) and parses it again, with a hook per object and per float, only when that cannot be told.
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ def minify(text: str) -> str:
     return "".join(t for t in _TOKENS.findall(text.lstrip("\ufeff")) if t[0] not in " \t\r\n")
 
 
-def losses(text: str) -> list[str]:
+def losses(text: str, rendering: str | None = None) -> list[str]:
     """What parsing ``text`` as JSON would change, as notes for the model (empty when nothing, or when the text is
-    longer than MAX_CHECKED_CHARS or not JSON)."""
+    longer than MAX_CHECKED_CHARS or not JSON). ``rendering``, when given, is the compact JSON of the value parsed
+    from ``text`` (``output.render.dumps``), which must be strict JSON (no ``NaN`` or ``Infinity``, as orjson reads
+    it): the same notes, found sooner when there are none."""
     if len(text) > MAX_CHECKED_CHARS:
+        return []
+    if rendering is not None and _surely_lossless(text, rendering):
         return []
     found: dict[str, str] = {}
 
@@ -59,6 +66,66 @@ def losses(text: str) -> list[str]:
     except (ValueError, RecursionError):
         return []
     return list(found.values())
+
+
+# The screen reads the UTF-8 text with every digit written 0, E as e and + as -: number shapes become literals.
+_SHAPES = bytes.maketrans(b"123456789E+", b"000000000e-")
+# A float literal of 16 or more significant digits has 8 or more on one side of its point, or none before an
+# exponent; one out of a double's range has an exponent of three digits or more.
+_LONG_BY_POINT = re.compile(rb"\.(?:00000000|(?<=00000000\.))")
+_LONG_EXPONENT = re.compile(rb"0e-?000")
+_LONG_MANTISSA = b"0000000000000000e"
+_COLON_ESCAPE = re.compile(rb"\\u003[aA]")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_RUN = 64  # bytes read either side of a candidate literal; a longer run is checked by parsing
+_CANDIDATES = 2000  # candidate literals looked at before the text is checked by parsing
+
+
+def _surely_lossless(text: str, rendering: str) -> bool:
+    """True when ``text`` certainly loses nothing to parsing (False: parse it to know). ``rendering`` is the compact
+    JSON of its parsed value, ``text`` strict JSON. Every step is a scan at C speed but the look at each candidate
+    number.
+
+    A repeated key drops a member: every colon outside a string separates a member, and the rendering writes the
+    parsed value's strings with their colons as they are, so (counting a ``\\u003a`` escape as the colon it
+    decodes to) ``text`` has more colons than its rendering exactly when parsing dropped a member. A rounded number
+    needs a literal of 16 significant digits or a 3-digit exponent, and each such candidate (in a string or not)
+    is checked as a literal."""
+    raw = text.encode("utf-8", "surrogatepass")
+    if raw.count(b":") + len(_COLON_ESCAPE.findall(raw)) != rendering.count(":"):
+        return False
+    shapes = raw.translate(_SHAPES)
+    starts: list[int] = []
+    at = shapes.find(_LONG_MANTISSA)
+    while at >= 0 and len(starts) <= _CANDIDATES:
+        starts.append(at + len(_LONG_MANTISSA) - 1)
+        at = shapes.find(_LONG_MANTISSA, at + len(_LONG_MANTISSA))
+    for pattern in (_LONG_BY_POINT, _LONG_EXPONENT):
+        for match in pattern.finditer(shapes):
+            starts.append(match.start())
+            if len(starts) > _CANDIDATES:
+                return False
+    return not any(_maybe_rounded(raw, shapes, at) for at in starts)
+
+
+def _maybe_rounded(raw: bytes, shapes: bytes, at: int) -> bool:
+    """Whether the run of number characters around ``at`` may be a number literal that parsing rounds: False when
+    it is certainly inside a string (no ``:``, ``,`` or ``[`` before it), an integer, or exact as a double."""
+    low, high = max(0, at - _RUN), min(len(raw), at + _RUN)
+    head, tail = shapes[low:at].rstrip(b"0.e-"), shapes[at:high].lstrip(b"0.e-")
+    if (low > 0 and not head) or (high < len(raw) and not tail):
+        return True  # a run longer than this window: checked by parsing
+    start, end = low + len(head), high - len(tail)
+    before = head.rstrip(b" \t\r\n")
+    if before:
+        if before[-1:] not in (b",", b":", b"[") and not before.endswith(b"\xef\xbb\xbf"):
+            return False
+    elif low > 0:
+        return True  # blanks all the way back: checked by parsing
+    if end - start < 17 and b"e" not in shapes[start:end]:
+        return False  # no exponent and fewer than 16 digits: exact
+    literal = raw[start:end].decode("ascii")
+    return _NUMBER.fullmatch(literal) is not None and not _exact(literal, float(literal))
 
 
 def _exact(literal: str, value: float) -> bool:

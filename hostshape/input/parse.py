@@ -22,12 +22,14 @@ MISSING: Any = _Missing()  # no value (JSON's null is None, a value)
 @dataclass(frozen=True)
 class Parsed:
     """``value`` when the text was JSON; otherwise ``error`` says why, and ``looks_json`` tells whether it
-    was meant to be JSON (starts with ``{`` or ``[``), so the answer can stay JSON."""
+    was meant to be JSON (starts with ``{`` or ``[``), so the answer can stay JSON. ``strict`` says the text is
+    strict JSON (no ``NaN`` or ``Infinity``, no integer past 64 bits)."""
 
     value: Any = None
     ok: bool = False
     looks_json: bool = False
     error: str | None = None
+    strict: bool = False
 
 
 _BLANKS = "\ufeff \t\r\n"
@@ -62,7 +64,7 @@ def parse_json(text: str) -> Parsed:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return Parsed(orjson.loads(text), ok=True, looks_json=True)
+        return Parsed(orjson.loads(text), ok=True, looks_json=True, strict=True)
     except (orjson.JSONDecodeError, TypeError, RecursionError):
         pass
     try:

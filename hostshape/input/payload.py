@@ -26,6 +26,7 @@ class Payload:
     model without hostshape (for data: its compact JSON), with labelled placeholders for binary content. ``notes``
     says what unwrapping replaced; ``opaque`` is set when that includes binary a host would not pass to a model
     natively (raw bytes, resource blobs), as opposed to image and audio blocks, which hosts send as media.
+    ``strict`` says ``text`` is strict JSON (no ``NaN`` or ``Infinity``) and ``value`` what parsing it gives.
     """
 
     text: str
@@ -35,6 +36,7 @@ class Payload:
     parse_error: str | None = None
     looks_json: bool = False
     opaque: bool = False
+    strict: bool = False
 
     @property
     def is_data(self) -> bool:
@@ -149,7 +151,7 @@ def _text(text: str) -> Payload:
         return Payload(text=text)  # prose that happens to start like a number or a literal
     if not parsed.ok:
         return Payload(text=text, parse_error=parsed.error, looks_json=parsed.looks_json)
-    return Payload(text=text, value=parsed.value, looks_json=True)
+    return Payload(text=text, value=parsed.value, looks_json=True, strict=parsed.strict)
 
 
 def _json_per_block(texts: list[str]) -> Payload | None:

@@ -209,6 +209,7 @@ def fault_note(fault: str) -> str:
 CUT_MARK = "…[+N chars] marks each cut"
 RECORD_SHRUNK = f"record shrunk to fit; {CUT_MARK}"
 FIRST_RECORD_SHRUNK = f"first record shrunk to fit; {CUT_MARK}"
+LAST_SHOWN_SHRUNK = f"last record shown shrunk to fit; {CUT_MARK}"
 AS_JSON_START = "shown as the start of its compact JSON text"
 TOOL_ERROR = "the tool reported an error"
 

@@ -4,8 +4,9 @@ identifiers of the other record lists beside it (which the fit shows by them whe
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from hostshape.output.render import beside_path
 from hostshape.records.locate import Path, find_records
@@ -19,13 +20,16 @@ if TYPE_CHECKING:
 class Listing:
     """A record list at ``path`` in the projected value (``()``: the value is the list), with its index: layouts
     to try, widest first, each a subset of the widest in its order (empty: no index), and ``rows``, the index row
-    of each of the first records in the widest layout (records past them are never listed)."""
+    of each of the first records in the widest layout (records past them are never listed), each made when the
+    fit first reads it. ``partial``, a subset of the widest too, lists some of the records when no layout lists
+    them all (None: the narrowest does)."""
 
     path: Path
     records: list[Any]
     layouts: list[list[str]]
-    rows: list[list[Any]]
+    rows: Sequence[list[Any]]
     beside_ids: dict[Path, list[Any]]  # the identifiers of the records of each other record list beside this one
+    partial: list[str] | None = None
 
 
 def listing(
@@ -34,12 +38,14 @@ def listing(
     count: Count,
     *,
     layouts: list[list[str]] | None = None,
+    partial: list[str] | None = None,
     rows: int = 0,
 ) -> Listing | None:
     """The record list of ``value``: at ``path`` when the projection placed it there (and it is still a list),
     else the one ``find_records`` finds; None when there is none or it is empty. ``layouts`` are the index layouts
-    the projection chose (the shrink, before shrinking), else they are chosen here from the records; index rows
-    are made for the first ``rows`` records (0: no index)."""
+    the projection chose (the shrink, before shrinking), else they are chosen here from the records, and
+    ``partial`` the layout it chose for a listing of some of them; index rows are made for the first ``rows``
+    records (0: no index)."""
     found = _at(value, path) if path is not None else find_records(value)
     if found is None or not found[1]:
         return None
@@ -57,8 +63,41 @@ def listing(
         if layouts is not None
         else index_columns(records, count)
     )
-    index_rows = [rows_of(r, chosen[0]) for r in records[:rows]] if chosen else []
-    return Listing(at, records, chosen, index_rows, beside_ids)
+    index_rows = Made(lambda i: rows_of(records[i], chosen[0]), min(rows, len(records)) if chosen else 0)
+    some = partial if chosen and partial and layouts is chosen and all(c in chosen[0] for c in partial) else None
+    return Listing(at, records, chosen, index_rows, beside_ids, some)
+
+
+class Made(Sequence[Any]):
+    """``make(0)``, ..., ``make(n - 1)``, each made once, when first read (in order): a fit that lists a few
+    hundred of a list's records makes only their rows."""
+
+    def __init__(self, make: Callable[[int], Any], n: int) -> None:
+        self._make, self._n = make, n
+        self._made: list[Any] = []
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, at: int) -> Any: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Any]: ...
+    def __getitem__(self, at: int | slice) -> Any:
+        if isinstance(at, slice):
+            start, stop, step = at.indices(self._n)
+            self._fill(stop if step > 0 else start + 1)
+            return self._made[at]
+        index = at + self._n if at < 0 else at
+        if not 0 <= index < self._n:
+            raise IndexError(at)
+        self._fill(index + 1)
+        return self._made[index]
+
+    def _fill(self, end: int) -> None:
+        made = self._made
+        for i in range(len(made), end):
+            made.append(self._make(i))
 
 
 def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:

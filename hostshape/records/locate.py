@@ -1,13 +1,15 @@
 """Where the records are in a JSON document, found by what the lists hold, and the document rewritten so that
 they sit in one plain list of objects: GraphQL ``edges[].node`` unwrapped, lists nested in thin parent records
 flattened (each child names its parent's identifier), records nested in lists of wrappers that name nothing
-gathered (a trace's ``batches[].scopeSpans[].spans[]``), rows-as-arrays turned into objects with the column names
-of a header list, and maps keyed by identifier turned into lists.
+gathered (a trace's ``batches[].scopeSpans[].spans[]``), pages (a list of lists of records) joined, records
+whose one list holds their own fields as key/value pairs kept whole (``Tags[].{Key, Value}``), rows-as-arrays
+turned into objects with the column names of a header list, and maps keyed by identifier turned into lists.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -34,6 +36,7 @@ class Located:
     records: list[Any]
     notes: list[str] = field(default_factory=list)  # how the document was rewritten; a note ending "not shown" is a cut
     parent_refs: list[str] = field(default_factory=list)  # members naming a flattened record's parent
+    map_key: str | None = None  # the records are a map's entries: the member holding each one's map key
 
 
 def find_records(value: Any, max_depth: int = SEARCH_DEPTH) -> tuple[Path, list[Any]] | None:
@@ -68,30 +71,33 @@ def longest_record_list(value: Any, max_depth: int = 3) -> tuple[Path, list[Any]
 def locate(value: Any) -> Located | None:
     """The record list, rewritten into a plain list of objects (see the module docstring); None when there is
     none. Deterministic: paging a saved result later finds the same list at the same path."""
-    candidates: list[tuple[float, Path, list[Any], str | None]] = []
+    candidates: list[tuple[float, Path, list[Any], str | None, str | None]] = []
     if isinstance(value, list):
-        rows = _rows_with_header(value, value, ())
-        candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None))
+        rows = _rows_with_header(value, value, ()) or _pages(value, "")
+        candidates.append((math.inf, (), rows[0] if rows else value, rows[1] if rows else None, None))
     else:
         whole = _keyed_map(value) if isinstance(value, dict) else None
         if whole is not None:
-            candidates.append((_map_weight(whole[0]), (), whole[0], whole[1]))
+            candidates.append((_map_weight(whole[0]), (), *whole))
         for path, member in _members_bounded(value):
             if isinstance(member, list) and member:
                 rows = _rows_with_header(member, value, path)
+                pages = _pages(member, ".".join(path)) if rows is None else None
                 if rows is not None:
-                    candidates.append((_weight(rows[0]), path, rows[0], rows[1]))
+                    candidates.append((_weight(rows[0]), path, *rows, None))
+                elif pages is not None:
+                    candidates.append((_weight(pages[0]), (*path[:-1], f"{path[-1]}[][]"), *pages, None))
                 elif _mostly_objects(member):
-                    candidates.append((_weight(member), path, member, None))
+                    candidates.append((_weight(member), path, member, None, None))
                 elif _names(member):  # versions, tags, ids: each item names one thing
-                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None))
+                    candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None, None))
             elif isinstance(member, dict):
                 keyed = _keyed_map(member)
                 if keyed is not None:
-                    candidates.append((_map_weight(keyed[0]), path, keyed[0], keyed[1]))
+                    candidates.append((_map_weight(keyed[0]), path, *keyed))
     if not candidates:
         return None
-    _, path, records, how = max(candidates, key=lambda c: c[0])
+    _, path, records, how, map_key = max(candidates, key=lambda c: c[0])
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
@@ -102,7 +108,8 @@ def locate(value: Any) -> Located | None:
         path, records, ref = flat
         refs += [ref] if ref else []
         path, records = _unwrapped(path, records, notes)
-    return Located(_rebuilt(value, path, records), path, records, notes, refs)
+        map_key = None  # the records are the entries' children now
+    return Located(_rebuilt(value, path, records), path, records, notes, refs, map_key)
 
 
 def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
@@ -208,6 +215,26 @@ def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[
     return None
 
 
+MAX_PAGES = 10_000  # lists of records read as pages of one list, at most
+
+
+def _pages(items: list[Any], where: str) -> tuple[list[Any], str] | None:
+    """A list of lists of objects (pages, batches, one list per query) as one list of their objects, in order, with
+    a note naming the pages; None when it is not one (rows of scalars, a mix of lists and other values)."""
+    if len(items) > MAX_PAGES or not all(isinstance(i, list) for i in items):
+        return None
+    head = [r for page in items[:50] for r in page[:50]]
+    if not head or not all(isinstance(r, dict) for r in head):
+        return None
+    records = [r for page in items for r in page]
+    if not all(isinstance(r, dict) for r in records):
+        return None
+    sizes = [len(page) for page in items]
+    each = f"{sizes[0]} each" if len(set(sizes)) == 1 else "of " + ", ".join(map(str, sizes[:40]))
+    more = f" +{len(sizes) - 40} more" if len(set(sizes)) > 1 and len(sizes) > 40 else ""
+    return records, f"{where}[][] gathered: {len(records)} records from {len(items)} lists ({each}{more}), in order"
+
+
 def _header_row(first: list[Any], rest: list[list[Any]]) -> bool:
     """The first row names the columns: distinct non-empty strings, none of them found in its column below."""
     if not all(isinstance(n, str) and n for n in first) or len(set(first)) != len(first):
@@ -241,15 +268,15 @@ def _headers(document: Any, width: int) -> Iterator[tuple[Path, list[str]]]:
                     break
 
 
-def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
+def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str, str] | None:
     """A map whose members are like records of one kind (objects sharing most of their keys), as a list of
-    objects that each carry their map key."""
+    objects that each carry their map key, a note saying so, and the member holding the key."""
     if len(obj) >= 2 and all(isinstance(v, list) for v in obj.values()) and _same_kind(list(obj.values())):
         items = [i for v in list(obj.values())[:50] for i in v[:5]]
         if not items or not all(isinstance(i, dict) for i in items):
             return None
         records = [{"key": k, "items": v} for k, v in obj.items()]
-        return records, "map keyed by identifier: shown as a list of {key, items}"
+        return records, "map keyed by identifier: shown as a list of {key, items}", "key"
     if not all(isinstance(v, dict) and v for v in obj.values()):
         return None
     if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
@@ -259,7 +286,7 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str] | None:
         return None
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
-    return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}"
+    return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}", name
 
 
 def _share_keys(key_sets: list[set[Any]]) -> bool:
@@ -309,12 +336,23 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
         return path, records
     out = []
+    renamed: dict[str, str] = {}  # a wrapper's member the object also has -> the name it is shown under
     for r in dicts:
         own = r[inner] if isinstance(r.get(inner), dict) else {}
-        merged = {(key if key not in own else f"_{key}"): member for key, member in r.items() if key != inner}
+        merged: dict[str, Any] = {}
+        for key, member in r.items():
+            if key == inner:
+                continue
+            name = key
+            while name in own or name in merged:  # never over the object's own member, nor another renamed
+                name = f"_{name}"
+            if name != key:
+                renamed.setdefault(key, name)
+            merged[name] = member
         merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
         out.append(merged)
-    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}")
+    shown_as = "; the wrapper's " + ", ".join(f"{k} shown as {v}" for k, v in list(renamed.items())[:6])
+    notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}" + (shown_as if renamed else ""))
     return _stepped(path, inner), out
 
 
@@ -334,6 +372,8 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         return None
     if not all(len(k) > 1 for k in kids[:50]):
         return None  # one-value cells are not records
+    if _pair_lists(dicts, child):
+        return None  # each parent's list is its own fields as key/value pairs: the parents are the records
     if len(dicts) == 1:  # one wrapper (an export's resource and scope): its children are the records
         only = dicts[0]
         rest = sorted(k for k in only if k != child and not _empty(only[k]))
@@ -364,6 +404,22 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out, ref
+
+
+def _pair_lists(records: list[dict[str, Any]], child: str) -> bool:
+    """Every sampled record's ``child`` list stands for an object (``structure.pairs_of``: two-member items, one
+    a name unique in its list), and the names recur across records (``instance-id``, ``env`` in each): fields given
+    as key/value pairs, not child records."""
+    sample = records[: structure.SAMPLE]
+    names: set[str] = set()
+    total = 0
+    for record in sample:
+        pairs = structure.pairs_of(record[child])
+        if pairs is None:
+            return False
+        names.update(pairs)
+        total += len(pairs)
+    return len(sample) >= 2 and len(names) * 2 <= total
 
 
 MAX_DESCENT = 3  # levels of lists searched below records that name nothing, for the records they wrap
@@ -510,7 +566,7 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
     if text.count("\n", 0, 100_000) < 2:
         return None
-    sample = [line for line in text[:100_000].splitlines()[:-1] if line.strip()][:50]
+    sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
@@ -518,13 +574,23 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
-    lines = [line for line in text.splitlines() if line.strip()]
+    every = _lines(text)
+    lines = [line for line in every if line.strip()]
     if len(lines) < 3 or len(lines) > MAX_TEXT_RECORDS:
         return None
     try:
-        return _json_lines(lines) if lines[0].lstrip().startswith("{") else _delimited(lines)
+        if lines[0].lstrip().startswith("{"):
+            return _json_lines(lines)
+        # CSV rows as csv reads a file: a quoted field keeps its line breaks, blank lines inside it too
+        return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
         return None
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line breaks (``\n``, ``\r\n``, ``\r``), as csv reads a file opened with
+    ``newline=""``."""
+    return list(io.StringIO(text, newline=""))
 
 
 def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
@@ -547,7 +613,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
     for delimiter in (",", "\t", ";", "|"):
         if delimiter not in head[0]:
             continue
-        sample = list(csv.reader(head, delimiter=delimiter))
+        sample = [row for row in csv.reader(head, delimiter=delimiter) if row]
         width = len(sample[0])
         if width < 2 or any(len(row) != width for row in sample):
             continue
@@ -556,7 +622,7 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
             continue
         if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
             continue
-        rows = list(csv.reader(lines[1:], delimiter=delimiter))
+        rows = [row for row in csv.reader(lines[1:], delimiter=delimiter) if row]
         if any(len(row) != width for row in rows):
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]

@@ -74,7 +74,8 @@ class Projection:
         """The projected value's record list, with index rows for its first ``rows`` records (0: no index); the
         index layouts are the shrink's when it chose them."""
         layouts = self.cuts.index if self.cuts is not None else None
-        return listing(self.value, self.path, count, layouts=layouts, rows=rows)
+        partial = self.cuts.partial if self.cuts is not None else None
+        return listing(self.value, self.path, count, layouts=layouts, partial=partial, rows=rows)
 
 
 def project(
@@ -174,23 +175,34 @@ def zero_config(
 
     Caps on nested lists (head and tail) and on nesting are derived from ``budget`` (tokens): while a cap cut
     something and the shrunk value uses under half the budget, the caps grow in proportion to the room left
-    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget. Records are shrunk
-    from ``first`` (a later page) until the shrunk ones reach ``SURELY_OVER_CHARS_PER_TOKEN`` characters a token of
-    the budget (no answer shows more whole), so the time grows with the budget, not with the input."""
+    (measured, not guessed), as long as the result stays within ``_GROW_TARGET`` of the budget; a step that
+    overshoots is retried shorter, in proportion (parallel arrays each cut to the same head and tail fill the room).
+    Records are shrunk from ``first`` (a later page) until the shrunk ones reach ``SURELY_OVER_CHARS_PER_TOKEN``
+    characters a token of the budget (no answer shows more whole), so the time grows with the budget, not the input."""
     cuts = Cuts()
     chars = budget * SURELY_OVER_CHARS_PER_TOKEN if budget else None
     shrunk, path = shrink_document(value, max_records, cuts, count, first=first, max_chars=chars)
     used = _tokens(shrunk, budget, count) if budget and cuts.capped else None
+    items: int | None = None  # the next step's cap on nested lists; None: grown from the current one
     for _ in range(4):
         if used is None or budget is None or used >= budget * _GROW_BELOW or not cuts.capped:
             break
-        factor = min(16.0, budget * _GROW_TARGET / max(used, 1))
-        bigger = Cuts(items=max(cuts.items + 2, int(cuts.items * factor)), depth=cuts.depth + (2 if cuts.deep else 0))
+        depth = cuts.depth + (2 if cuts.deep else 0)
+        if items is None:
+            items = max(cuts.items + 2, int(cuts.items * min(16.0, budget * _GROW_TARGET / max(used, 1))))
+        bigger = Cuts(items=items, depth=depth)
         grown, grown_path = shrink_document(value, max_records, bigger, count, first=first, max_chars=chars)
         grown_used = _tokens(grown, budget, count)
-        if grown_used is None or grown_used > budget * _GROW_TARGET * 1.15:
+        if grown_used is not None and grown_used <= budget * _GROW_TARGET * 1.15:
+            cuts, shrunk, path, used, items = bigger, grown, grown_path, grown_used, None
+            continue
+        # Overshot: the next try is shorter, in proportion to the overshoot (a chart's parallel arrays share it).
+        over = grown_used if grown_used is not None else budget * 2
+        shorter = cuts.items + int((items - cuts.items) * (budget * _GROW_TARGET - used) / max(over - used, 1))
+        floor = cuts.items if depth > cuts.depth else cuts.items + 2
+        if shorter >= items or shorter < floor:
             break
-        cuts, shrunk, path, used = bigger, grown, grown_path, grown_used
+        items = shorter
     return Projection(shrunk, frozenset(cuts.omitted), path=path, cuts=cuts)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,9 @@ NESTED_PREVIEW_CHARS = 80
 MAX_NESTED_ITEMS = 20
 SHOWN_DEPTH = 4  # levels of nesting shown below a record before the shrink collapses them (grown by the budget)
 _MIN_COLLAPSE_MEMBERS = 4  # smaller objects are shown, not collapsed
+_WORD = re.compile(r"\w+")
+_RENDERING_CHARS = 2000  # of the shorter text compared (4 times that of the longer) to tell another rendering
+_RENDERING_SHARE = 0.8  # of the words of the text with fewer, found in the other
 _LEARN = 100  # records whose nested objects teach the schema
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
 
@@ -49,6 +53,7 @@ class Cuts:
     same: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
+    partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
     depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
 
@@ -181,7 +186,9 @@ def shrink_located(
                 break
     end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
-    cuts.index = structure.index_columns(shrunk, count, (key, alt))
+    cuts.index = structure.index_columns(shrunk, count, (key, alt), spread=records)
+    if located.map_key is not None and cuts.index:
+        cuts.partial = structure.entry_layout(shrunk, cuts.index[0], located.map_key, count)
     return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
 
 
@@ -518,23 +525,23 @@ def _is_link(value: Any) -> bool:
     """An API link, or an object whose every leaf is a URL (``_links``, ``avatarUrls``, ``external_urls``)."""
     if isinstance(value, str):
         return structure.is_api_link(value)
-    if isinstance(value, dict) and value:
-        leaves = list(_leaves(value, 0))
-        return bool(leaves) and all(structure.is_url(v) or v is None for v in leaves) and any(leaves)
-    return False
+    return isinstance(value, dict) and bool(value) and _url_leaves(value, 0) is True
 
 
-def _leaves(value: Any, depth: int) -> Any:
-    if depth > 3:
-        yield value
-    elif isinstance(value, dict):
-        for member in value.values():
-            yield from _leaves(member, depth + 1)
-    elif isinstance(value, list):
-        for member in value[:20]:
-            yield from _leaves(member, depth + 1)
-    else:
-        yield value
+def _url_leaves(value: Any, depth: int) -> bool | None:
+    """None as soon as a leaf of ``value`` (below three levels, the value there; of a list, its first 20 items) is
+    neither a URL nor None; else whether any leaf is a URL."""
+    if depth > 3 or not isinstance(value, (dict, list)):
+        if value is None:
+            return False
+        return True if structure.is_url(value) else None
+    found = False
+    for member in value.values() if isinstance(value, dict) else value[:20]:
+        leaf = _url_leaves(member, depth + 1)
+        if leaf is None:
+            return None
+        found = found or leaf
+    return found
 
 
 def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
@@ -550,10 +557,18 @@ def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
-    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text."""
+    """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text (both are text, and most
+    words of the one with fewer are in the other). ``status_text`` beside a numeric ``status``, or a label beside a
+    code, says something else: it is kept."""
     if not (isinstance(key, str) and key.endswith(("_html", "_text"))):
         return False
-    return key[:-5] in record
+    base, rendering = record.get(key[:-5]), record[key]
+    if not (isinstance(base, str) and isinstance(rendering, str)):
+        return False
+    short, long = sorted((base, rendering), key=len)  # the start of the shorter is within the longer's start
+    fewer = set(_WORD.findall(short[:_RENDERING_CHARS].lower()))
+    more = set(_WORD.findall(long[: 4 * _RENDERING_CHARS].lower()))
+    return bool(fewer) and len(fewer & more) >= _RENDERING_SHARE * len(fewer)
 
 
 def _is_empty(value: Any) -> bool:
