@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,13 +19,26 @@ import hostshape
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _not_sources(folder: str, names: list[str]) -> set[str]:
+    """What a checkout holds besides the sources (.gitignore, git's files, the tools' caches) for shutil.copytree:
+    nothing the build reads, and the caches are rewritten while CI's lint runs beside the tests."""
+    ignored = {n for n in names if n.startswith(".venv") or n.endswith((".egg-info", "_cache"))}
+    ignored |= {".git", "__pycache__", ".hypothesis", ".ipynb_checkpoints"} & set(names)
+    if Path(folder) == ROOT:
+        ignored |= {"build", "dist"} & set(names)
+    return ignored
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
+    """scripts/build run in a copy of the checkout: the build rewrites hostshape.egg-info where it runs, which the
+    editable installs scripts/test makes meanwhile (the other environments) write in the checkout too."""
+    out, clone = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("clone") / "hostshape"
+    shutil.copytree(ROOT, clone, ignore=_not_sources)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     subprocess.run(
-        ["bash", str(ROOT / "scripts" / "build"), str(out)],
-        cwd=ROOT,
+        ["bash", str(clone / "scripts" / "build"), str(out)],
+        cwd=clone,
         env=env,
         check=True,
         capture_output=True,
@@ -64,6 +78,10 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     wheel = next(dist.glob("hostshape-*.whl"))
+    # the user's environment: no policy, and no PYTHONPATH that would put this checkout before the installed copy
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("HOSTSHAPE_POLICY", None)
+    env.pop("PYTHONPATH", None)
     # the dependencies come from the pip cache (or the index); hostshape itself only from the wheel
     subprocess.run(
         [
@@ -80,9 +98,8 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
         check=True,
         timeout=600,
         capture_output=True,
+        env=env,
     )
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    env.pop("HOSTSHAPE_POLICY", None)
     cli = str(venv / "bin" / "hostshape")
 
     def run(*args: str) -> str:
@@ -99,6 +116,7 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
         text=True,
         check=True,
         cwd=tmp_path,
+        env=env,
     ).stdout.strip()
     assert str(venv) in payload  # the installed copy, not this checkout
     shaped = json.loads(run("shape", payload, "--budget", "1000"))
@@ -118,5 +136,6 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     ).stdout.strip()
     assert frameworks == "[]"  # the core installs no framework

@@ -44,6 +44,11 @@ def fenced(text: str, language: str) -> list[str]:
 PYTHON = fenced(README, "python") + fenced(HOST_SETUP, "python")
 
 
+def _adapter(block: str) -> re.Match[str] | None:
+    """The ``from hostshape.adapters.<key> import`` line of a block (its group 1 is the key), or None."""
+    return re.search(r"from hostshape\.adapters\.(\w+) import", block)
+
+
 def _read_tool_names(g: dict[str, Any]) -> set[str]:
     """The retrieval tools a snippet's agent offers the model, by host."""
     names: set[str] = set()
@@ -101,7 +106,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
 def _run_block(block: str, tmp_path: Path, then: str = "") -> tuple[list[str], dict[str, Any]]:
     """Run ``block`` in its own interpreter in ``tmp_path`` without provider keys, then ``then(g)`` on its globals;
     returns the lines it printed and what the child found (``read_tools``, ``received``, ``then``)."""
-    adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
+    adapter = _adapter(block)
     if adapter:
         pytest.importorskip(next(h.framework for h in HOSTS if h.key == adapter.group(1)))
     path, facts = tmp_path / "block.py", tmp_path / "facts.json"
@@ -120,10 +125,10 @@ def _run_block(block: str, tmp_path: Path, then: str = "") -> tuple[list[str], d
     return done.stdout.strip().splitlines(), json.loads(facts.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON)))
-def test_each_python_block_runs_as_written_and_offline(index: int, tmp_path: Path) -> None:
-    block = PYTHON[index]
-    adapter = re.search(r"from hostshape\.adapters\.(\w+) import", block)
+# Each block's test is named after the adapter it imports (scripts/test selects the mcp-2-only hosts' blocks by name).
+@pytest.mark.parametrize("block", PYTHON, ids=[m.group(1) if (m := _adapter(b)) else "core" for b in PYTHON])
+def test_each_python_block_runs_as_written_and_offline(block: str, tmp_path: Path) -> None:
+    adapter = _adapter(block)
     if adapter and adapter.group(1) == "fastmcp":
         try:
             from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server
