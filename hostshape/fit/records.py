@@ -121,7 +121,7 @@ def _beside_room(records: RecordList, offset: int, beside: int, envelope_tokens:
     rest = len(records.records) - offset
     if not records.layouts or len(records.rows) < len(records.records) or rest <= _LISTING_SAMPLE:
         return share
-    sample = _narrower(records.rows[offset : offset + _LISTING_SAMPLE], records.layouts[0], records.layouts[-1])
+    sample = _narrower(list(records.rows[offset : offset + _LISTING_SAMPLE]), records.layouts[0], records.layouts[-1])
     need = int(limit.count(dumps(sample)) * rest / len(sample) * _LISTING_SLACK) + _INDEX_HEADER
     left = limit.tokens - envelope_tokens - _ENVELOPE_GROWS - need
     if beside <= left:
