@@ -59,6 +59,7 @@ from hostshape.output.envelope import (
 )
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
+from hostshape.records.listing import list_query
 from hostshape.records.locate import records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
@@ -248,6 +249,8 @@ def _projected(
     projection = project(value, rule, allow_shrink=allow_shrink, count=s.limit.count, max_records=most)
     records = projection.listing(s.limit.count, rows=most)
     chosen = rule is not None and (rule.jmespath is not None or rule.fields is not None)  # keeps its shape: no table
+    if records is not None and records.path and not chosen:  # the list as a query of the saved result
+        records = dataclasses.replace(records, query=list_query(value, records.path))
     reported = projection.reported(facts)
     return fit_data(projection.value, reported, s.limit, s.way, cursor_at, records=records, tables=not chosen)
 

@@ -330,10 +330,7 @@ def test_a_text_that_defeats_a_kind_s_sign_pattern_is_shaped_in_linear_time(tmp_
 
 # ---- the way back: the list the envelope names, read back as a query (issue 27) ----------------------------------
 
-LIST_OWNER = "owner: records/fit (fit/records.py names the list '.'.join(path): a key with a dot is not quoted"
 
-
-@pytest.mark.xfail(strict=True, reason=f"{LIST_OWNER}, and a map keyed by id is named 'paths[].get', null as a query)")
 @pytest.mark.parametrize("shape_of", ["a key with a dot", "a map keyed by id"])
 def test_the_list_the_envelope_names_picks_the_records_as_a_query(tmp_path: Path, shape_of: str) -> None:
     if shape_of == "a key with a dot":  # Elasticsearch-style field names, a metrics API's "series.points"

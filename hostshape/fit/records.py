@@ -59,6 +59,8 @@ class RecordList(Protocol):
     def beside_ids(self) -> Mapping[tuple[str, ...], list[Any]]: ...
     @property
     def partial(self) -> list[str] | None: ...
+    @property
+    def query(self) -> str | None: ...
 
 
 def fit_data(
@@ -90,7 +92,7 @@ def fit_data(
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
         facts = compacted(facts)
     # a top-level list is shown as {"items": [...]}: its cut names that key
-    facts = dataclasses.replace(facts, total=len(listed), list_path=".".join(path) or ITEMS)
+    facts = dataclasses.replace(facts, total=len(listed), list_path=records.query or ".".join(path) or ITEMS)
     # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
     # characters a token: text is previewed in those only, so the time grows with the budget, not the input
     seen = _within(listed[offset : offset + limit.tokens + 1], limit.tokens * _SEEN_CHARS)

@@ -4,6 +4,8 @@ identifiers of the other record lists beside it (which the fit shows by them whe
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -30,6 +32,7 @@ class Listing:
     rows: Sequence[list[Any]]
     beside_ids: dict[Path, list[Any]]  # the identifiers of the records of each other record list beside this one
     partial: list[str] | None = None
+    query: str | None = None  # the JMESPath query that reads the list from the saved result (None: ``path`` joined)
 
 
 def listing(
@@ -167,3 +170,35 @@ def row_layouts(rows: list[Any]) -> list[list[str]]:
 def _short(value: Any) -> Any:
     """A nested object in an index row is not shown (index columns are scalar columns of most records)."""
     return "{…}" if isinstance(value, (dict, list)) else value
+
+
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def list_query(value: Any, path: Path) -> str | None:
+    """The JMESPath query that reads the record list at ``path`` (the records stage's path: keys joined by ``.``,
+    ``[]`` where a list's or a map's members are gathered) from ``value``, the result as saved: each key quoted
+    unless it is a bare identifier, a map's members as ``.*``, a list's as ``[]``. None when ``value`` does not
+    have that shape (the caller then names ``path`` as it is)."""
+    node, out = value, ""
+    for step in path:
+        for i, frag in enumerate(step.split("[]")):
+            if i:  # the members of what was reached so far, gathered
+                if isinstance(node, list):
+                    out, node = out + "[]", next((m for m in node if isinstance(m, (dict, list))), None)
+                elif isinstance(node, dict):
+                    out, node = out + ".*", next(iter(node.values()), None)
+                else:
+                    return None
+            names = frag.removeprefix(".").split(".") if frag.removeprefix(".") else []
+            j = 0
+            while j < len(names):
+                if not isinstance(node, dict):
+                    return None
+                k = next((k for k in range(len(names), j, -1) if ".".join(names[j:k]) in node), None)
+                if k is None:
+                    return None
+                key = ".".join(names[j:k])
+                quoted = key if _BARE.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+                out, node, j = (f"{out}.{quoted}" if out else quoted), node[key], k
+    return out or None
