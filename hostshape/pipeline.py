@@ -177,7 +177,7 @@ def leave_alone(s: Shaping) -> Shaping:
     if forged == "text":
         text = f"{payload.text}\n{TOOL_LINE}"
         if s.limit.fits(text):
-            return s.done(text, changed=True, strategy="passthrough")
+            return s.done(text, changed=True, strategy="noted")
         return dataclasses.replace(s, forged=True)
     if as_is and not payload.opaque and s.limit.fits(payload.text):
         empty = empty_result(payload.is_error)
@@ -392,10 +392,11 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
     )
 
 
-_HANDLE_IN_LINE = re.compile(r"handle=(hs_[0-9a-f]{24})")
+_HANDLE_IN_LINE = re.compile(f"handle=({HANDLE.pattern.strip('^$')})")
 _OWN_BARE_TEXTS = frozenset(
     [*last_resort_texts(True, None), *last_resort_texts(False, None), *map(empty_result, (True, False))]
 )
+_LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 
 def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
@@ -403,7 +404,9 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     member; a last line starting ``[hostshape]``) whose handle this policy's store does not hold: the tool's text,
     not a hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
     handle: Any = None
-    last = payload.text.rstrip().rsplit("\n", 1)[-1][:400] if not payload.is_data else ""
+    text = payload.text.rstrip()  # the same object, not a copy, when nothing trails
+    start = text.rfind("\n") + 1
+    last = text[start : start + 400] if not payload.is_data else ""  # never a copy of a long last line
     if payload.is_data and isinstance(payload.value, dict) and KEY in payload.value:
         form, member = "json", payload.value[KEY]
         handle = member.get("handle") if isinstance(member, dict) else None
@@ -413,7 +416,8 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
         handle = found[1] if found else None
     else:
         return None
-    if payload.text.strip() in _OWN_BARE_TEXTS:
+    bare = text.lstrip()  # the same object when nothing leads
+    if len(bare) <= _LONGEST_BARE and bare in _OWN_BARE_TEXTS:
         return None  # hostshape's own answers that name no handle (a last resort, an empty result)
     if isinstance(handle, str) and HANDLE.match(handle):
         try:

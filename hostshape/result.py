@@ -18,7 +18,8 @@ class Shaped:
     - ``bytes_before``: UTF-8 size of the unwrapped input; ``tokens`` counts ``text`` exactly.
     - ``truncated``: something was cut to meet the budget (as opposed to removed by projection alone).
     - ``strategy``: which path produced the text (``passthrough``, ``records``, ``index``, ``object``, ``text``,
-      ``compact``, ``fault``, ``minimal``...).
+      ``compact``, ``fault``, ``minimal``, ``empty`` for a result with no content, ``noted`` for one
+      that fits, followed by hostshape's line saying its last line imitates hostshape's...).
     - ``handle`` / ``path``: where the full original was saved, when it was.
     - ``is_error``: the tool reported an error; ``fault``: hostshape's own failure, when there was one.
     """
