@@ -154,3 +154,19 @@ def test_the_same_identifiers_reach_the_model_whatever_the_wrapper(tmp_path: Pat
     values = _scalars(shown)
     assert all(str(r[idf]) in values for r in records)
     assert "cursor" not in _index(shown).get("fields", [])[:1]
+
+
+@pytest.mark.parametrize("budget", [4000, 8000])
+def test_a_short_graphql_cursor_never_replaces_the_ids_the_records_children_point_at(
+    tmp_path: Path, budget: int
+) -> None:
+    """Fastly's services, each with versions that name it by its opaque id, wrapped as a GraphQL connection
+    whose cursors are short readable tokens: the records are still listed by their own id (the ids fit at 4,000),
+    never dropped as opaque while the cursor stands in for them."""
+    records = _load("fastly_services_list.json")
+    doc = {"data": {"services": {"edges": [{"cursor": f"Y3Vyc29yOn{i}", "node": r} for i, r in enumerate(records)]}}}
+    shown = _shaped(tmp_path, doc, budget)
+    assert "id" not in shown["_hostshape"].get("omitted", [])
+    values = _scalars(shown)
+    assert all(r["id"] in values for r in records)
+    assert _index(shown).get("fields", ["-"])[0] != "cursor"

@@ -331,9 +331,23 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         text = str(value)
         if len(text) < 2:
             continue
-        if any(_segment_in(url, text) for url in _urls(record, own) if url != text):
+        if any(_segment_in(url, text) for url in _urls(record, own) if url != text) or _named_below(record, own, value):
             hits += 1
     return seen > 0 and hits * 2 > seen
+
+
+def _named_below(record: dict[str, Any], skip: str | None, value: Any) -> bool:
+    """An object one level down (a member, or an item of a list member) names the record by ``value`` (a service's
+    versions each carrying its id): children pointing at their parent."""
+    if not isinstance(value, str) or len(value) < 8:
+        return False
+    for name, member in record.items():
+        if name == skip:
+            continue
+        children = member[:5] if isinstance(member, list) else [member]
+        if any(isinstance(c, dict) and value in c.values() for c in children):
+            return True
+    return False
 
 
 def _segment_in(url: str, text: str) -> bool:
