@@ -6,8 +6,14 @@ from __future__ import annotations
 import re
 
 from hostshape.documents.aria import LINE as ARIA_LINE
+from hostshape.documents.asciidoc import looks_like_asciidoc
 from hostshape.documents.code import definition_signs, looks_like_code
+from hostshape.documents.config import looks_like_config
+from hostshape.documents.manpage import looks_like_roff, looks_rendered
+from hostshape.documents.notebook import looks_like_notebook
+from hostshape.documents.org import looks_like_org
 from hostshape.documents.rst import looks_like_rst
+from hostshape.documents.sql import looks_like_sql
 
 SAMPLE_CHARS = 65_536
 _CODE_KEYS = 0.5  # YAML is mostly key lines; code that looks like YAML has fewer
@@ -34,8 +40,10 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*
 
 
 def kind_of(text: str) -> str:
-    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``,
-    ``prose``."""
+    """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``config``,
+    ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
+    if looks_like_notebook(text):
+        return "notebook"
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
     if sample.startswith("<") and _mostly_markup(sample):
         head = sample[:4000].lower()
@@ -53,6 +61,9 @@ def kind_of(text: str) -> str:
     share = _shares(lines)
     if share["aria"] >= 0.6 and "[ref=" in sample:
         return "aria"
+    own = _own_syntax(sample, lines)
+    if own is not None:
+        return own
     if share["log"] >= 0.3:
         return "log"
     unfenced = _outside_fences(sample)
@@ -76,6 +87,22 @@ def kind_of(text: str) -> str:
     if language is not None:
         return "code"
     return "markdown" if atx else "prose"
+
+
+def _own_syntax(sample: str, lines: list[str]) -> str | None:
+    """A kind whose own syntax marks its parts (a manual page's macros, Org's headlines and keywords, AsciiDoc's
+    titles and attributes, a config file's tables and keys, SQL statements), when the sample shows it."""
+    if looks_like_roff(lines) or looks_rendered(lines):
+        return "manpage"
+    if looks_like_org(sample):
+        return "org"
+    if looks_like_asciidoc(sample):
+        return "asciidoc"
+    if looks_like_config(sample):
+        return "config"
+    if looks_like_sql(sample):
+        return "sql"
+    return None
 
 
 def _outside_fences(sample: str) -> str:
