@@ -119,7 +119,7 @@ class _Reader:
         kinds = ", ".join(f"{n:,} {kind}" for kind, n in self.counts.items() if n)
         parts = [f"{total:,} cells" + (f" ({kinds})" if kinds else "")]
         if self.errors:
-            parts.append(f"{len(self.errors):,} errors")
+            parts.append(f"{len(self.errors):,} error" + ("s" if len(self.errors) > 1 else ""))
         if self.set_aside:
             kinds = ", ".join(f"{kind} x{n}" if n > 1 else kind for kind, n in self.set_aside.items())
             parts.append(f"outputs set aside: {kinds}")
