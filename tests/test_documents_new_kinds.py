@@ -216,3 +216,29 @@ def test_a_sql_schema_names_its_tables_views_and_functions(tmp_path: Path) -> No
 def test_markdown_with_shell_comments_is_not_mistaken_for_these_kinds() -> None:
     text = "# Title\n\nSome text.\n\n```sh\n# a comment\nmake\n```\n\n## Usage\n\n- item [x](y)\n"
     assert kind_of(text) == "markdown"
+
+
+TRX = """<?xml version="1.0" encoding="utf-8"?>
+<TestRun id="1" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">
+  <Results>
+    <UnitTestResult testId="a" testName="Adds_numbers" outcome="Passed" />
+    <UnitTestResult testId="b" testName="Divides_by_zero" outcome="Failed">
+      <Output>
+        <ErrorInfo>
+          <Message>Expected DivideByZeroException</Message>
+        </ErrorInfo>
+      </Output>
+    </UnitTestResult>
+  </Results>
+  <ResultSummary outcome="Completed" />
+</TestRun>
+"""
+
+
+def test_other_test_report_formats_name_their_failed_results_first() -> None:
+    """A TRX (or NUnit, xUnit) report marks results by an outcome attribute: the failed ones lead the map."""
+    found = outline_of(TRX)
+
+    assert found.kind == "xml" and found.summary.endswith("; 1 failed")
+    assert found.highlights == ("L5 UnitTestResult Divides_by_zero Failed",)
+    assert "UnitTestResult Divides_by_zero Failed" in [e.title for e in found.entries]
