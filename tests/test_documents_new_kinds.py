@@ -242,3 +242,44 @@ def test_other_test_report_formats_name_their_failed_results_first() -> None:
     assert found.kind == "xml" and found.summary.endswith("; 1 failed")
     assert found.highlights == ("L5 UnitTestResult Divides_by_zero Failed",)
     assert "UnitTestResult Divides_by_zero Failed" in [e.title for e in found.entries]
+
+
+TYPESCRIPT = """import * as core from '@actions/core'
+import {getReport} from './report/get-report'
+import {TestParser} from './test-parser'
+
+export class Reporter {
+  readonly name = core.getInput('name', {required: true})
+
+  constructor(private readonly token: string) {
+    this.token = token
+  }
+
+  async run(): Promise<void> {
+    if (this.token) {
+      await this.report(this.token)
+    }
+    describe('x', function () {
+      it('works', () => {})
+    })
+  }
+
+  private report(token: string, files: string[] = []): number {
+    for (const file of files) {
+      console.log(file)
+    }
+    return files.length
+  }
+}
+"""
+
+
+def test_a_typescript_class_outlines_its_methods_not_its_calls() -> None:
+    found = outline_of(TYPESCRIPT)
+
+    assert [(e.name, e.level) for e in found.entries] == [
+        ("Reporter", 1),
+        ("constructor", 2),
+        ("run", 2),
+        ("report", 2),
+    ]
