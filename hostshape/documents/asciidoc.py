@@ -1,4 +1,4 @@
-"""AsciiDoc: section titles (``= Title``, ``== Section`` ... six levels; Markdown-style ``#`` titles too), outside
+"""AsciiDoc: section titles (``= Title`` down to ``====== Title``, six levels; Markdown-style ``#`` titles too), outside
 delimited blocks (listing ``----``, literal ``....``, example ``====``, sidebar ``****``, passthrough ``++++``, quote
 ``____``, comment ``////``). Read line by line (linear); no parser is needed for titles."""
 
