@@ -283,3 +283,20 @@ def test_a_typescript_class_outlines_its_methods_not_its_calls() -> None:
         ("run", 2),
         ("report", 2),
     ]
+
+
+def test_a_version_3_notebook_is_read_by_its_worksheets() -> None:
+    cell = {"cell_type": "code", "input": ["1/0"], "language": "python", "prompt_number": 1, "metadata": {}}
+    cell["outputs"] = [
+        {"output_type": "pyerr", "ename": "ZeroDivisionError", "evalue": "division by zero", "traceback": []},
+        {"output_type": "display_data", "png": "iVBORw0KGgo=", "metadata": {}},
+    ]
+    heading = {"cell_type": "heading", "level": 1, "metadata": {}, "source": ["Title"]}
+    text = json.dumps(
+        {"metadata": {"name": "x"}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": [heading, cell]}]}
+    )
+
+    found = outline_of(text)
+    assert kind_of(text) == "notebook" and found.summary.startswith("2 cells (1 code, 1 heading); 1 error")
+    assert [e.title for e in found.entries] == ["Title", "cell 2 code (ZeroDivisionError): 1/0"]
+    assert "read it with the query worksheets[0].cells[1].outputs[1].png" in (found.body or "")

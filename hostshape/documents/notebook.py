@@ -25,18 +25,21 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 _TEXT_KINDS = ("text/plain", "text/markdown", "text/latex", "application/json", "text")
 _SET_ASIDE_KINDS = ("image/", "application/pdf", "application/vnd.", "application/javascript", "video/", "audio/")
 _CELL_LEVEL = 7  # below any Markdown heading
-# The text marks of a notebook: an object whose first member is its cells, or that names nbformat near its end.
-_OPENS = re.compile(r'\{\s*"(?:cells|worksheets)"\s*:\s*\[')
+# The text marks of a notebook: its cells (or nbformat 3's worksheets) and its format version, near either end of the
+# object (nbformat writes its keys sorted: cells first, the version last; version 3 opens with its metadata).
+_CELLS = re.compile(r'"(?:cells|worksheets)"\s*:\s*\[')
 _NBFORMAT = re.compile(r'"nbformat"\s*:\s*[34]\b')
+_MARK_CHARS = 65_536
 
 
 def looks_like_notebook(text: str) -> bool:
-    """The text reads as an nbformat JSON file: a JSON object opening with ``cells`` (or ``worksheets``), or one
-    naming ``nbformat`` in its first or last 4 KB (where nbformat writes it)."""
-    start = text.lstrip("\ufeff \t\r\n")[:4096]
-    if not start.startswith("{"):
+    """The text reads as an nbformat JSON file: a JSON object naming its ``cells`` (or ``worksheets``) and its
+    ``nbformat`` version within its first 64 KB or its last 4 KB."""
+    head = text[:_MARK_CHARS].lstrip("\ufeff \t\r\n")
+    if not head.startswith("{"):
         return False
-    return bool(_OPENS.match(start)) and (_NBFORMAT.search(text[-4096:]) is not None or '"nbformat"' in start)
+    tail = text[-4096:]
+    return bool(_CELLS.search(head) or _CELLS.search(tail)) and bool(_NBFORMAT.search(head) or _NBFORMAT.search(tail))
 
 
 def is_notebook(value: Any) -> bool:
@@ -83,7 +86,8 @@ def _size(value: Any) -> int:
 
 
 def _query_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z_]\w*", key) else '"' + key.replace('"', '\\"') + '"'
+    """``key`` as one JMESPath step: bare when an unquoted identifier, else a quoted one (``"image/png"``)."""
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else orjson.dumps(key).decode()
 
 
 class _Reader:
@@ -94,7 +98,7 @@ class _Reader:
         self.lines: list[str] = []
         self.entries: list[Entry] = []
         self.errors: list[str] = []
-        self.counts = {"code": 0, "markdown": 0, "raw": 0, "other": 0}
+        self.counts = {"code": 0, "markdown": 0, "heading": 0, "raw": 0, "other": 0}
         self.set_aside: dict[str, int] = {}
 
     def outline(self) -> Outline:
@@ -206,11 +210,12 @@ class _Reader:
             return None
         bundle = output.get("data")
         data: dict[str, Any] = bundle if isinstance(bundle, dict) else output  # nbformat 3: kinds at the top
+        where = f"{path}.data" if isinstance(bundle, dict) else path
         shown = next((k for k in _TEXT_KINDS if k in data and not isinstance(data[k], dict)), None)
         for key, item in data.items():
             binary = str(key).startswith(_SET_ASIDE_KINDS) or key in ("png", "jpeg", "svg", "pdf", "html")
             if binary or (key == "text/html" and shown is None):
-                self._aside(number, kind, str(key), _size(item), f"{path}.data.{_query_key(str(key))}")
+                self._aside(number, kind, str(key), _size(item), f"{where}.{_query_key(str(key))}")
         if shown is not None:
             self._text_output(number, f"{kind} {shown}", _text(data[shown]))
         return None

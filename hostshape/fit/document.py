@@ -129,7 +129,7 @@ def fit_document(
         if (style == "bare" and way.handle) or (as_json and style != "full"):
             break  # an outline without the handle names parts no read can reach: the plain cut keeps the handle
         probe = text_line(facts, way, cursor_at(whole, len(doc.body)), _detail_probe(doc), style)
-        avail = limit.tokens - limit.count(probe) * (2 if as_json else 1) - 8  # JSON: quoted members, escapes
+        avail = limit.tokens - int(limit.count(probe) * (1.3 if as_json else 1)) - 8  # JSON: quoted members, escapes
         if avail < 60:
             continue
         fitted = _first_answer(
