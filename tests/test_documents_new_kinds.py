@@ -300,3 +300,13 @@ def test_a_version_3_notebook_is_read_by_its_worksheets() -> None:
     assert kind_of(text) == "notebook" and found.summary.startswith("2 cells (1 code, 1 heading); 1 error")
     assert [e.title for e in found.entries] == ["Title", "cell 2 code (ZeroDivisionError): 1/0"]
     assert "read it with the query worksheets[0].cells[1].outputs[1].png" in (found.body or "")
+
+
+def test_a_pytest_run_is_a_log_of_its_failures(tmp_path: Path) -> None:
+    text = text_of("pytest_failures.log")
+    shaped = shape(text * 4, policy=policy_for(tmp_path, 2000))
+
+    assert kind_of(text) == "log" and shaped.text.startswith("log document: ")
+    assert "3 test_division (L79-86" in shaped.text and "5 TestGroup.test_dict (L98-115" in shaped.text
+    errors = shaped.text.split("Errors and warnings:\n", 1)[1]
+    assert "test_sample.py::test_division FAILED" in errors and "E       ZeroDivisionError: division by zero" in errors

@@ -31,6 +31,10 @@ _LOG_LINE = re.compile(
     r"|(?:Compiling|Precompiling|Linking|Building|Creating|Installing|Downloading|Running|Making|Generating|"
     r"Scanning|Fetching|Copying|Packaging|Checking|checking (?:for|if|whether)) "
     r"|g?make(?:\[\d+\])?: |={3,} |\s*(?:CC|CXX|LD|AR|CCLD|CXXLD)\s+\S"
+    # test runners' result lines: pytest (-v, and its dots), go test, cargo test, their failure banners
+    r"|\S+::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\S+\.py [.FEsxX]+\s*(?:\[\s*\d+%\])?$"
+    r"|\s*--- (?:PASS|FAIL|SKIP): |(?:ok|FAIL|PASS)\s+\S+\s+[\d.]+s\b|test \S+ \.\.\. (?:ok|FAILED|ignored)\b"
+    r"|_{3,} \S.{0,100} _{3,}$"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
