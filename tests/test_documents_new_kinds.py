@@ -177,8 +177,11 @@ def test_a_man_page_outlines_its_sections_and_commands(tmp_path: Path) -> None:
 
     assert shaped.text.startswith("man page document: 9,384 lines") and "tmux(1)" in shaped.text
     assert "WINDOWS AND PANES (L" in shaped.text and "split-window" in shaped.text
-    rendered = [e.title for e in outline_of(text_of("tmux_1_rendered.txt")).entries]
-    assert rendered[:3] == ["NAME", "SYNOPSIS", "DESCRIPTION"] and "STATUS LINE" in rendered
+    rendered = outline_of(text_of("tmux_1_rendered.txt")).entries
+    sections = [e.title for e in rendered if e.level == 1]
+    assert sections[:3] == ["NAME", "SYNOPSIS", "DESCRIPTION"] and "STATUS LINE" in sections
+    tags = {e.name: e.start for e in rendered if e.level == 2}
+    assert tags["-L"] == 75 and "split-window" in tags and "attach-session" in tags  # flags and commands
 
 
 def test_a_toml_config_that_opens_with_a_table_is_a_document_not_broken_json(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Manual pages: roff source (man(7) ``.SH``/``.SS``, mdoc(7) ``.Sh``/``.Ss``, with the commands and flags of their
 tagged lists, ``.It Ic name`` / ``.It Fl x`` / ``.TP`` then ``.B name``), or a page as ``man`` renders it (section
-names flush left in capitals, their text indented). Read line by line (linear)."""
+names flush left in capitals, their text indented, each command or flag of a tagged paragraph at the text's indent
+with its description below it, deeper). Read line by line (linear)."""
 
 from __future__ import annotations
 
@@ -91,16 +92,41 @@ def _source(lines: list[str]) -> list[Entry]:
 
 
 def _rendered(lines: list[str]) -> list[Entry]:
+    """Section names flush left, subsections at three spaces, and the tags of tagged paragraphs (a command or a
+    flag at the text's own indent, its description right below it indented deeper) under them."""
+    lines = [_OVERSTRIKE.sub("", line[:400]).rstrip() for line in lines]
+    base = _base_indent(lines)
     entries: list[Entry] = []
-    for number, line in enumerate(lines, 1):
-        line = _OVERSTRIKE.sub("", line[:200]).rstrip()
-        if number > 1 and _RENDERED_HEAD.fullmatch(line) and number < len(lines):
+    sub = False
+    for index, line in enumerate(lines):
+        number = index + 1
+        if number > 1 and _RENDERED_HEAD.fullmatch(line):
             entries.append(Entry(line, 1, number))
-        elif entries and _RENDERED_SUB.fullmatch(line):
+            sub = False
+        elif entries and _RENDERED_SUB.fullmatch(line) and base != 3:
             entries.append(Entry(line.strip(), 2, number))
+            sub = True
+        elif entries and base and _indent(line) == base and index + 1 < len(lines):
+            below = lines[index + 1]
+            tag = line.strip()
+            ends = tag.endswith((".", ":", ",")) and not tag.startswith("-")  # a flag may share its line with its text
+            if below.strip() and _indent(below) > base and len(tag) <= 100 and not ends:
+                entries.append(Entry(title_of(tag), 3 if sub else 2, number, name=tag.split(" ")[0].rstrip(",")))
         if len(entries) > MAX_ENTRIES:
             break
     return entries
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" ")) if line.strip() else -1
+
+
+def _base_indent(lines: list[str]) -> int:
+    """The indent of the page's text: that of the first line under its first section (NAME)."""
+    for index, line in enumerate(lines[:200]):
+        if _RENDERED_HEAD.fullmatch(line):
+            return next((_indent(text) for text in lines[index + 1 : index + 5] if text.strip()), 0)
+    return 0
 
 
 def _page_name(lines: list[str]) -> str:
