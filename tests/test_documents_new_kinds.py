@@ -313,3 +313,27 @@ def test_a_pytest_run_is_a_log_of_its_failures(tmp_path: Path) -> None:
     assert "3 test_division (L79-86" in shaped.text and "5 TestGroup.test_dict (L98-115" in shaped.text
     errors = shaped.text.split("Errors and warnings:\n", 1)[1]
     assert "test_sample.py::test_division FAILED" in errors and "E       ZeroDivisionError: division by zero" in errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "#+title: x\n#+startup: y\n" + "".join(f"* Headline {i}\ntext\n" for i in range(30_000)),
+        "".join(f"CREATE TABLE t{i} (a int);\nALTER TABLE t{i} OWNER TO x;\n" for i in range(30_000)),
+        '[a]\nk = 1\n[b]\nv = "' + "x " * 1_000_000 + '"\n',  # a 2 MB value on one line
+        ".TH X 1\n.SH NAME\n" + "".join(f".TP\n.B -o{i}\ntext\n" for i in range(30_000)),
+        "X(1)  X(1)\n\nNAME\n     x - y\n\nDESCRIPTION\n"
+        + "".join(f"     -o{i}\n          text\n" for i in range(30_000)),
+        "= T\n:a: b\n== " + " " * 200_000 + "x\n== y\n[source]\n----\n",
+    ],
+)
+def test_huge_documents_of_the_new_kinds_fit_the_budget(text: str, tmp_path: Path) -> None:
+    for budget in (300, 2000):
+        shaped = shape(text, policy=policy_for(tmp_path, budget))
+        assert count_tokens(shaped.text) <= budget and shaped.text.strip()
+
+
+def test_a_sql_dump_counts_every_statement_past_the_outlines_cap() -> None:
+    found = outline_of("".join(f"CREATE TABLE t{i} (a int);\nALTER TABLE t{i} OWNER TO x;\n" for i in range(25_000)))
+
+    assert found.summary == "statements: 25,000 CREATE, 25,000 ALTER" and len(found.entries) == 20_000

@@ -55,7 +55,9 @@ def outline(text: str) -> Outline | None:
         what = _DEFINES.match(found.group(2))
         kind = (what.group(1) or "").upper() if what else ""
         name = (what.group(2) or "").strip('"`[]') if what else ""
-        counts[verb] = counts.get(verb, 0) + 1
+        counts[verb] = counts.get(verb, 0) + 1  # every statement is counted, past MAX_ENTRIES too
+        if len(entries) > MAX_ENTRIES:
+            continue
         if verb in _FOLLOWERS and entries and name and _bare(name) == _bare(entries[-1].name):
             continue
         key = (verb, name if verb != "SET" else "")
@@ -67,8 +69,6 @@ def outline(text: str) -> Outline | None:
         run, run_count = key, 1
         title = title_of(f"{verb} {kind} {name}" if kind and verb == "CREATE" else line.strip(), 100)
         entries.append(Entry(title, 1, number, name=name))
-        if len(entries) > MAX_ENTRIES:
-            break
     if not entries:
         return None
     shown, notes = kept(entries, (), "statements")
