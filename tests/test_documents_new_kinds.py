@@ -337,3 +337,65 @@ def test_a_sql_dump_counts_every_statement_past_the_outlines_cap() -> None:
     found = outline_of("".join(f"CREATE TABLE t{i} (a int);\nALTER TABLE t{i} OWNER TO x;\n" for i in range(25_000)))
 
     assert found.summary == "statements: 25,000 CREATE, 25,000 ALTER" and len(found.entries) == 20_000
+
+
+PAPER = r"""\documentclass[11pt]{article}
+\usepackage{amsmath}
+\usepackage{graphicx}
+% A sample paper written for the hostshape tests.
+\title{Shaping Tool Results for Language Models}
+\author{A. Writer}
+\begin{document}
+\maketitle
+\begin{abstract}
+We show how to fit any tool result into a token budget.
+\end{abstract}
+
+\section{Introduction}
+\label{sec:intro}
+Agents read tool results. Some are long.
+
+\section{Method}
+\subsection{Outlines}
+Each document gets a map.
+\begin{verbatim}
+\section{Not a section}
+\end{verbatim}
+\subsection*{Budgets}
+Every answer fits.
+\subsubsection{Counting tokens}
+We count with o200k.
+\paragraph{Caveats.} None.
+
+\section{Results}
+\begin{table}[h]
+\caption{Recall by budget}
+\end{table}
+% \section{Commented out}
+\section{Conclusion}
+Done.
+\appendix
+\section{Proofs}
+\bibliographystyle{plain}
+\bibliography{refs}
+\end{document}
+"""
+
+
+def test_a_latex_source_outlines_its_sections_not_its_verbatim_or_comments(tmp_path: Path) -> None:
+    found = outline_of(PAPER)
+
+    assert kind_of(PAPER) == "latex" and found.summary == "Shaping Tool Results for Language Models"
+    assert [(e.title, e.level) for e in found.entries][:7] == [
+        ("abstract", 3),
+        ("Introduction", 3),
+        ("Method", 3),
+        ("Outlines", 4),
+        ("Budgets", 4),
+        ("Counting tokens", 5),
+        ("Caveats.", 6),
+    ]
+    titles = [e.title for e in found.entries]
+    assert "Not a section" not in titles and "Commented out" not in titles and "bibliography" in titles
+    shaped = shape(PAPER * 30, policy=policy_for(tmp_path, 2000))
+    assert shaped.text.startswith("latex document: ") and count_tokens(shaped.text) <= 2000

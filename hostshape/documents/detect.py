@@ -9,6 +9,7 @@ from hostshape.documents.aria import LINE as ARIA_LINE
 from hostshape.documents.asciidoc import looks_like_asciidoc
 from hostshape.documents.code import definition_signs, looks_like_code
 from hostshape.documents.config import looks_like_config
+from hostshape.documents.latex import looks_like_latex
 from hostshape.documents.manpage import looks_like_roff, looks_rendered
 from hostshape.documents.notebook import looks_like_notebook
 from hostshape.documents.org import looks_like_org
@@ -44,8 +45,8 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*
 
 
 def kind_of(text: str) -> str:
-    """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``config``,
-    ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
+    """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``latex``,
+    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
     if looks_like_notebook(text):
         return "notebook"
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
@@ -94,14 +95,17 @@ def kind_of(text: str) -> str:
 
 
 def _own_syntax(sample: str, lines: list[str]) -> str | None:
-    """A kind whose own syntax marks its parts (a manual page's macros, Org's headlines and keywords, AsciiDoc's
-    titles and attributes, a config file's tables and keys, SQL statements), when the sample shows it."""
+    """A kind whose own syntax marks its parts, when the sample shows it: a manual page's macros, Org's headlines
+    and keywords, AsciiDoc's titles and attributes, LaTeX's preamble and sectioning commands, a config file's
+    tables and keys, SQL statements."""
     if looks_like_roff(lines) or looks_rendered(lines):
         return "manpage"
     if looks_like_org(sample):
         return "org"
     if looks_like_asciidoc(sample):
         return "asciidoc"
+    if looks_like_latex(sample):
+        return "latex"
     if looks_like_config(sample):
         return "config"
     if looks_like_sql(sample):
