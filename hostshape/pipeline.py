@@ -46,6 +46,7 @@ from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
 from hostshape.output.envelope import (
+    HANDLELESS_ANSWERS,
     KEY,
     TEXT_PREFIX,
     TOOL_ERROR,
@@ -53,7 +54,6 @@ from hostshape.output.envelope import (
     Facts,
     WayBack,
     empty_result,
-    last_resort_texts,
     not_json,
     too_wide,
 )
@@ -393,9 +393,7 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
 
 
 _HANDLE_IN_LINE = re.compile(f"handle=({HANDLE.pattern.strip('^$')})")
-_OWN_BARE_TEXTS = frozenset(
-    [*last_resort_texts(True, None), *last_resort_texts(False, None), *map(empty_result, (True, False))]
-)
+_OWN_BARE_TEXTS = frozenset([*HANDLELESS_ANSWERS, *map(empty_result, (True, False))])
 _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 

@@ -141,3 +141,4 @@ async def test_the_smallest_allowed_budget_is_kept_with_the_handle_as_the_model_
     assert "hs_" in run_.received  # the way back is named
     error = await run("fail", policy=policy, arguments={"message": LONG_ERROR}, detailed_errors=True)
     assert error.received.startswith(adapter.ERROR_PREFIX) and count_tokens(error.received) <= policy.budget
+    assert "hs_" in error.received
