@@ -419,7 +419,7 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
         return None  # hostshape's own answers that name no handle (a last resort, an empty result)
     if isinstance(handle, str) and HANDLE.match(handle):
         try:
-            if open_store(policy).load(handle) is not None:
+            if open_store(policy).exists(handle):
                 return None
         except Exception:  # noqa: BLE001 - a store that cannot answer holds no proof either way
             log.debug("hostshape: could not look up handle %s", handle, exc_info=True)
