@@ -162,7 +162,9 @@ class ObjectStore(SealedStore):
 
     def _exists(self, handle: str) -> bool:
         modified = self._blobs.modified(handle)  # the object's metadata: a HEAD, not its content
-        return modified is not None and not (modified and time.time() - modified > self.ttl_s)
+        # Stores keep that time in whole seconds (S3's Last-Modified), a second earlier than the record's own:
+        # held until a second past its time to live, when a load would find it expired.
+        return modified is not None and not (modified and time.time() - modified > self.ttl_s + 1)
 
     def _delete(self, handle: str) -> bool:
         if self._blobs.get(handle) is None:
