@@ -17,6 +17,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,16 +89,23 @@ def _scripted_model(g: dict[str, Any]) -> Any:
 
 
 # Runs in the block's own interpreter: the block as written (a fresh namespace, not named __main__, so a server
-# block does not start serving), then what the test asks of its objects (a function of this module), as JSON.
+# block does not start serving), then what the test asks of its objects (a function of this module), as JSON. The
+# block's facts are taken before that step, whose printing goes to stderr and whose failure is recorded as
+# "then_error", so what the block itself printed and did is checked apart from it.
 _CHILD = """
-import json, runpy, sys
+import contextlib, json, runpy, sys, traceback
 sys.path.insert(0, {tests!r})
 import test_readme
 g = runpy.run_path(sys.argv[1], run_name="readme_block")
-then = getattr(test_readme, sys.argv[3]) if sys.argv[3] else None
-facts = {{"read_tools": sorted(test_readme._read_tool_names(g)), "then": then(g) if then else None}}
+facts = {{"read_tools": sorted(test_readme._read_tool_names(g)), "then": None, "then_error": None}}
 model = test_readme._scripted_model(g)
 facts["received"] = list(model.received) if model is not None else None
+if sys.argv[3]:
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            facts["then"] = getattr(test_readme, sys.argv[3])(g)
+    except BaseException:
+        facts["then_error"] = traceback.format_exc()
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     json.dump(facts, out)
 """
@@ -125,16 +133,37 @@ def _run_block(block: str, tmp_path: Path, then: str = "") -> tuple[list[str], d
     return done.stdout.strip().splitlines(), json.loads(facts.read_text(encoding="utf-8"))
 
 
+# The blocks test_the_block_pages_through_hostshape_read also pages through, in the same interpreter as the block.
+PAGED = ("pydantic_ai", "openai_agents", "langchain")
+BlockRun = tuple[list[str], dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def run_block(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], BlockRun]:
+    """``_run_block`` once per block for this module: a PAGED host's block runs its ``page_<adapter>`` step right
+    after it, so the block test and the paging test share one interpreter (one framework import, one agent run)."""
+    runs: dict[str, BlockRun] = {}
+
+    def run(block: str) -> BlockRun:
+        if block not in runs:
+            adapter = _adapter(block)
+            then = f"page_{adapter.group(1)}" if adapter and adapter.group(1) in PAGED else ""
+            runs[block] = _run_block(block, tmp_path_factory.mktemp("block"), then)
+        return runs[block]
+
+    return run
+
+
 # Each block's test is named after the adapter it imports (scripts/test selects the mcp-2-only hosts' blocks by name).
 @pytest.mark.parametrize("block", PYTHON, ids=[m.group(1) if (m := _adapter(b)) else "core" for b in PYTHON])
-def test_each_python_block_runs_as_written_and_offline(block: str, tmp_path: Path) -> None:
+def test_each_python_block_runs_as_written_and_offline(block: str, run_block: Callable[[str], BlockRun]) -> None:
     adapter = _adapter(block)
     if adapter and adapter.group(1) == "fastmcp":
         try:
             from fastmcp import FastMCP  # noqa: F401 - fastmcp-slim (a Pydantic AI dependency) has no server
         except ImportError as exc:
             pytest.skip(f"no FastMCP server: {exc}")
-    printed, facts = _run_block(block, tmp_path)
+    printed, facts = run_block(block)
     if adapter:  # every documented one-liner gives the model the way back
         assert "hostshape_read" in facts["read_tools"], f"{adapter.group(1)}: no hostshape_read registered"
     if adapter and adapter.group(1) != "fastmcp":  # host blocks: install(), the example server, a scripted run
@@ -379,10 +408,12 @@ def page_langchain(g: dict[str, Any]) -> list[str]:
 
 @pytest.mark.host
 @pytest.mark.parametrize("adapter", ["pydantic_ai", "openai_agents", "langchain"])
-def test_the_block_pages_through_hostshape_read(adapter: str, tmp_path: Path) -> None:
+def test_the_block_pages_through_hostshape_read(adapter: str, run_block: Callable[[str], BlockRun]) -> None:
     """The block's own objects with another scripted model: a cut result, then hostshape_read following next gives
     the next records."""
-    _printed, facts = _run_block(_block_using(adapter), tmp_path, then=f"page_{adapter}")
+    assert adapter in PAGED
+    _printed, facts = run_block(_block_using(adapter))
+    assert facts["then_error"] is None, facts["then_error"][-3000:]
     _assert_second_page(*facts["then"])
 
 
