@@ -75,7 +75,8 @@ def test_the_wheel_carries_the_metadata_and_data_users_need(dist: Path) -> None:
 
 def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    # a fresh venv without its own copy of pip (ensurepip takes seconds): this interpreter's pip installs into it
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     wheel = next(dist.glob("hostshape-*.whl"))
     # the user's environment: no policy, and no PYTHONPATH that would put this checkout before the installed copy
@@ -85,9 +86,11 @@ def test_the_wheel_installs_in_a_fresh_venv_and_the_cli_runs(dist: Path, tmp_pat
     # the dependencies come from the pip cache (or the index); hostshape itself only from the wheel
     subprocess.run(
         [
-            str(python),
+            sys.executable,
             "-m",
             "pip",
+            "--python",
+            str(python),
             "install",
             "--quiet",
             "--disable-pip-version-check",
