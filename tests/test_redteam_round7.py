@@ -12,6 +12,7 @@ from typing import Any
 from hostshape import Policy, shape
 from hostshape.documents import config, kind_of, notebook
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
@@ -41,7 +42,7 @@ def test_a_config_of_bracket_and_blank_lines_is_read_in_linear_time(tmp_path: Pa
 def test_a_table_name_keeps_its_inner_blanks_and_loses_its_outer_ones() -> None:
     found = config.outline("[ tool . ruff ]\nline-length = 100\n[[ bin ]]\nname = 'x'\n")
     assert found is not None
-    assert [e.title for e in found.entries][0] == "[tool . ruff]"
+    assert found.entries[0].title == "[tool . ruff]"
     assert found.entries[2].title.startswith("[[bin]]")
 
 
@@ -141,8 +142,8 @@ def test_a_worksheet_whose_cells_are_a_string_is_data(tmp_path: Path) -> None:
 
 
 def test_a_traceback_given_as_one_string_reads_as_its_lines() -> None:
-    cell = {"cell_type": "code", "source": "x", "outputs": [{"output_type": "error", "ename": "E", "evalue": "v"}]}
-    cell["outputs"][0]["traceback"] = "Traceback one\nline two"
+    error = {"output_type": "error", "ename": "E", "evalue": "v", "traceback": "Traceback one\nline two"}
+    cell = {"cell_type": "code", "source": "x", "outputs": [error]}
     found = notebook.outline(json.dumps({"cells": [cell], "nbformat": 4}))
     assert found is not None and found.body is not None
     assert "Traceback one\nline two\n" in found.body
@@ -155,3 +156,18 @@ def test_a_cell_type_cannot_write_a_marker_line_of_its_own() -> None:
     assert found is not None and found.body is not None
     assert "\n--- cell 9" not in found.body and "\nFakeError" not in found.body
     assert not found.highlights
+
+
+# ---- the envelope's list query: keys with the records stage's own marks in them --------------------------------
+
+
+def test_the_list_query_reads_back_a_key_made_of_dots_brackets_or_nothing(tmp_path: Path) -> None:
+    policy = _policy(tmp_path, 400)
+    for key in ("", ".b", "a[]", "[]", "x[]y", "a\u0000b", "\ud800"):
+        for nested in (False, True):
+            records = [{"id": i, "tags": [f"t{j}" for j in range(30)], "body": "word " * 50} for i in range(40)]
+            payload: dict[str, Any] = {"meta": 1, key: records}
+            answer = json.loads(_shaped({"data": {"n": 1, **payload}} if nested else payload, policy))
+            env = answer["_hostshape"]
+            back = json.loads(read(env["handle"], query=f"{env['list']}[1].id", policy=policy))
+            assert back["value"] == 1, (key, env["list"])

@@ -178,6 +178,10 @@ def list_query(value: Any, path: Path) -> str | None:
     ``[]``. None when ``value`` does not have that shape (the caller then names ``path`` as it is)."""
     node, out = value, ""
     for step in path:
+        if isinstance(node, dict) and step in node:  # a key that is the whole step ('', '.b', 'a[]'): no marks in it
+            quoted = query_key(step)
+            out, node = (f"{out}.{quoted}" if out else quoted), node[step]
+            continue
         for i, frag in enumerate(step.split("[]")):
             if i:  # the members of what was reached so far, gathered
                 if isinstance(node, list):
