@@ -13,6 +13,7 @@ from hostshape import Policy, shape
 from hostshape.documents import config, kind_of, notebook
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
+from hostshape.wayback.stores import open_store
 
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
@@ -171,3 +172,25 @@ def test_the_list_query_reads_back_a_key_made_of_dots_brackets_or_nothing(tmp_pa
             env = answer["_hostshape"]
             back = json.loads(read(env["handle"], query=f"{env['list']}[1].id", policy=policy))
             assert back["value"] == 1, (key, env["list"])
+
+
+# ---- stores: a handle the model writes reaches only what the store wrote ----------------------------------------
+
+
+def test_the_folder_store_never_reaches_a_file_it_did_not_write(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    store = open_store(Policy(spill_dir=folder))
+    own = store.save("t", {}, "hello " * 100, is_json=False).handle
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"secret": 1}')
+    linked, planted = "hs_" + "a" * 24, "hs_" + "b" * 24
+    (folder / f"{linked}.json").symlink_to(outside)
+    (folder / f"{planted}\n.json").write_text('{"planted": 1}')  # "$" matched before a trailing newline
+    (folder / f"{planted}\n.json").chmod(0o600)
+    hostile = [linked, planted + "\n", "../outside", str(outside), own + "\x00", own + "/../" + own, own.upper(), ""]
+    for handle in hostile:
+        assert not store.exists(handle), handle
+        assert store.load(handle) is None, handle
+    assert store.exists(own)
+    answer = read(planted + "\n", policy=_policy(folder, 400))
+    assert "planted" not in answer and answer.strip()
