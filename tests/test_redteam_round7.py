@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hostshape import Policy, shape
-from hostshape.documents import config, kind_of, notebook
+from hostshape.documents import config, kind_of, notebook, sql
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.stores import open_store
@@ -194,3 +194,17 @@ def test_the_folder_store_never_reaches_a_file_it_did_not_write(tmp_path: Path) 
     assert store.exists(own)
     answer = read(planted + "\n", policy=_policy(folder, 400))
     assert "planted" not in answer and answer.strip()
+
+
+# ---- SQL: a dollar sign in a string or a comment opens no function body -----------------------------------------
+
+
+def test_a_dollar_quote_in_a_string_or_comment_hides_no_statement() -> None:
+    text = "CREATE TABLE a (x text);\nINSERT INTO a VALUES ('costs $$ a lot');\n-- we use $$ quoting\n"
+    text += "".join(f"CREATE TABLE t{i} (x int);\n" for i in range(50))
+    found = sql.outline(text)
+    assert found is not None and "51 CREATE" in found.summary
+    assert found.entries[-1].title == "CREATE TABLE t49"
+    body = "CREATE FUNCTION f() RETURNS int AS $$\nSELECT 'a$$b';\nCREATE TABLE inside (x int);\n$$ LANGUAGE sql;\n"
+    found = sql.outline(body + "CREATE TABLE after (x int);\n")
+    assert found is not None and [e.title for e in found.entries] == ["CREATE FUNCTION f", "CREATE TABLE after"]

@@ -25,6 +25,8 @@ _RUNS = ("INSERT INTO", "SET", "COPY", "REPLACE INTO", "COMMENT ON", "GRANT", "R
 # Statements that change what the entry above defines join it (a dump's ``ALTER TABLE x OWNER TO ...``).
 _FOLLOWERS = ("ALTER", "COMMENT ON", "GRANT", "REVOKE")
 _DOLLAR = re.compile(r"\$[A-Za-z_]*\$")
+# What a dollar quote inside does not open or close: a string literal (``'costs $$'``) and a ``--`` comment.
+_LITERAL_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--.*")
 
 
 def looks_like_sql(sample: str) -> bool:
@@ -44,7 +46,7 @@ def outline(text: str) -> Outline | None:
     for number, line in enumerate(text.split("\n"), 1):
         line = line[:4000]
         inside = dollar
-        if len(_DOLLAR.findall(line)) % 2:
+        if "$" in line and len(_DOLLAR.findall(_LITERAL_OR_COMMENT.sub("", line))) % 2:
             dollar = not dollar
         if inside:
             continue
