@@ -15,6 +15,8 @@ from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.stores import open_store
 
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
+
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
     return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
@@ -208,3 +210,50 @@ def test_a_dollar_quote_in_a_string_or_comment_hides_no_statement() -> None:
     body = "CREATE FUNCTION f() RETURNS int AS $$\nSELECT 'a$$b';\nCREATE TABLE inside (x int);\n$$ LANGUAGE sql;\n"
     found = sql.outline(body + "CREATE TABLE after (x int);\n")
     assert found is not None and [e.title for e in found.entries] == ["CREATE FUNCTION f", "CREATE TABLE after"]
+
+
+_LICENCE = """THIRD-PARTY SOFTWARE NOTICES AND INFORMATION
+Do Not Translate or Localize
+
+This project incorporates components from the projects listed below. The original copyright notices and the
+licenses under which they were received are set forth below; the licensor reserves all other rights;
+Nothing in this notice shall be deemed to
+create any relationship of agency, partnership, or joint venture;
+Permission is hereby granted, free of charge, to any person obtaining a
+copy of this software and associated documentation files, to deal in the Software without restriction;
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software;
+"""
+
+_PROGRAM = '''"""Spans kept in SQLite."""
+
+import sqlite3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS spans (
+  span_id TEXT PRIMARY KEY,
+  name TEXT
+);
+CREATE INDEX IF NOT EXISTS spans_name_idx ON spans(name);
+INSERT OR REPLACE INTO spans (span_id, name) VALUES (?, ?);
+DELETE FROM spans WHERE name = ?;
+"""
+
+
+class Exporter:
+    """Writes spans."""
+
+    def __init__(self, path: str) -> None:
+        self.connection = sqlite3.connect(path)
+        self.connection.executescript(_SCHEMA)
+
+''' + "".join(
+    f"    def export_{i}(self, spans: list[str]) -> int:\n        for span in spans:\n            self.write(span)\n"
+    f"        return len(spans)\n\n"
+    for i in range(12)
+)
+
+
+def test_a_licence_or_a_program_holding_a_few_statements_is_not_sql() -> None:
+    assert kind_of(_LICENCE) not in ("sql", "config")
+    assert kind_of(_PROGRAM) != "sql"
+    assert kind_of((CORPUS / "sakila_postgres_schema.sql").read_text()) == "sql"
