@@ -11,6 +11,7 @@ from typing import Any
 
 from hostshape import Policy, shape
 from hostshape.documents import config, kind_of, notebook, sql
+from hostshape.records.structure import is_url
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.stores import open_store
@@ -257,3 +258,14 @@ def test_a_licence_or_a_program_holding_a_few_statements_is_not_sql() -> None:
     assert kind_of(_LICENCE) not in ("sql", "config")
     assert kind_of(_PROGRAM) != "sql"
     assert kind_of((CORPUS / "sakila_postgres_schema.sql").read_text()) == "sql"
+
+
+# ---- a 50 MB output string: a look at whether it is a URL reads its first characters only ----------------------
+
+
+def test_telling_a_50_mb_string_is_no_url_reads_its_scheme_only() -> None:
+    long = "y" * 50_000_000
+    started = time.perf_counter()
+    assert not any(is_url(long) for _ in range(1000))  # each look scanned all 50 MB before (~0.15 s: minutes)
+    assert time.perf_counter() - started < 10
+    assert is_url("git+ssh://host/repo") and is_url("https://example.org/" + "a" * 10_000)
