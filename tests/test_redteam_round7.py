@@ -269,3 +269,12 @@ def test_telling_a_50_mb_string_is_no_url_reads_its_scheme_only() -> None:
     assert not any(is_url(long) for _ in range(1000))  # each look scanned all 50 MB before (~0.15 s: minutes)
     assert time.perf_counter() - started < 10
     assert is_url("git+ssh://host/repo") and is_url("https://example.org/" + "a" * 10_000)
+
+
+def test_a_notebook_with_a_byte_order_mark_nan_or_a_big_integer_is_still_mapped(tmp_path: Path) -> None:
+    cells = [{"cell_type": "code", "source": f"x{i} = {i}", "outputs": [], "execution_count": i} for i in range(300)]
+    saved = json.dumps({"cells": cells, "metadata": {"v": 1}, "nbformat": 4, "nbformat_minor": 5})
+    big = saved.replace('"v": 1', '"v": 12345678901234567890123')
+    for raw in ("\ufeff" + saved, saved.replace('"v": 1', '"v": NaN'), big):
+        answer = json.loads(_shaped(raw, _policy(tmp_path, 600)))
+        assert answer["document"].startswith("notebook document:"), answer["_hostshape"]

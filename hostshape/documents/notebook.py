@@ -11,6 +11,7 @@ object with a ``cells`` list (or nbformat 3's ``worksheets``) and an integer ``n
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -64,10 +65,14 @@ def _all_cells(cells: list[Any]) -> bool:
 
 def outline(text: str) -> Outline | None:
     """The cells of the notebook ``text``, read back as text; None when it is not one (or not valid JSON)."""
+    text = text.lstrip("\ufeff")  # a notebook saved with a byte order mark
     try:
         value = orjson.loads(text)
-    except (orjson.JSONDecodeError, RecursionError):
-        return None
+    except orjson.JSONDecodeError:
+        try:  # what nbformat itself reads and orjson refuses: NaN, integers past 64 bits
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
     if not is_notebook(value):
         return None
     return _Reader(value).outline()
