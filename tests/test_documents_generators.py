@@ -72,3 +72,17 @@ def test_javadoc_inherited_methods_title_has_no_link_markup(tmp_path: Path) -> N
     text, _, _ = _first("javadoc_commons_lang3_Validate.html", 4000, tmp_path)
     assert "Methods inherited from class java.lang.Object (L" in text
     assert "Method Details (L" in text
+
+
+def test_a_page_converted_to_markdown_keeps_no_permalink_in_its_titles(tmp_path: Path) -> None:
+    text, res, policy = _first("sphinx_rtd_theme_configuring_markdownify.md", 2000, tmp_path)
+    outline = text.split("Head (lines")[0]
+    assert "1 Configuration (L47-" in outline and "\uf0c1" not in outline
+    assert "collapse_navigation" in retrieve.read(res.handle, section="Table of contents options", policy=policy)
+
+
+def test_list_items_holding_paragraphs_read_on_one_line(tmp_path: Path) -> None:
+    text, _, _ = _first("sphinx_rtd_theme_changelog.html", 2000, tmp_path)
+    head = text.split("Head (lines")[1]
+    assert "- Added support for docutils 0.22" in head
+    assert "\n-\n" not in head

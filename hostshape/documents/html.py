@@ -153,6 +153,7 @@ class _Readable:
             return False
         if tag in _HEADINGS:
             self.newline()
+            self.line.clear()  # a heading is a line of its own, even in a list item
             self._heading = _HEADINGS[tag]
             self._plain.clear()
             self.line.append("#" * self._heading + " ")
@@ -160,7 +161,8 @@ class _Readable:
             self._start_definitions(tag, attrs)
         elif tag == "li":
             self.newline()
-            self.line.append("- ")
+            if self.line != ["- "]:  # an empty item before: its marker stands for this one
+                self.line.append("- ")
         elif tag == "tr":
             self.newline()
             self._cells = 0
@@ -172,6 +174,7 @@ class _Readable:
             self._plain.append(" ")
         elif tag == "pre":
             self.newline()
+            self.line.clear()  # code starts on a line of its own, even in a list item
             if not self._pre:
                 self.lines.append("```")
             self._pre += 1
@@ -271,6 +274,9 @@ class _Readable:
         line = "".join(self.line)
         line = line.rstrip() if self._pre else _SPACE.sub(" ", line).strip()
         self.line.clear()
+        if line == "-" and not self._pre:  # a list item whose text opens a block (<li><p>): keep them on one line
+            self.line.append("- ")
+            return
         self._links = [(0, plain_at, href) for _, plain_at, href in self._links]
         if line or keep_blank:
             self.lines.append(line)
