@@ -4,6 +4,7 @@ symbols, within the budget (corpus/documents/PROVENANCE.md)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,23 @@ def test_list_items_holding_paragraphs_read_on_one_line(tmp_path: Path) -> None:
     head = text.split("Head (lines")[1]
     assert "- Added support for docutils 0.22" in head
     assert "\n-\n" not in head
+
+
+def test_a_long_changelog_names_every_release_and_reads_any_by_version(tmp_path: Path) -> None:
+    text, res, policy = _first("eslint_plugin_react_CHANGELOG.md", 2000, tmp_path)
+    assert count_tokens(text) <= 2000
+    assert "[7.37.5] - 2025.04.03" in text  # the newest releases keep their dates
+    span = re.search(r"\n  1\.(\d+)-205: [\d.]+ … 1\.0\.0 \((\d+) releases, by version only\)\n", text)
+    assert span is not None and int(span.group(1)) + int(span.group(2)) == 206  # every release after the cut
+    assert f"its last {span.group(2)} entries as the span of their versions" in text
+    page = retrieve.read(res.handle, section="7.0.0", policy=policy)  # inside the span: read by its version
+    assert "[7.0.0] - 2017-05-06" in page and "no-will-update-set-state" in page
+
+
+def test_a_numbered_section_is_not_a_release() -> None:
+    from hostshape.documents.model import Section
+
+    assert Section("1", "[7.0.0] - 2017-05-06", 1, 1, 2).version == "7.0.0"
+    assert Section("1", "4.68.0 (released 2026-10-27)", 1, 1, 2).version == "4.68.0"
+    assert Section("1", "10.2 Grid layout", 1, 1, 2).version == ""
+    assert Section("1", "3.1.0", 1, 1, 2).version == ""  # the title is the version: nothing to shorten
