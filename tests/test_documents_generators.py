@@ -107,3 +107,13 @@ def test_a_numbered_section_is_not_a_release() -> None:
     assert Section("1", "4.68.0 (released 2026-10-27)", 1, 1, 2).version == "4.68.0"
     assert Section("1", "10.2 Grid layout", 1, 1, 2).version == ""
     assert Section("1", "3.1.0", 1, 1, 2).version == ""  # the title is the version: nothing to shorten
+
+
+def test_terms_nested_thousands_deep_give_an_outline_of_a_few_levels() -> None:
+    from hostshape.documents import html
+
+    n = 5_000
+    page = "<html><body>" + '<dl><dt id="x">term</dt><dd>' * n + "leaf" + "</dd></dl>" * n + "</body></html>"
+    outline = html.outline(page)
+    assert outline is not None and len(outline.entries) == n
+    assert max(e.level for e in outline.entries) <= 1 + html.MAX_TERM_NESTING

@@ -21,6 +21,9 @@ from hostshape.documents import prose
 from hostshape.documents.model import Entry, Outline, kept, title_of
 
 MAX_TREE_DEPTH = 1_000
+# terms nest under terms this deep at most (a class, its members, theirs): deeper ones are siblings, so that markup
+# nesting terms 100,000 deep gives an outline of a few levels, not 100,000
+MAX_TERM_NESTING = 2
 # a tag's attributes run to the next ``>`` or ``<`` (each ``<`` starts one try: stopping there keeps a text of
 # unclosed ``<a `` linear, not 4,000 characters a try)
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]{0,30})[^<>]{0,4000}?(/?)>")
@@ -142,6 +145,7 @@ class _Readable:
         self._level = 0  # the level of the last heading
         self._lists: list[bool] = []  # per open <dl>: whether its last term was an entry
         self._defs: list[bool] = []  # per open <dd>: whether it describes an entry
+        self._in_entries = 0  # how many of them do (kept, not summed: nesting may be 100,000 deep)
         self._links: list[tuple[int, int, str]] = []  # (position in the line, in the title, href) of the open links
         self._pre = 0
         self._cells = 0
@@ -197,8 +201,9 @@ class _Readable:
             self._lists.append(False)
         elif tag == "dd":
             self._defs.append(bool(self._lists) and self._lists[-1])
+            self._in_entries += self._defs[-1]
         elif attrs.get("id") and self._heading is None and self._term is None:
-            self._term = (self._level + 1 + sum(self._defs), len(self.lines) + 1)
+            self._term = (self._level + 1 + min(self._in_entries, MAX_TERM_NESTING), len(self.lines) + 1)
             self._plain.clear()
 
     def end(self, tag: str) -> None:
@@ -242,7 +247,7 @@ class _Readable:
         elif tag == "dl" and self._lists:
             self._lists.pop()
         elif tag == "dd" and self._defs:
-            self._defs.pop()
+            self._in_entries -= self._defs.pop()
         self.newline()
 
     def _end_link(self) -> None:
