@@ -323,11 +323,7 @@ class _RecordFit:
                 plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
                 share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - self._last_cost()
                 whole = _most_records(plain, [0] * len(plain), share)
-                if fit.position is not None:
-                    index = fit._spread(fit._base(index), whole, len(index[1]))
-                else:
-                    index = (index[0], self.index.rows_in(index[0], whole, k + len(index[1])))
-                k = whole
+                index, k = fit._restarted(index, whole, k + len(index[1])), whole
             while k > 0 or index is not None:
                 text, facts = fit._text(rest, k, index)
                 fitted = fit._verified(text, facts, "index" if index else "records")
@@ -348,20 +344,13 @@ class _RecordFit:
                     break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
                     fewer = max(1, int(len(index[1]) / over) - 1)  # fewer index rows
-                    index = (
-                        fit._spread(fit._base(index), k, fewer)
-                        if fit.position is not None
-                        else (index[0], index[1][:fewer])
-                    )
+                    index = fit._spread(fit._base(index), k, fewer) if fit.position else (index[0], index[1][:fewer])
                 elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
                     if k == 0 and index is not None and complete and len(index[0]) > self._narrowest + 2:
                         break  # short columns would crowd out every whole record: the narrower layout next
-                    if index is not None and fit.position is not None:
-                        index = fit._spread(fit._base(index), k, len(index[1]))
-                    elif index is not None:
-                        end = len(rest) if complete else k + len(index[1])
-                        index = (index[0], self.index.rows_in(index[0], k, end))
+                    if index is not None:
+                        index = fit._restarted(index, k, len(rest) if complete else k + len(index[1]))
                 else:
                     break
         return self._shrunk_first()
@@ -415,6 +404,13 @@ class _RecordFit:
         rows = self.index.rows_at(columns, at)
         assert self.position is not None
         return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
+
+    def _restarted(self, index: Index, k: int, end: int) -> Index:
+        """``index`` made again from record ``k``: spread over the list as many rows (when it is), else the rows
+        of the records to ``end``."""
+        if self.position is not None:
+            return self._spread(self._base(index), k, len(index[1]))
+        return index[0], self.index.rows_in(index[0], k, end)
 
     def _base(self, index: Index) -> list[str]:
         """The layout of an index's rows without its position column."""

@@ -221,7 +221,8 @@ def spread_index(rows: int, first: int, last: int, step: float, position: str, q
     list): ``rows`` rows, about one every ``step`` records, each with its position in the ``position`` column;
     ``query`` (when the list has one) reads a record by its position, ``N``."""
     read = f"; query {query}[N] reads #N" if query is not None else ""
-    return f"index: {rows:,} of #{first}-#{last}, spread evenly (1 in {step:,.1f}), each with its position {position!r} (from 0){read}"
+    spread = f"spread evenly (1 in {step:,.1f}), each with its position {position!r} (from 0)"
+    return f"index: {rows:,} of #{first}-#{last}, {spread}{read}"
 
 
 def last_shown(at: int) -> str:
