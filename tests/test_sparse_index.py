@@ -60,7 +60,7 @@ def test_the_index_spans_the_whole_list_each_row_at_its_position(
     assert env["returned"] + env["listed"] + env["dropped"] == env["total"] == len(spans)  # each counted once
     notes = " ".join(env["notes"])
     assert f"index: {len(at):,} of #{at[0]}-#{at[-1]}, spread evenly" in notes and "position '#' (from 0)" in notes
-    assert f"the last record (#{len(spans) - 1}) shown whole in '_last'" in notes
+    assert f"the list's last record (#{len(spans) - 1}) shown whole in '_last'" in notes
 
 
 def test_next_continues_after_the_head_and_a_position_reads_its_record(capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,10 +92,19 @@ def test_rows_a_position_would_crowd_out_follow_the_head_and_the_last_comes_whol
     assert env["returned"] + env["listed"] + env["dropped"] == env["total"] == len(projects)
 
 
-def test_a_list_whose_identifiers_all_fit_keeps_its_listing_in_order(capsys: pytest.CaptureFixture[str]) -> None:
-    _, doc = _shaped(capsys, PROJECTS, 8000)
-    assert "#" not in doc["_index"]["fields"] and "_last" not in doc
-    assert doc["_hostshape"]["returned"] + doc["_hostshape"]["listed"] == 567
+@pytest.mark.parametrize("budget", [4000, 8000])
+def test_a_listing_of_every_record_stays_in_order_the_last_whole_beside_it(
+    capsys: pytest.CaptureFixture[str], budget: int
+) -> None:
+    projects = json.loads(PROJECTS.read_text())
+    _, doc = _shaped(capsys, PROJECTS, budget)
+    env, index = doc["_hostshape"], doc["_index"]
+    assert "#" not in index["fields"]  # every record listed: their positions go without saying
+    shown = env["returned"] - 1  # the head, then the index of every other record but the last, then the last
+    key = index["fields"].index("id")
+    assert [row[key] for row in index["rows"]] == [p["id"] for p in projects[shown:-1]]
+    assert doc["_last"]["#"] == len(projects) - 1 and doc["_last"]["name"] == projects[-1]["name"]
+    assert env["returned"] + env["listed"] == env["total"] == len(projects) and "dropped" not in env
 
 
 def test_positions_are_evenly_spread_the_first_and_the_last_included() -> None:

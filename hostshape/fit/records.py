@@ -410,7 +410,7 @@ class _RecordFit:
         of the records to ``end``."""
         if self.position is not None:
             return self._spread(self._base(index), k, len(index[1]))
-        return index[0], self.index.rows_in(index[0], k, end)
+        return index[0], self.index.rows_in(index[0], k, min(end, len(self.rest) - (self.last is not _NO_LAST)))
 
     def _base(self, index: Index) -> list[str]:
         """The layout of an index's rows without its position column."""
@@ -444,14 +444,22 @@ class _RecordFit:
                 if k == 0 and len(columns) > self._narrowest + 2:
                     deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
+                head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
+                self.last = self._last_whole(head + _LAST_WRAP, k)  # for a record of the head, when no larger
+                if self.last is not _NO_LAST:
+                    beside = _most_records(full, row_costs[:-1], room - self._last_cost())
+                    if 0 < beside < len(rest) - 1:
+                        yield beside, (columns, rows[beside:-1]), True
+                    self.last = _NO_LAST
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
+            self.last = _NO_LAST
             yield deferred
         if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
             columns = self.index.partial or layouts[-1]
             share = room // _WHOLE_SHARE
             k = _most_records(full, [0] * len(full), share)
-            last = self._last_whole(share, k)
+            last = self._last_whole(share // 2, k)
             if last is not _NO_LAST:  # shown when a whole record still comes first
                 self.last = last
                 beside = _most_records(full, [0] * len(full), share - self._last_cost())
@@ -540,16 +548,16 @@ class _RecordFit:
         query = None if "[]" in (facts.list_path or "[]") else facts.list_path if self.path else ""
         return _noted(facts, spread_index(len(rows), at[0], at[-1], step, str(self.position), query))
 
-    def _last_whole(self, share: int, k: int) -> Any:
+    def _last_whole(self, most: int, k: int) -> Any:
         """The list's last record, previewed as the others are, when it is worth showing whole beside the first
-        ``k``: past them and not the next, an object or list, costing at most half of ``share``; else _NO_LAST."""
+        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else _NO_LAST."""
         rest = self.rest
         if k < 1 or k >= len(rest) - 1 or not isinstance(rest[-1], (dict, list)):
             return _NO_LAST
         last, level, cuts = rest[-1], self.index.level, [0]
         if level is not None and not _all_short(last, level):
             last = cap_strings(last, level, cuts)
-        if self.ratio.estimate(dumps(last)) + _LAST_WRAP > share // 2:
+        if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
             return _NO_LAST
         self.last_cut = cuts[0] > 0
         return last

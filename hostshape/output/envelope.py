@@ -227,7 +227,7 @@ def spread_index(rows: int, first: int, last: int, step: float, position: str, q
 
 def last_shown(at: int) -> str:
     """The note of the list's last record (position ``at``) shown whole after the index."""
-    return f"the last record (#{at}) shown whole in {LAST!r}"
+    return f"the list's last record (#{at}) shown whole in {LAST!r}"
 
 
 TOOL_ERROR = "the tool reported an error"
