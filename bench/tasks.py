@@ -14,7 +14,8 @@ A small deterministic reader answers them from the text a tool sent to the model
    envelope states once for all records (hostshape's ``_hostshape.same``) apply to each. A record that states its
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
    hostshape's ``_index`` rows and ``_last``) is the record at that position, and the records after it without one
-   follow it; an object that states its position and carries the identifier is a record wherever it is;
+   follow it; an object that states its position and carries the identifier is a record wherever it is; what two
+   records at one position say is read together;
 2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
    members found after it and before the next identifier (so cut-off JSON, previews and JSON fragments count).
 
@@ -237,7 +238,7 @@ def _position(record: dict[str, Any]) -> int | None:
 
 def _placed(records: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
     """``records`` at their positions: each at the position it states, else after the one before it (None where
-    the text shows no record)."""
+    the text shows no record); two records at one position (an index row, the record whole) are read as one."""
     out: list[dict[str, Any] | None] = []
     following = 0
     for record in records:
@@ -246,8 +247,7 @@ def _placed(records: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
         following = at + 1
         if at >= len(out):
             out.extend([None] * (at + 1 - len(out)))
-        if out[at] is None:
-            out[at] = record
+        out[at] = record if out[at] is None else {**out[at], **record}  # two views of one record: both read
     return out
 
 

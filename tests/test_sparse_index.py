@@ -16,6 +16,7 @@ import pytest
 from bench import hostbench, tasks
 from hostshape.cli import main, policy_file
 from hostshape.fit.records import _positions
+from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -51,16 +52,17 @@ def test_the_index_spans_the_whole_list_each_row_at_its_position(
     assert index["fields"][0] == "#"
     at = [row[0] for row in index["rows"]]
     assert at == sorted(set(at)) and at[0] == len(doc["items"])  # from the record after the whole ones, ascending
-    assert at[-1] == len(spans) - 2 and doc["_last"]["#"] == len(spans) - 1  # to the end: the last shown whole
+    assert at[-1] == len(spans) - 1 == doc["_last"]["#"]  # to the end: the last listed, and shown whole
     gaps = {b - a for a, b in itertools.pairwise(at)}
     assert max(gaps) - min(gaps) <= 1  # evenly spread
     for row in index["rows"]:  # each row is the record at its position
         assert dict(zip(index["fields"][1:], row[1:], strict=True))["id"] == spans[row[0]]["id"]
     assert doc["_last"]["id"] == spans[-1]["id"] and doc["_last"]["name"] == spans[-1]["name"]
+    assert env["returned"] == len(doc["items"])
     assert env["returned"] + env["listed"] + env["dropped"] == env["total"] == len(spans)  # each counted once
     notes = " ".join(env["notes"])
     assert f"index: {len(at):,} of #{at[0]}-#{at[-1]}, spread evenly" in notes and "position '#' (from 0)" in notes
-    assert f"the list's last record (#{len(spans) - 1}) shown whole in '_last'" in notes
+    assert f"the list's last record (#{len(spans) - 1}) listed last and shown whole in '_last'" in notes
 
 
 def test_next_continues_after_the_head_and_a_position_reads_its_record(capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,7 +90,8 @@ def test_rows_a_position_would_crowd_out_follow_the_head_and_the_last_comes_whol
     key = index["fields"].index("id")
     assert [row[key] for row in index["rows"]] == [p["id"] for p in projects[shown : shown + len(index["rows"])]]
     assert doc["_last"]["#"] == len(projects) - 1 and doc["_last"]["key"] == projects[-1]["key"]
-    assert env["returned"] == shown + 1  # the last, shown whole, is counted among the records returned
+    assert env["returned"] == shown + 1  # the last, shown whole and not listed, is counted among those returned
+    assert f"the list's last record (#{len(projects) - 1}) shown whole in '_last'" in env["notes"]
     assert env["returned"] + env["listed"] + env["dropped"] == env["total"] == len(projects)
 
 
@@ -100,9 +103,10 @@ def test_a_listing_of_every_record_stays_in_order_the_last_whole_beside_it(
     _, doc = _shaped(capsys, PROJECTS, budget)
     env, index = doc["_hostshape"], doc["_index"]
     assert "#" not in index["fields"]  # every record listed: their positions go without saying
-    shown = env["returned"] - 1  # the head, then the index of every other record but the last, then the last
+    shown = env["returned"]  # the head, then the index of every other record, then the last whole
+    assert shown == len(as_records(doc["items"]))
     key = index["fields"].index("id")
-    assert [row[key] for row in index["rows"]] == [p["id"] for p in projects[shown:-1]]
+    assert [row[key] for row in index["rows"]] == [p["id"] for p in projects[shown:]]
     assert doc["_last"]["#"] == len(projects) - 1 and doc["_last"]["name"] == projects[-1]["name"]
     assert env["returned"] + env["listed"] == env["total"] == len(projects) and "dropped" not in env
 

@@ -375,7 +375,7 @@ class _RecordFit:
             used = self.limit.count(fitted.text)
             room = self.limit.tokens - used
             end = k + len(rows)
-            stop = len(self.rest) - (self.last is not _NO_LAST)
+            stop = len(self.rest)
             if room < self.limit.tokens // 50 or (self.position is None and end >= stop):
                 break
             per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
@@ -396,11 +396,9 @@ class _RecordFit:
         return fitted
 
     def _spread(self, columns: list[str], k: int, count: int) -> Index:
-        """An index of at most ``count`` rows in the layout ``columns`` spread over the records from ``k`` to the
-        list's last (the one before it when the last is shown whole), one every so many, the first and the last
-        of them included, each row led by its record's position in the list."""
-        end = len(self.rest) - (self.last is not _NO_LAST)
-        at = _positions(k, end, count)
+        """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
+        the list's last, both included, each row led by its record's position in the list."""
+        at = _positions(k, len(self.rest), count)
         rows = self.index.rows_at(columns, at)
         assert self.position is not None
         return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
@@ -410,7 +408,7 @@ class _RecordFit:
         of the records to ``end``."""
         if self.position is not None:
             return self._spread(self._base(index), k, len(index[1]))
-        return index[0], self.index.rows_in(index[0], k, min(end, len(self.rest) - (self.last is not _NO_LAST)))
+        return index[0], self.index.rows_in(index[0], k, end)
 
     def _base(self, index: Index) -> list[str]:
         """The layout of an index's rows without its position column."""
@@ -447,9 +445,9 @@ class _RecordFit:
                 head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
                 self.last = self._last_whole(head + _LAST_WRAP, k)  # for a record of the head, when no larger
                 if self.last is not _NO_LAST:
-                    beside = _most_records(full, row_costs[:-1], room - self._last_cost())
+                    beside = _most_records(full, row_costs, room - self._last_cost())
                     if 0 < beside < len(rest) - 1:
-                        yield beside, (columns, rows[beside:-1]), True
+                        yield beside, (columns, rows[beside:]), True
                     self.last = _NO_LAST
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
@@ -477,8 +475,7 @@ class _RecordFit:
                 self.position = _position_name(columns, self.last)
                 yield k, self._spread(columns, k, max(1, int((room - used) / (per_row + width)))), False
             else:  # positions would crowd out the rows: the following ones, and the last whole
-                end = min(k + max(1, listed), listable, len(rest) - (self.last is not _NO_LAST))
-                yield k, (columns, self.index.rows_in(columns, k, end)), False
+                yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
@@ -519,8 +516,8 @@ class _RecordFit:
         return records_json(facts, self.way, self.cursor_at(self.offset + n), self.value, self.path, [])
 
     def _text(self, rest: list[Any], k: int, index: Index | None) -> tuple[str, Facts]:
-        """The answer showing the first ``k`` of ``rest`` whole and ``index`` (and, after an index spread over the
-        list, its last record whole when it was chosen to be), and the facts it reports."""
+        """The answer showing the first ``k`` of ``rest`` whole and ``index`` (and the list's last record whole after
+        it, when it was chosen to be), and the facts it reports."""
         rows = index[1] if index else []
         more = k < len(rest)
         facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
@@ -529,10 +526,13 @@ class _RecordFit:
         last = None
         if index is not None and rows and self.position is not None and index[0][:1] == [self.position]:
             facts = self._spread_noted(facts, rows)
-        if index is not None and rows and self.last is not _NO_LAST and k + len(rows) < len(rest):
+        if index is not None and rows and self.last is not _NO_LAST and k < len(rest) - 1:
             at = self.offset + len(rest) - 1
-            last, dropped = (self.position or _position_name(index[0], self.last), at, self.last), dropped - 1
-            facts = dataclasses.replace(_noted(facts, last_shown(at)), returned=k + 1)  # every record counted once
+            last = (self.position or _position_name(index[0], self.last), at, self.last)
+            listed = self.position is not None or k + len(rows) == len(rest)  # its row is the index's last
+            facts = _noted(facts, last_shown(at, listed))
+            if not listed:  # shown whole, not listed: counted once, among the records returned
+                facts, dropped = dataclasses.replace(facts, returned=k + 1), dropped - 1
             if self.last_cut and not facts.text_cut and self.index.level is not None:
                 facts = dataclasses.replace(_noted(facts, text_fields_cut(self.index.level)), text_cut=True)
         tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None

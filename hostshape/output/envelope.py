@@ -225,9 +225,11 @@ def spread_index(rows: int, first: int, last: int, step: float, position: str, q
     return f"index: {rows:,} of #{first}-#{last}, {spread}{read}"
 
 
-def last_shown(at: int) -> str:
-    """The note of the list's last record (position ``at``) shown whole after the index."""
-    return f"the list's last record (#{at}) shown whole in {LAST!r}"
+def last_shown(at: int, listed: bool) -> str:
+    """The note of the list's last record (position ``at``) shown whole after the index (``listed``: the index's
+    last row is its row too)."""
+    how = "listed last and shown whole" if listed else "shown whole"
+    return f"the list's last record (#{at}) {how} in {LAST!r}"
 
 
 TOOL_ERROR = "the tool reported an error"
