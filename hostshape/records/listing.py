@@ -33,6 +33,11 @@ class Listing:
     partial: list[str] | None = None
     query: str | None = None  # the JMESPath query that reads the list from the saved result (None: ``path`` joined)
 
+    def row_at(self, at: int) -> list[Any]:
+        """The index row of record ``at`` in the widest layout, wherever it is in the list (``rows`` holds the first
+        records' rows; a listing spread over the whole list also reads rows past them)."""
+        return self.rows[at] if at < len(self.rows) else rows_of(self.records[at], self.layouts[0])
+
 
 def listing(
     value: Any,
