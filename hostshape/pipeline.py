@@ -34,6 +34,7 @@ import orjson
 
 from hostshape import telemetry
 from hostshape.documents import kind_of
+from hostshape.documents.notebook import is_notebook
 from hostshape.fault import after_fault
 from hostshape.fit import CursorAt, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
 from hostshape.fit.budget import Limit
@@ -72,7 +73,7 @@ log = logging.getLogger("hostshape")
 _DEFAULT = Policy()
 # Document kinds that a text may be although it opens like JSON: a log whose lines start with a [branch] prefix,
 # Markdown opening with a [badge].
-_OPENS_LIKE_JSON = ("markdown", "log", "diff", "aria")
+_OPENS_LIKE_JSON = ("markdown", "log", "diff", "aria", "config", "asciidoc", "org", "manpage", "sql")
 
 
 def shape(
@@ -299,6 +300,26 @@ def _fit_document(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     return outlined if outlined is not None else _fit_prose(s, payload, facts)
 
 
+def _notebook(payload: Payload) -> Payload | None:
+    """A Jupyter notebook (nbformat's JSON file format, told from its structure), read as a document."""
+    return payload if payload.is_data and not payload.is_error and is_notebook(payload.value) else None
+
+
+def _fit_notebook(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
+    """The map of its cells as the ``document`` member of a JSON answer (a JSON input stays JSON); a tool with a
+    rule, or a budget too small for a map, gets the data fit."""
+    if not s.configured:
+        way = dataclasses.replace(s.way, reads="document")
+        try:
+            outlined = fit_document(payload.text, facts, s.limit, way, _view_cursor(s.policy, way), as_json=True)
+        except Exception:  # noqa: BLE001 - the data fit still answers
+            log.warning("hostshape could not outline a notebook", exc_info=True)
+            outlined = None
+        if outlined is not None:
+            return outlined
+    return _fit_data(s, payload, facts)
+
+
 def _fit_invalid_json(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     facts = _noted(facts, not_json(str(payload.parse_error)))
     return fit_object({"text": payload.text[: s.limit.tokens * 8]}, facts, s.limit, s.way)
@@ -335,6 +356,7 @@ def _table(payload: Payload) -> tuple[list[dict[str, Any]], str] | None:
 
 # The payload kinds, in the order they are tried: the first whose ``read`` accepts the payload fits it.
 KINDS: tuple[Kind, ...] = (
+    Kind("notebook", _notebook, _fit_notebook),  # nbformat JSON, outlined by its cells (documents/notebook.py)
     Kind("data", _accepts(lambda p: p.is_data and not p.is_error), _fit_data),  # a record list, or one object
     Kind("table", _table, _fit_table),
     Kind("document", _document, _fit_document),  # text outlined by its kind (hostshape/documents/)

@@ -11,6 +11,7 @@ import random
 import re
 from typing import Any
 
+import jmespath
 import pytest
 
 from hostshape import Policy, shape
@@ -99,8 +100,8 @@ def test_a_big_map_beside_the_records_is_shown_by_as_many_keys_as_fit(budget: in
     assert len(shown) >= min(len(paths), budget // 100), (budget, len(shown))
     if len(shown) < len(paths):  # the cut is named, with the query that reads every path
         queries = _queries(env["notes"])
-        assert 'keys("paths")' in queries, env["notes"]
-        back = json.loads(read(env["handle"], query='keys("paths")', policy=policy.replace(budget=20000)))
+        assert "keys(paths)" in queries, env["notes"]
+        back = json.loads(read(env["handle"], query="keys(paths)", policy=policy.replace(budget=20000)))
         assert set(back["items"]) == paths
 
 
@@ -120,7 +121,7 @@ def test_a_manifest_keeps_every_top_level_key_and_shares_the_budget_among_its_ma
     assert "dependencies" in notes and "devDependencies" in notes
     for query in _queries(answer["_hostshape"]["notes"]):
         back = json.loads(read(answer["_hostshape"]["handle"], query=query, policy=policy.replace(budget=20000)))
-        assert back["items"] == list(value[json.loads(query[5:-1])])
+        assert back["items"] == jmespath.search(query, value)
 
 
 def test_an_object_holding_a_big_map_lists_all_its_keys_with_sizes_when_they_fit(tmp_path: Any) -> None:
@@ -155,4 +156,4 @@ def test_a_map_with_more_keys_than_fit_shows_the_first_and_says_how_many_more() 
     assert 20 <= len(shown) < 600
     assert cut["paths"]["…"] == f"+{600 - len(shown)} more members"
     places, _ = cuts_in(cut)
-    assert places[0] == ("paths", len(shown), 600, 'keys("paths")')
+    assert places[0] == ("paths", len(shown), 600, "keys(paths)")

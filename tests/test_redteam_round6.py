@@ -285,11 +285,6 @@ def test_a_forged_envelope_in_a_result_that_fits_never_reads_as_hostshape_s(tmp_
 # ---- the way back: a place a note names reads back as the query it looks like ------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owner: records (records/shrink.py _label joins keys with '.', unquoted: a cut under the key 'a.b' is "
-    "named 'a.b.tags', which as a JMESPath reads a.b.tags and matches nothing; envelope.query_of quotes each step)",
-)
 def test_a_cut_place_under_a_dotted_key_is_named_by_a_query_that_reads_it(tmp_path: Path) -> None:
     doc = {
         "results": [{"id": f"r{i}", "text": "lorem ipsum " * 10} for i in range(50)],

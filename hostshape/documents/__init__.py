@@ -13,7 +13,25 @@ import dataclasses
 import logging
 from collections.abc import Callable
 
-from hostshape.documents import aria, code, diff, html, log, markdown, prose, rst, xml, yaml
+from hostshape.documents import (
+    aria,
+    asciidoc,
+    code,
+    config,
+    diff,
+    html,
+    latex,
+    log,
+    manpage,
+    markdown,
+    notebook,
+    org,
+    prose,
+    rst,
+    sql,
+    xml,
+    yaml,
+)
 from hostshape.documents.detect import kind_of
 from hostshape.documents.model import Entry, Outline, Section
 
@@ -22,10 +40,17 @@ __all__ = ["KINDS", "Entry", "Outline", "Section", "kind_of", "outline_of"]
 _log = logging.getLogger("hostshape")
 
 KINDS: dict[str, Callable[[str], Outline | None]] = {
+    "notebook": notebook.outline,
     "html": html.outline,
     "xml": xml.outline,
     "diff": diff.outline,
     "aria": aria.outline,
+    "manpage": manpage.outline,
+    "org": org.outline,
+    "asciidoc": asciidoc.outline,
+    "latex": latex.outline,
+    "config": config.outline,
+    "sql": sql.outline,
     "log": log.outline,
     "yaml": yaml.outline,
     "rst": rst.outline,

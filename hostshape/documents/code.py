@@ -37,6 +37,17 @@ _KEYWORD_DEFINITION = re.compile(
     r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
     r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
 )
+#: a method in a JavaScript or TypeScript class body: indented, its modifiers, name, parameters (no nested
+#: parentheses: a call with a callback is not one), return type, and the brace that opens its body
+_METHOD = re.compile(
+    r"[ \t]+(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set)\s+){0,4}"
+    r"(?!(?:if|for|while|switch|catch|with|return|function|else|do|try|new|await|typeof)\b)"
+    r"[A-Za-z_$#][\w$]*\s*(?:<[^<>\n]{0,80}>)?\([^()\n]{0,300}\)\s*(?::\s*[^{};=\n]{1,120})?\{[ \t]*$"
+)
+_METHOD_NAME = re.compile(
+    r"(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set)\s+)*(?P<name>[A-Za-z_$#][\w$]*)"
+    r"\s*(?:<[^<>]*>)?\("
+)
 #: the name a definition line defines (a Go method by its receiver's type: ``Command.Execute``)
 _DEFINED_NAME = re.compile(
     r"\b(?:def|class|fn|func|function|struct|enum|union|trait|interface|type|module|mod|object|namespace|record|"
@@ -83,7 +94,7 @@ def outline(text: str) -> Outline | None:
     elif language != "code":
         notes = (f"{len(text):,} characters: definitions found by their keywords, not lexed",)
     if not entries:
-        entries = _keyword_lines(text)
+        entries = _keyword_lines(text, language)
     if not entries:
         return None
     kind = f"{language} source" if language != "code" else "source code"
@@ -133,7 +144,14 @@ def _lexed(text: str, language: str) -> list[Entry]:
     # A keyword's definition line counts when the lexer sees it start with a keyword (not inside a comment or a
     # string): this adds what a lexer leaves unmarked (Rust's impl and trait, JavaScript's and Go's functions).
     defined.update(n for n in _keyword_numbers(text, starts) if first_on_line.get(n) in Keyword)
+    if language == "javascript":  # class methods have no keyword; the lexer says the line is code, not a string
+        defined.update(n for n in _method_numbers(text, starts) if _is_code(first_on_line.get(n), Keyword, Name))
     return _entries(text, starts, sorted(defined), leading.__contains__, names)
+
+
+def _is_code(kind: object, *kinds: object) -> bool:
+    """The token kind ``kind`` is one of ``kinds`` (or a subkind): code, not a comment or a string."""
+    return kind is not None and any(kind in parent for parent in kinds)  # type: ignore[operator]
 
 
 def _documents(kind: object, value: str) -> bool:
@@ -146,13 +164,28 @@ def _documents(kind: object, value: str) -> bool:
     return kind in Comment or kind in Name.Decorator
 
 
-def _keyword_lines(text: str) -> list[Entry]:
+def _keyword_lines(text: str, language: str) -> list[Entry]:
     starts = _line_starts(text)
 
     def leading(number: int) -> bool:
         return bool(_LEADING.match(text, starts[number], starts[number] + 200))
 
-    return _entries(text, starts, _keyword_numbers(text, starts), leading)
+    numbers = _keyword_numbers(text, starts)
+    if language == "javascript":
+        numbers = sorted({*numbers, *_method_numbers(text, starts)})[: MAX_ENTRIES + 1]
+    return _entries(text, starts, numbers, leading)
+
+
+def _method_numbers(text: str, starts: list[int]) -> list[int]:
+    """The (0-based) lines that open a JavaScript or TypeScript class method."""
+    found: list[int] = []
+    for number, start in enumerate(starts):
+        end = text.find("\n", start, start + 400)
+        if _METHOD.match(text, start, end if end >= 0 else min(len(text), start + 400)):
+            found.append(number)
+            if len(found) > MAX_ENTRIES:
+                break
+    return found
 
 
 def _keyword_numbers(text: str, starts: list[int]) -> list[int]:
@@ -200,7 +233,8 @@ def _entries(
 def _name(signature: str, names: dict[int, str] | None, line: int) -> str:
     match = _DEFINED_NAME.search(signature[:200])
     if match is None:
-        return title_of((names or {}).get(line, ""), 60)
+        method = _METHOD_NAME.match(signature[:200])
+        return title_of(method.group("name") if method else (names or {}).get(line, ""), 60)
     name = match.group("name") or match.group("assigned") or ""
     receiver = match.group("receiver")
     return title_of(f"{receiver}.{name}" if receiver else name, 60)

@@ -6,8 +6,15 @@ from __future__ import annotations
 import re
 
 from hostshape.documents.aria import LINE as ARIA_LINE
+from hostshape.documents.asciidoc import looks_like_asciidoc
 from hostshape.documents.code import definition_signs, looks_like_code
+from hostshape.documents.config import looks_like_config
+from hostshape.documents.latex import looks_like_latex
+from hostshape.documents.manpage import looks_like_roff, looks_rendered
+from hostshape.documents.notebook import looks_like_notebook
+from hostshape.documents.org import looks_like_org
 from hostshape.documents.rst import looks_like_rst
+from hostshape.documents.sql import looks_like_sql
 
 SAMPLE_CHARS = 65_536
 _CODE_KEYS = 0.5  # YAML is mostly key lines; code that looks like YAML has fewer
@@ -25,6 +32,10 @@ _LOG_LINE = re.compile(
     r"|(?:Compiling|Precompiling|Linking|Building|Creating|Installing|Downloading|Running|Making|Generating|"
     r"Scanning|Fetching|Copying|Packaging|Checking|checking (?:for|if|whether)) "
     r"|g?make(?:\[\d+\])?: |={3,} |\s*(?:CC|CXX|LD|AR|CCLD|CXXLD)\s+\S"
+    # test runners' result lines: pytest (-v, and its dots), go test, cargo test, their failure banners
+    r"|\S+::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\S+\.py [.FEsxX]+\s*(?:\[\s*\d+%\])?$"
+    r"|\s*--- (?:PASS|FAIL|SKIP): |(?:ok|FAIL|PASS)\s+\S+\s+[\d.]+s\b|test \S+ \.\.\. (?:ok|FAILED|ignored)\b"
+    r"|_{3,} \S.{0,100} _{3,}$"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
@@ -34,8 +45,10 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*
 
 
 def kind_of(text: str) -> str:
-    """One of ``html``, ``xml``, ``diff``, ``aria``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``,
-    ``prose``."""
+    """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``latex``,
+    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
+    if looks_like_notebook(text):
+        return "notebook"
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
     if sample.startswith("<") and _mostly_markup(sample):
         head = sample[:4000].lower()
@@ -53,6 +66,9 @@ def kind_of(text: str) -> str:
     share = _shares(lines)
     if share["aria"] >= 0.6 and "[ref=" in sample:
         return "aria"
+    own = _own_syntax(sample, lines)
+    if own is not None:
+        return own
     if share["log"] >= 0.3:
         return "log"
     unfenced = _outside_fences(sample)
@@ -76,6 +92,25 @@ def kind_of(text: str) -> str:
     if language is not None:
         return "code"
     return "markdown" if atx else "prose"
+
+
+def _own_syntax(sample: str, lines: list[str]) -> str | None:
+    """A kind whose own syntax marks its parts, when the sample shows it: a manual page's macros, Org's headlines
+    and keywords, AsciiDoc's titles and attributes, LaTeX's preamble and sectioning commands, a config file's
+    tables and keys, SQL statements."""
+    if looks_like_roff(lines) or looks_rendered(lines):
+        return "manpage"
+    if looks_like_org(sample):
+        return "org"
+    if looks_like_asciidoc(sample):
+        return "asciidoc"
+    if looks_like_latex(sample):
+        return "latex"
+    if looks_like_config(sample):
+        return "config"
+    if looks_like_sql(sample):
+        return "sql"
+    return None
 
 
 def _outside_fences(sample: str) -> str:

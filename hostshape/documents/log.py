@@ -1,5 +1,6 @@
 """Logs (CI and build output, application logs): the steps as the outline (GitHub Actions groups, ``Step n/m``,
-Gradle tasks, Maven plugin runs, BuildKit steps, ``RUN:`` and ``$`` commands, ``==>``, ``===`` and ``***`` banners;
+Gradle tasks, Maven plugin runs, BuildKit steps, ``RUN:`` and ``$`` commands, ``==>``, ``===`` and ``***`` banners,
+a test runner's ``___ test_name ___`` failure reports;
 under the parallel branch a ``[branch]`` line prefix names), else even blocks of lines; error and warning lines
 with the line after them as highlights, errors first, repeated lines collapsed with their count (lines that differ
 only in numbers, or that end with the same ``[category]``, such as a compiler's ``[-Wunused-result]``).
@@ -26,6 +27,7 @@ _STEP = re.compile(
     r"|={3,}(?!=)[ \t]*(?![Dd]one|[Ff]inished|[Ee]nd)(?P<i>[^=\s-].{0,100}?)[ =]*$"
     r"|\*{3} (?P<j>\S.{0,100})"
     r"|(?:RUN:|\$) (?P<k>\S.{0,100})"
+    r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
 )
 _WHOLE_LINE = frozenset({"i", "j", "k"})
 _BRANCH = re.compile(r"\[([^\]\n]{1,60})\] ")

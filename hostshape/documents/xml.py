@@ -30,6 +30,9 @@ _LIST_TITLE_CHARS = 400  # an element that is a list of values (a POM's modules)
 _TAG_LINE = re.compile(r"[ \t]*<([A-Za-z_][\w.:-]{0,80})")
 _FEED_ROOTS = {"rss": "item", "RDF": "item", "feed": "entry"}
 _REPORT_ROOTS = ("testsuites", "testsuite")
+# Other test reports (TRX, NUnit, xUnit) mark each result by one of these attributes; a failed one reads so.
+_OUTCOME_ATTRIBUTES = ("outcome", "result", "status")
+_FAILED = re.compile(r"(?:fail(?:ed|ure)?|error(?:ed)?|timeout|aborted)", re.I)
 
 
 class _Refused(ValueError):
@@ -133,6 +136,8 @@ class _Summary:
         entry[3] = self._line()
         if generic:
             entry.append(self._name(frame))
+        if generic and _FAILED.fullmatch(_outcome(frame.attrs)) and len(self.failed) < MAX_HIGHLIGHTS:
+            self.failed.append((frame.entry, entry[0]))  # a result of another report format
         failed = frame.status and not frame.status.startswith("SKIPPED")
         if frame.name == "testcase" and failed and len(self.failed) < MAX_HIGHLIGHTS:
             suite = parent.attrs.get("name", "") if parent is not None and parent.name == "testsuite" else ""
@@ -153,9 +158,10 @@ class _Summary:
         if frame.name == "testcase":
             name = ".".join(v for v in (frame.attrs.get("classname"), frame.attrs.get("name")) if v)
             return title_of(f"{name or 'testcase'} {frame.status or 'passed'}")
-        for key in _LABEL_ATTRIBUTES:
-            if frame.attrs.get(key):
-                return title_of(f"{frame.name} {frame.attrs[key]}")
+        label = _label(frame.attrs)
+        if label:
+            outcome = _outcome(frame.attrs)
+            return title_of(f"{frame.name} {label}" + (f" {outcome}" if outcome else ""))
         if not frame.children:
             return title_of(f"{frame.name}: {text}" if text else frame.name)
         names = {name for name, _ in frame.leaves}
@@ -179,6 +185,20 @@ class _Summary:
 
     def close(self) -> None:
         return None
+
+
+def _label(attrs: dict[str, str]) -> str:
+    """An element's identifying attribute: a known one (``name``, ``id``...), else the first ``...name`` one
+    (``testName``, ``displayName``)."""
+    for key in _LABEL_ATTRIBUTES:
+        if attrs.get(key):
+            return attrs[key]
+    return next((value for key, value in attrs.items() if key.lower().endswith("name") and value), "")
+
+
+def _outcome(attrs: dict[str, str]) -> str:
+    """The outcome an element states (``outcome="Failed"``), else nothing."""
+    return next((title_of(attrs[key], 30) for key in _OUTCOME_ATTRIBUTES if attrs.get(key)), "")
 
 
 def outline(text: str) -> Outline | None:
@@ -214,7 +234,17 @@ def outline(text: str) -> Outline | None:
         )
     if not entries:
         entries = (Entry(summary.root or "(document)", 1, 1),)
-    return Outline("xml", entries, summary=f"root element <{summary.root}>", body=body, notes=notes)
+    failed = tuple(f"L{summary.entries[at][2]} {title}" for at, title in summary.failed)
+    counted = f"; {len(failed):,} failed" if failed else ""
+    return Outline(
+        "xml",
+        entries,
+        highlights=failed,
+        highlights_label="failed results",
+        summary=f"root element <{summary.root}>{counted}",
+        body=body,
+        notes=notes,
+    )
 
 
 def _lined(text: str, start: int, summary: _Summary) -> str | None:

@@ -22,7 +22,7 @@ from hostshape.documents.model import Lines, Outline, Section, place
 from hostshape.fit._base import Fitted
 from hostshape.fit.budget import Limit
 from hostshape.fit.text import boundary, prefix_end, quiet
-from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
+from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, object_json, text_line
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
 # A view of a document and where in it a page starts -> the cursor of that page (None when there is no way back).
@@ -104,9 +104,17 @@ def document(text: str) -> Document:
 
 # -- the first answer --------------------------------------------------------------------------------------------
 def fit_document(
-    text: str, facts: Facts, limit: Limit, way: WayBack, cursor_at: ViewCursor = no_view_cursor
+    text: str,
+    facts: Facts,
+    limit: Limit,
+    way: WayBack,
+    cursor_at: ViewCursor = no_view_cursor,
+    *,
+    as_json: bool = False,
 ) -> Fitted | None:
     """The outline of ``text``, its kind's highlights and its head, with the envelope line, within ``limit``;
+    ``as_json`` (a JSON input read as a document: a notebook) gives the same text as the ``document`` member of a
+    JSON object whose ``_hostshape`` envelope says what was shown;
     None when the limit is too small to hold an outline at all, or when the text has no parts of its own and
     nothing to highlight and is shown as it is (plain prose: its head says more than a map of its paragraphs; an
     HTML page without headings still gets its readable text)."""
@@ -118,13 +126,15 @@ def fit_document(
     total_tokens = _size_text(total, approx)
     facts = dataclasses.replace(facts, notes=[*facts.notes, *doc.outline.notes], truncated=True)
     for style in LINE_STYLES:
-        if style == "bare" and way.handle:
+        if (style == "bare" and way.handle) or (as_json and style != "full"):
             break  # an outline without the handle names parts no read can reach: the plain cut keeps the handle
         probe = text_line(facts, way, cursor_at(whole, len(doc.body)), _detail_probe(doc), style)
-        avail = limit.tokens - limit.count(probe) - 8
+        avail = limit.tokens - int(limit.count(probe) * (1.3 if as_json else 1)) - 8  # JSON: quoted members, escapes
         if avail < 60:
             continue
-        fitted = _first_answer(doc, sizes, approx, total_tokens, facts, limit, way, cursor_at, whole, avail, style)
+        fitted = _first_answer(
+            doc, sizes, approx, total_tokens, facts, limit, way, cursor_at, whole, avail, "json" if as_json else style
+        )
         if fitted is not None:
             return fitted
     return None
@@ -226,7 +236,11 @@ def _assemble(
             f"head lines 1-{last:,} of {doc.lines.count:,}" if last else "no head"
         )
         next_cursor = cursor_at(whole, head_end) if head_end < len(doc.body) else None
-        text = "\n".join(body) + "\n" + text_line(facts, way, next_cursor, detail, style)
+        if style == "json":
+            shown_facts = dataclasses.replace(facts, notes=[detail, *facts.notes])
+            text = object_json(shown_facts, way, next_cursor, {"document": "\n".join(body)})
+        else:
+            text = "\n".join(body) + "\n" + text_line(facts, way, next_cursor, detail, style)
         if limit.fits(text):
             return text
         if head_end <= 0:

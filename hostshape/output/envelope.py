@@ -10,6 +10,8 @@ a list of objects (``"table"``: hostshape.output.columns).
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -249,10 +251,26 @@ def hidden_by_marker(item: Any) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def query_key(key: str) -> str:
+    """``key`` as one step of a JMESPath query: bare when it is an unquoted identifier (``tags``), else a quoted
+    identifier (``"a.b"``, ``"2024"``, ``"név"``), so that no key reads as a path or a wildcard. A key with a lone
+    surrogate is escaped as ``\\udxxx`` (JMESPath reads its quoted identifiers as JSON strings)."""
+    if _BARE_KEY.fullmatch(key):
+        return key
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(key)
+    return json.dumps(key, ensure_ascii=False)
+
+
 def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
-    """The JMESPath query that reads the member at ``where`` (each step quoted, so any key works); ``names``: its
-    member names (``keys(...)``)."""
-    path = ".".join(dumps(str(step)) for step in where) or "@"
+    """The JMESPath query that reads the member at ``where`` (its keys from the top, each as ``query_key`` writes
+    it); ``names``: its member names (``keys(...)``)."""
+    path = ".".join(query_key(str(step)) for step in where) or "@"
     return f"keys({path})" if names else path
 
 

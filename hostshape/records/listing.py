@@ -4,12 +4,11 @@ identifiers of the other record lists beside it (which the fit shows by them whe
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
 
+from hostshape.output.envelope import query_key
 from hostshape.output.render import beside_path
 from hostshape.records.locate import Path, find_records
 from hostshape.records.structure import ANY_OF, SAMPLE, dotted, identifier, index_columns, is_key_like
@@ -172,14 +171,11 @@ def _short(value: Any) -> Any:
     return "{…}" if isinstance(value, (dict, list)) else value
 
 
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
 def list_query(value: Any, path: Path) -> str | None:
     """The JMESPath query that reads the record list at ``path`` (the records stage's path: keys joined by ``.``,
-    ``[]`` where a list's or a map's members are gathered) from ``value``, the result as saved: each key quoted
-    unless it is a bare identifier, a map's members as ``.*``, a list's as ``[]``. None when ``value`` does not
-    have that shape (the caller then names ``path`` as it is)."""
+    ``[]`` where a list's or a map's members are gathered) from ``value``, the result as saved: each key as
+    ``envelope.query_key`` writes it (quoted unless a bare identifier), a map's members as ``.*``, a list's as
+    ``[]``. None when ``value`` does not have that shape (the caller then names ``path`` as it is)."""
     node, out = value, ""
     for step in path:
         for i, frag in enumerate(step.split("[]")):
@@ -199,6 +195,6 @@ def list_query(value: Any, path: Path) -> str | None:
                 if k is None:
                     return None
                 key = ".".join(names[j:k])
-                quoted = key if _BARE.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+                quoted = query_key(key)
                 out, node, j = (f"{out}.{quoted}" if out else quoted), node[key], k
     return out or None

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hostshape.output.envelope import query_key
 from hostshape.output.previews import preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import structure
@@ -128,7 +130,7 @@ def _patterns(counts: Counter[str]) -> dict[str, int]:
     frequent first."""
     merged: dict[tuple[str, ...], int] = {}
     for path, n in counts.items():
-        steps = tuple(path.split("."))
+        steps = tuple(_steps(path))
         merged[steps] = merged.get(steps, 0) + n
     for _ in range(2):
         longest = max((len(s) for s in merged), default=0)
@@ -143,6 +145,30 @@ def _patterns(counts: Counter[str]) -> dict[str, int]:
                     merged[pattern] = merged.get(pattern, 0) + total
     ranked = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
     return {".".join(steps): n for steps, n in ranked}
+
+
+_STEP = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^."])+')  # one step of a path: quoted keys hold dots
+
+
+def _steps(path: str) -> list[str]:
+    """The steps of a path as ``_child`` builds it (``"a.b".tags[]`` is ``"a.b"``, ``tags[]``)."""
+    return _STEP.findall(path)
+
+
+def _child(path: str, key: Any) -> str:
+    """The path of member ``key`` below ``path``: a JMESPath of the record (or document) it is in, each key as
+    ``envelope.query_key`` writes it, ``[]`` after a list, so that a key holding dots is not read as a path."""
+    step = query_key(str(key))
+    return f"{path}.{step}" if path else step
+
+
+def _unquoted(path: str) -> str:
+    """``path`` with its keys as the records stage names columns: joined by ``.``, unquoted (``a.b.tags``)."""
+    out = []
+    for step in _steps(path):
+        name = step.rstrip("[]")  # a bare key holds no brackets, a quoted one ends with its quote
+        out.append((json.loads(name) if name.startswith('"') else name) + step[len(name) :])
+    return ".".join(out)
 
 
 @dataclass
@@ -212,9 +238,9 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
         elif _is_link(member):
             cuts.omitted.add(key)
         elif _is_empty(member):
-            cuts.empty[key] += 1
+            cuts.empty[_child("", key)] += 1
         else:
-            out[key] = _value(member, key, 1, _Schema(), cuts, root=False)
+            out[key] = _value(member, _child("", key), 1, _Schema(), cuts, root=False)
     return out
 
 
@@ -235,7 +261,7 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_
             kinds.setdefault(frozenset(o), []).append(o)
     decided: dict[frozenset[str], str | None] = {}
     for path, objects in groups.items():
-        if not path or path in ancestors:
+        if not path or _unquoted(path) in ancestors:
             schema.noise[path] = _noise(objects, path, None, protected, schema.usual)
             continue
         shape = max(Counter(frozenset(o) for o in objects).items(), key=lambda kv: (kv[1], sorted(map(repr, kv[0]))))[0]
@@ -255,7 +281,7 @@ def _gather(value: Any, path: str, groups: dict[str, list[dict[str, Any]]], dept
         groups.setdefault(path, []).append(value)
         for k, v in value.items():
             if isinstance(v, (dict, list)):
-                _gather(v, f"{path}.{k}" if path else str(k), groups, depth + 1, max_depth)
+                _gather(v, _child(path, k), groups, depth + 1, max_depth)
     elif isinstance(value, list):
         for item in value[:MAX_NESTED_ITEMS]:
             if isinstance(item, dict):
@@ -313,8 +339,8 @@ def _noise(
     noise = set()
     usual = _usual if _usual is not None else {}
     for name in names:
-        dotted = f"{path}.{name}" if path else name
-        if name == ident or dotted in protected:
+        dotted = _child(path, name)
+        if name == ident or _unquoted(dotted) in protected:
             continue
         values = [o[name] for o in objects[:50] if name in o and not _is_empty(o[name])]
         if not values:
@@ -364,7 +390,7 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     noise = schema.noise.get(path, set())
     out: dict[str, Any] = {}
     for key, member in obj.items():
-        child = f"{path}.{key}" if path else str(key)
+        child = _child(path, key)
         if key in noise or (not schema.noise and _is_link(member)):
             usual = schema.usual.get(child)
             if not (usual is not None and isinstance(member, str) and _link_prefix(member) != usual):
