@@ -2,7 +2,8 @@
 
 ``narrow_wide`` does not walk into a record whose JSON is too short to hold a wide object: every wide object
 inside the records it walks is still cut. The loss screen looks at more candidate numbers in a longer text (one per
-``_BYTES_PER_CANDIDATE`` bytes) before it parses again: it still names what the full parse names."""
+``_BYTES_PER_CANDIDATE`` bytes) before it parses again: it still names what the full parse names. The shrink
+learns its schema from as much text as a short list holds (``_LEARN_CHARS``), and every answer still fits."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import json
 import random
 from typing import Any
 
+from hostshape import Policy, shape
 from hostshape.fit.budget import Limit
 from hostshape.fit.objects import _DEEP_ITEMS, WIDE_MEMBERS_PER_TOKEN, narrow_wide
 from hostshape.input import lossless
 from hostshape.input.lossless import losses
 from hostshape.output.render import dumps
+from hostshape.records import shrink
+from hostshape.tokens import count_tokens
 
 
 def _widest(value: Any) -> int:
@@ -90,3 +94,36 @@ def test_one_rounded_number_among_many_exact_candidates_is_named() -> None:
         assert losses(text, dumps(json.loads(text))) == []
         assert losses(rounded, dumps(json.loads(rounded))) == losses(rounded)
         assert losses(rounded) != []
+
+
+def _big_record(rng: random.Random, n: int) -> dict[str, Any]:
+    return {
+        "id": f"r-{n}",
+        "url": f"https://api.example.com/v1/things/{n}",
+        "owner": {"login": rng.choice(["ann", "bo", "cy"]), "url": f"https://api.example.com/v1/users/{n % 3}"},
+        "status": rng.choice(["open", "closed"]),
+        "body": " ".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(rng.randint(500, 2000))),
+    }
+
+
+def test_the_schema_of_large_records_is_learnt_from_a_bounded_sample_that_still_drops_their_links() -> None:
+    rng = random.Random(30)
+    records = [_big_record(rng, n) for n in range(100)]
+    sample = shrink._learnt_from(records)
+    size = sum(len(dumps(r)) for r in sample)
+    assert shrink._LEARN_LEAST <= len(sample) < len(records)
+    assert size <= shrink._LEARN_CHARS < size + len(dumps(records[len(sample)]))
+    schema = shrink._learn(sample, "id", None)
+    assert "url" in schema.noise[""]  # every record's API link, learnt from the sample, dropped from all of them
+    assert shrink._learnt_from(records[:5]) == records[:5]  # a few records are all learnt from, however long
+
+
+def test_every_answer_fits_its_budget_on_random_lists() -> None:
+    rng = random.Random(31)
+    for i in range(3000):
+        budget = rng.choice([200, 500, 1000, 2000])
+        records = [_record(rng) for _ in range(rng.randint(1, 30))]
+        value: Any = records if i % 2 else {"meta": {"page": i}, "items": records}
+        result = shape(json.dumps(value), policy=Policy(budget=budget, spill=False))
+        assert count_tokens(result.text) <= budget, (i, budget)
+        json.loads(result.text)
