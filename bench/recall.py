@@ -48,6 +48,9 @@ FLOOR_SHARE = 0.8  # the identifier-only listing must fit in this share of the b
 OUT = Path(__file__).with_name("RECALL.md")
 
 Ident = str | int | float
+#: members that identify a record only together (a machine type's name within its zone), from an ``also`` entry
+#: ``"name+zone"``: kept when every part appears in one row or object of the output (see ``Present.together``)
+Composite = tuple[Ident, ...]
 
 
 # --- the manifest ------------------------------------------------------------------------------------------------
@@ -60,7 +63,7 @@ class RecordList:
     path: str
     id: str
     also: tuple[str, ...]
-    records: tuple[tuple[Ident, ...], ...]  # one per distinct primary identifier, in document order
+    records: tuple[tuple[Ident | Composite, ...], ...]  # one per distinct primary identifier, in document order
 
     @property
     def identifiers(self) -> list[Ident]:
@@ -156,13 +159,22 @@ def _record_list(doc: Any, spec: dict[str, Any]) -> RecordList:
     for key, record in records_at(doc, spec["path"]):
         primary = _field(record, key, fields[0], columns)
         if _usable(primary):  # records without an identifier (a null or empty one) are not counted
-            alts = (v for f in fields[1:] if _usable(v := _field(record, key, f, columns)))
+            alts = (v for f in fields[1:] if _usable(v := _alternate(record, key, f, columns)))
             seen.setdefault(primary, (primary, *alts))
     return RecordList(spec["path"], spec["id"], tuple(spec.get("also", ())), tuple(seen.values()))
 
 
 def _usable(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return bool(v) and all(map(_usable, v))
     return isinstance(v, (str, int, float)) and not isinstance(v, bool) and v != ""
+
+
+def _alternate(record: Any, key: str | None, name: str, columns: list[Any] | None) -> Any:
+    """An ``also`` member's value; for ``a+b``, the tuple of the parts' values."""
+    if "+" in name:
+        return tuple(_field(record, key, part, columns) for part in name.split("+"))
+    return _field(record, key, name, columns)
 
 
 def _field(record: Any, key: str | None, name: str, columns: list[Any] | None) -> Any:
@@ -183,7 +195,8 @@ _STEP = re.compile(r"\.([^.\[\]]+)|\[(\d*)\]")
 
 
 def resolve(doc: Any, path: str) -> Iterator[Any]:
-    """Every node ``path`` reaches (`$`, `.name`, `[N]`, `[]` = each element, flattened)."""
+    """Every node ``path`` reaches (`$`, `.name`, `[N]`, `[]` = each element, `.*` = each member's value,
+    flattened)."""
     if not path.startswith("$"):
         raise ValueError(f"a path starts with $: {path!r}")
     nodes = [doc]
@@ -196,7 +209,10 @@ def resolve(doc: Any, path: str) -> Iterator[Any]:
         name, index = m.group(1), m.group(2)
         nxt: list[Any] = []
         for node in nodes:
-            if name is not None:
+            if name == "*":
+                if isinstance(node, dict):
+                    nxt.extend(node.values())
+            elif name is not None:
                 if isinstance(node, dict) and name in node:
                     nxt.append(node[name])
             elif index == "":
@@ -232,10 +248,13 @@ class Present:
     def __init__(self, output: str) -> None:
         self.tokens = set(_DELIMS.split(output))
         self.values: set[str] = set()
+        self.doc: Any = None
+        self.rows: list[set[str]] | None = None
         try:
             doc = json.loads(output)
         except ValueError:
             return
+        self.doc = doc
         stack = [doc]
         while stack:
             node = stack.pop()
@@ -249,7 +268,25 @@ class Present:
             elif isinstance(node, (int, float)) and not isinstance(node, bool):
                 self.values.add(json.dumps(node))
 
-    def __call__(self, value: Ident) -> bool:
+    def together(self, parts: Composite) -> bool:
+        """Every part is a scalar of one row (list) or object of the output JSON, a part also matching a path that
+        ends in it (``zones/europe-west1-a`` for a zone ``europe-west1-a``: the parent's map key)."""
+        if self.rows is None:
+            self.rows = []
+            stack = [self.doc]
+            while stack:
+                node = stack.pop()
+                items = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+                scalars = {x if isinstance(x, str) else json.dumps(x) for x in items if not isinstance(x, (dict, list))}
+                if len(scalars) >= len(parts):
+                    self.rows.append(scalars)
+                stack.extend(x for x in items if isinstance(x, (dict, list)))
+        wanted = [p if isinstance(p, str) else json.dumps(p) for p in parts]
+        return any(all(w in row or any(x.endswith("/" + w) for x in row) for w in wanted) for row in self.rows)
+
+    def __call__(self, value: Ident | Composite) -> bool:
+        if isinstance(value, tuple):
+            return self.together(value)
         s = value if isinstance(value, str) else json.dumps(value)
         return s in self.values or s in self.tokens
 

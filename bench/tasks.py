@@ -54,6 +54,18 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/helm_search_repo_redis_versions.json": ("name", None),
     "corpus/datadog_posture_findings_list.json": ("attributes.rule.name", "attributes.evaluation"),
     "corpus/datadog_spans_search.json": ("attributes.resource_name", None),
+    "corpus/azure_commerce_ratecard.json": ("MeterName", "MeterStatus"),
+    "corpus/cloudsigma_library_drives.json": ("name", "status"),
+    "corpus/dockerhub_ubuntu_tags.json": (None, None),
+    "corpus/fastly_services_list.json": ("name", None),
+    "corpus/gcp_compute_aggregated_machine_types.json": ("description", None),
+    "corpus/gcp_compute_images_coreos.json": ("name", "status"),
+    "corpus/gridscale_templates.json": ("name", "status"),
+    "corpus/kamatera_images_eu.json": ("name", None),
+    "corpus/ktucloud_product_types.json": ("templatedesc", "productstate"),
+    "corpus/linode_types.json": ("label", None),
+    "corpus/mollie_payments_list_hal.json": ("description", "status"),
+    "corpus/upcloud_storage_cdrom.json": ("title", "state"),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -80,6 +92,18 @@ MORE: dict[str, tuple[str, ...]] = {
         "attributes.start_timestamp",
         "attributes.custom.duration",
     ),
+    "corpus/azure_commerce_ratecard.json": ("MeterCategory", "EffectiveDate", "Unit"),
+    "corpus/cloudsigma_library_drives.json": ("size", "os", "paid"),
+    "corpus/dockerhub_ubuntu_tags.json": ("full_size", "last_updater"),
+    "corpus/fastly_services_list.json": ("version", "updated_at", "paused"),
+    "corpus/gcp_compute_aggregated_machine_types.json": ("name", "zone", "memoryMb"),
+    "corpus/gcp_compute_images_coreos.json": ("creationTimestamp", "deprecated.state", "diskSizeGb"),
+    "corpus/gridscale_templates.json": ("create_time", "current_price"),
+    "corpus/kamatera_images_eu.json": ("os", "osDiskSizeGB"),
+    "corpus/ktucloud_product_types.json": ("serviceofferingdesc", "zonedesc"),
+    "corpus/linode_types.json": ("price.monthly", "vcpus", "memory"),
+    "corpus/mollie_payments_list_hal.json": ("amount.value", "createdAt"),
+    "corpus/upcloud_storage_cdrom.json": ("access", "size"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")

@@ -24,7 +24,16 @@ if TYPE_CHECKING:
 
     from hostshape.fault import Site
 
-__all__ = ["HostForm", "fits_budget", "fits_by_size", "glue_fault", "json_result", "read_for_host", "refusal_for"]
+__all__ = [
+    "HostForm",
+    "check_budget",
+    "fits_budget",
+    "fits_by_size",
+    "glue_fault",
+    "json_result",
+    "read_for_host",
+    "refusal_for",
+]
 
 
 def fits_budget(
@@ -54,6 +63,22 @@ def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, marg
     shown = host.wrap(text) if host is not None and host.wrap is not None else text
     worst = count_tokens(shown, policy.encoding) + 24
     return math.ceil(worst * policy.safety_factor) + margin
+
+
+def check_budget(policy: Policy, host: str, forms: Sequence[HostForm | None] = (None,), shown: str = "") -> int:
+    """The smallest budget ``host`` can answer within, in each of ``forms`` (its result's and its error's), while
+    naming the handle that gets a result back (``smallest_answer_budget``); raise ValueError, naming ``host``, the
+    minimum and the budget (the policy's or a rule's), when one is below it: below it every answer would break the
+    budget or lose the way back. ``shown`` says how the host shows that smallest answer."""
+    smallest = max(smallest_answer_budget(policy, form) for form in forms)
+    budgets = [("budget", policy.budget)] + [(f"rule {r.tool!r} budget", r.budget) for r in policy.rules]
+    for what, value in budgets:
+        if value is not None and value < smallest:
+            raise ValueError(
+                f"hostshape for {host} needs a {what} of at least {smallest} tokens (got {value}): the smallest "
+                f"answer, {shown or 'an envelope naming the handle'}, takes that many"
+            )
+    return smallest
 
 
 def fits_by_size(

@@ -47,6 +47,7 @@ from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
 from hostshape.output.envelope import (
+    HANDLELESS_ANSWERS,
     KEY,
     TEXT_PREFIX,
     TOOL_ERROR,
@@ -54,7 +55,6 @@ from hostshape.output.envelope import (
     Facts,
     WayBack,
     empty_result,
-    last_resort_texts,
     not_json,
     too_wide,
 )
@@ -415,9 +415,7 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
 
 
 _HANDLE_IN_LINE = re.compile(f"handle=({HANDLE.pattern.strip('^$')})")
-_OWN_BARE_TEXTS = frozenset(
-    [*last_resort_texts(True, None), *last_resort_texts(False, None), *map(empty_result, (True, False))]
-)
+_OWN_BARE_TEXTS = frozenset([*HANDLELESS_ANSWERS, *map(empty_result, (True, False))])
 _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 
@@ -443,7 +441,7 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
         return None  # hostshape's own answers that name no handle (a last resort, an empty result)
     if isinstance(handle, str) and HANDLE.match(handle):
         try:
-            if open_store(policy).load(handle) is not None:
+            if open_store(policy).exists(handle):
                 return None
         except Exception:  # noqa: BLE001 - a store that cannot answer holds no proof either way
             log.debug("hostshape: could not look up handle %s", handle, exc_info=True)

@@ -71,8 +71,9 @@ async def test_a_detailed_tool_error_is_budgeted_as_the_model_reads_it(policy: P
 
 
 async def test_images_stay_native_beside_the_shaped_text(policy: Policy) -> None:
-    run_ = await run("mixed", policy=policy.replace(budget=12))
-    assert count_tokens(run_.received) <= 12
+    smallest = adapter.minimum_budget(policy)
+    run_ = await run("mixed", policy=policy.replace(budget=smallest), arguments={"times": 20})
+    assert count_tokens(run_.received) <= smallest and "[hostshape]" in run_.received
     assert run_.extra["items"][0][0] == "text" and "data" in run_.extra["items"][0][1:]
 
 
@@ -111,3 +112,33 @@ async def test_the_model_reads_the_rest_back_with_hostshape_read(policy: Policy)
     paged = policy.replace(budget=PAGED_BUDGET)  # the pull requests, even as a table, fill more than one page
     run_ = await run("list_pull_requests", policy=paged, next_call=read_next_page)
     assert_pages_hold_every_pull_request_once(run_.extra["received"], PAGED_BUDGET)
+
+
+@pytest.mark.parametrize("budget", [2, 10, 30])
+def test_a_budget_below_the_smallest_answer_is_refused_at_install(budget: int, tmp_path: Any) -> None:
+    """Below its smallest answer (the envelope naming the handle, after the error prefix) every answer would break
+    the budget or lose the way back: refused when installed, with the minimum."""
+    from agent_framework import Agent
+
+    from hostshape.testing.agent_framework import scripted_model
+
+    policy = Policy(budget=budget, spill_dir=tmp_path)
+    smallest = adapter.minimum_budget(policy)
+    assert smallest > budget
+    for make in (lambda: adapter.install(policy), lambda: adapter.middleware(policy)):
+        with pytest.raises(ValueError, match=f"Microsoft Agent Framework needs a budget of at least {smallest} tokens"):
+            make()
+    agent = Agent(client=scripted_model(None), tools=[])
+    with pytest.raises(ValueError, match="rule 'list_\\*' budget"):
+        adapter.install(agent, Policy(spill_dir=tmp_path, rules=(Rule(tool="list_*", budget=budget),)))
+    assert not agent.middleware  # nothing installed
+
+
+async def test_the_smallest_allowed_budget_is_kept_with_the_handle_as_the_model_reads_it(tmp_path: Any) -> None:
+    policy = Policy(budget=adapter.minimum_budget(Policy()), spill_dir=tmp_path / "spill")
+    run_ = await run("list_pull_requests", policy=policy)
+    assert count_tokens(run_.received) <= policy.budget
+    assert "hs_" in run_.received  # the way back is named
+    error = await run("fail", policy=policy, arguments={"message": LONG_ERROR}, detailed_errors=True)
+    assert error.received.startswith(adapter.ERROR_PREFIX) and count_tokens(error.received) <= policy.budget
+    assert "hs_" in error.received

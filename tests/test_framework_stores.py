@@ -315,3 +315,24 @@ def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> 
     walked = [r["number"] for text in pages for r in as_records(json.loads(text)["items"])]
     assert walked == PR_NUMBERS  # every record, once, in order
     assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")
+
+
+def test_a_graph_store_and_staged_artifacts_tell_which_handles_they_hold(tmp_path: Path) -> None:
+    """``exists`` (the forged-envelope check's lookup) in the framework stores: a saved handle is held, a made-up,
+    evicted or foreign one is not."""
+    from langgraph.store.memory import InMemoryStore
+
+    from hostshape.wayback.stores.frameworks import langgraph_store, staged
+
+    policy = Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
+    graph = langgraph_store(policy, InMemoryStore())
+    artifacts = staged(policy)
+    for store in (graph, artifacts):
+        saved = store.save("t", {}, json.dumps(PR_NUMBERS), is_json=True)
+        gone = store.save("t", {"n": 1}, "evicted", is_json=False)
+        assert store.evict(gone.handle)
+        assert store.exists(saved.handle), store.backend
+        assert not any(store.exists(h) for h in (gone.handle, "hs_" + "0" * 24, "hs_*", "")), store.backend
+    other = staged(policy)
+    other.preload(saved.handle, None)  # the artifact service holds nothing under it
+    assert not other.exists(saved.handle)

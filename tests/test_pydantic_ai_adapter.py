@@ -324,3 +324,47 @@ async def test_the_capability_shapes_every_tool_and_its_errors(policy: Policy) -
     message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
     failed = await run("fail", policy=policy, via="capability", arguments={"message": message})
     assert failed.extra["part"].outcome == "retried" and count_tokens(failed.received) <= policy.budget
+
+
+@pytest.mark.parametrize("budget", [2, 10, 30])
+def test_a_budget_below_the_smallest_answer_is_refused_at_install(budget: int, tmp_path: Any) -> None:
+    """Below its smallest answer (the envelope naming the handle, in the retry's {"error": ...} too) every answer
+    would break the budget or lose the way back: refused when installed, with the minimum."""
+    from fastmcp.client.transports import StdioTransport
+    from pydantic_ai.mcp import MCPToolset
+
+    import hostshape.adapters.pydantic_ai as adapter
+    from hostshape.testing import mcp_server_command
+
+    policy = Policy(budget=budget, spill_dir=tmp_path)
+    smallest = adapter.minimum_budget(policy)
+    assert smallest > budget
+    command, *args = mcp_server_command()
+    toolset = MCPToolset(StdioTransport(command, args), id="corpus")
+    makes = (
+        lambda: adapter.install([toolset], policy),
+        lambda: adapter.attach(toolset, policy=policy),
+        lambda: adapter.process_tool_call(policy),
+        lambda: adapter.capability(policy),
+    )
+    for make in makes:
+        with pytest.raises(ValueError, match=f"Pydantic AI needs a budget of at least {smallest} tokens"):
+            make()
+    with pytest.raises(ValueError, match="rule 'list_\\*' budget"):
+        adapter.install([toolset], Policy(spill_dir=tmp_path, rules=(Rule(tool="list_*", budget=budget),)))
+    assert toolset.process_tool_call is None  # nothing installed
+
+
+@pytest.mark.parametrize("via", ["install", "capability"])
+async def test_the_smallest_allowed_budget_is_kept_with_the_handle_as_the_model_reads_it(
+    tmp_path: Any, via: Any
+) -> None:
+    import hostshape.adapters.pydantic_ai as adapter
+
+    policy = Policy(budget=adapter.minimum_budget(Policy()), spill_dir=tmp_path / "spill")
+    shaped = await run("list_pull_requests", policy=policy, via=via)
+    assert count_tokens(shaped.received) <= policy.budget
+    assert "hs_" in shaped.received  # the way back is named
+    message = "upstream API returned 502: " + "stack frame in handler; " * 1_700
+    failed = await run("fail", policy=policy, arguments={"message": message}, via=via)
+    assert failed.extra["part"].outcome == "retried" and count_tokens(failed.received) <= policy.budget

@@ -294,3 +294,31 @@ async def test_every_host_answers_within_the_budget_with_a_note_when_the_store_i
     assert Limit.of(Policy(), 2000).fits(run_.received)
     assert "full result not saved (the spill store could not save it)" in run_.received.replace('\\"', '"')
     assert not (tmp_path / "spill").exists()
+
+
+def test_exists_tells_a_held_result_from_the_records_metadata(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = policy_for(store_url, spill_ttl_s=0.5)
+    store = open_store(policy)
+    saved = store.save("t", {}, json.dumps(RECORDS), is_json=True)
+    gone = store.save("t", {"n": 1}, "evicted soon", is_json=False)
+    assert store.evict(gone.handle)
+    if store.backend != "local":  # a HEAD or EXISTS: the record itself is never fetched
+        monkeypatch.setattr(store, "_get", lambda handle: pytest.fail(f"read {handle}"))
+    assert store.exists(saved.handle)
+    for missing in (gone.handle, "hs_" + "0" * 24, "../../../etc/passwd", "hs_*", ""):
+        assert not store.exists(missing), missing
+    time.sleep(2.1)  # past the time to live and the second of slack for stores keeping times in whole seconds
+    assert not store.exists(saved.handle)
+
+
+def test_an_answer_of_a_layer_below_is_kept_and_a_forged_one_is_noted(store_url: str) -> None:
+    """What the model receives: a hostshape answer from the same store (a proxy under a hook) is passed on as it
+    is; the same text naming a handle the store does not hold is the tool's own, and says so."""
+    policy = policy_for(store_url)
+    below = shape(json.dumps(RECORDS), policy=policy, tool="t")
+    assert below.handle and below.handle in below.text
+    again = shape(below.text, policy=policy, tool="t")
+    assert again.text == below.text
+    forged = below.text.replace(below.handle, "hs_" + "0" * 24)
+    noted = shape(forged, policy=policy, tool="t")
+    assert noted.text != forged and "_hostshape_input" in noted.text

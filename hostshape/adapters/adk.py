@@ -48,7 +48,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from hostshape.adapters._shared import default_policy, read_page, require, rule_names, shape_for_host
-from hostshape.host import HostForm, fits_half_budget, glue_fault, json_result, smallest_answer_budget
+from hostshape.host import (
+    HostForm,
+    check_budget,
+    fits_half_budget,
+    glue_fault,
+    json_result,
+    smallest_answer_budget,
+)
 from hostshape.input.host_forms import tool_result
 from hostshape.policy import Policy
 
@@ -388,18 +395,8 @@ def minimum_budget(policy: Policy) -> int:
 
 
 def _check_budget(policy: Policy) -> None:
-    """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``: below it every answer
-    would break the budget or lose the way back."""
-    smallest = minimum_budget(policy)
-    budgets = [("budget", policy.budget)] + [
-        (f"rule {r.tool!r} budget", r.budget) for r in policy.rules if getattr(r, "budget", None) is not None
-    ]
-    for what, value in budgets:
-        if value is not None and value < smallest:
-            raise ValueError(
-                f"hostshape for Google ADK needs a {what} of at least {smallest} tokens (got {value}): the smallest "
-                'answer, {"result": <an envelope naming the handle>}, takes that many'
-            )
+    """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``."""
+    check_budget(policy, HOST, [HostForm(wrap=json_result)], '{"result": <an envelope naming the handle>}')
 
 
 def _check_store(store: Any) -> None:

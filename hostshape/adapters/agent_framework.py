@@ -26,6 +26,7 @@ and ``hostshape_read`` itself. Rules route by the MCP tool's own name (``_mcp_re
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -40,12 +41,21 @@ from hostshape.adapters._shared import (
     rule_names,
     shape_for_host,
 )
-from hostshape.host import HostForm, glue_fault
+from hostshape.host import HostForm, check_budget, glue_fault, smallest_answer_budget
 from hostshape.input.contract import TextBlock
 from hostshape.input.host_forms import blocks_result, text_result
 from hostshape.policy import Policy
 
-__all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "middleware", "retrieval_tool", "shape_result"]
+__all__ = [
+    "FIRES",
+    "HOST",
+    "INTERCEPTION_POINT",
+    "install",
+    "middleware",
+    "minimum_budget",
+    "retrieval_tool",
+    "shape_result",
+]
 
 HOST = "Microsoft Agent Framework"
 INTERCEPTION_POINT = "FunctionMiddleware: context.result"
@@ -97,13 +107,22 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
 def _shaped_error(message: str, *, tool: str, args: Any, policy: Policy, server: str | None) -> str | None:
     """A tool error's message fitted to the budget as the model reads it (after ``ERROR_PREFIX``), or None."""
     try:
-        form = HostForm(as_is=ERROR_PREFIX + message, wrap=lambda text: ERROR_PREFIX + text)
+        form = dataclasses.replace(_FORMS[1], as_is=ERROR_PREFIX + message)
         given = text_result(message, is_error=True)
         res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
     except Exception:  # keep the host's own error
         logger.exception("hostshape could not shape the error of %s", tool)
         return None
     return res.text if res.changed and res.text else None
+
+
+_FORMS = [HostForm(), HostForm(wrap=lambda text: ERROR_PREFIX + text)]  # a result's form and an error's
+
+
+def minimum_budget(policy: Policy) -> int:
+    """The smallest budget Agent Framework can answer within while naming the handle that gets a result back: the
+    envelope alone as a result's text and after an error's ``ERROR_PREFIX``."""
+    return max(smallest_answer_budget(policy, form) for form in _FORMS)
 
 
 @functools.cache
@@ -114,7 +133,12 @@ def _middleware_class() -> Any:
     from hostshape.wayback.retrieve import RETRIEVAL_TOOL
 
     class ShapingMiddleware(Routed, FunctionMiddleware):
-        """Shapes each tool result by ``policy`` (see the module docstring)."""
+        """Shapes each tool result by ``policy`` (see the module docstring); a budget below ``minimum_budget`` is
+        refused when it is made."""
+
+        def __init__(self, policy: Policy, server: str | None = None) -> None:
+            check_budget(policy, HOST, _FORMS, f"an envelope naming the handle (after {ERROR_PREFIX!r} for an error)")
+            super().__init__(policy, server)
 
         async def process(self, context: FunctionInvocationContext, call_next: Callable[[], Awaitable[None]]) -> None:
             tool, is_mcp = _route(context.function, self.server)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from pydantic_ai.mcp import CallToolFunc, MCPToolset
     from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
+    from hostshape.host import HostForm
+
 HOST = "Pydantic AI"
 INTERCEPTION_POINT = "MCPToolset(process_tool_call=...)"
 FIRES = "before the model (the host has no limit)"
@@ -73,6 +75,9 @@ class ShapingHook:
     policy: Policy
     server: str | None = None
     inner: ProcessToolCall | None = None
+
+    def __post_init__(self) -> None:
+        _check_budget(self.policy)  # a budget below the smallest answer is refused at install
 
     async def __call__(
         self, ctx: RunContext[Any], call_tool: CallToolFunc, name: str, tool_args: dict[str, Any]
@@ -204,6 +209,27 @@ async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
     import anyio.to_thread
 
     return await anyio.to_thread.run_sync(func, *args)
+
+
+def minimum_budget(policy: Policy) -> int:
+    """The smallest budget Pydantic AI can answer within while naming the handle that gets a result back: the
+    envelope alone as a tool's return (a ``str``, sent as it is) and as a retry's (``{"error": ...}`` JSON)."""
+    from hostshape.host import smallest_answer_budget
+
+    return max(smallest_answer_budget(policy, form) for form in _forms())
+
+
+def _check_budget(policy: Policy) -> None:
+    """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``."""
+    from hostshape.host import check_budget
+
+    check_budget(policy, HOST, _forms(), 'an envelope naming the handle (in {"error": ...} when retried)')
+
+
+def _forms() -> list[HostForm]:
+    from hostshape.host import HostForm
+
+    return [HostForm(), HostForm(wrap=_retry_text)]
 
 
 def _retry_text(message: str) -> str:
@@ -348,6 +374,7 @@ __all__: Sequence[str] = (
     "attach",
     "capability",
     "install",
+    "minimum_budget",
     "process_tool_call",
     "retrieval_toolset",
 )

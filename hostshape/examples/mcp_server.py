@@ -92,15 +92,18 @@ def image() -> ImageContent:
 
 
 @server.tool(structured_output=False)
-def mixed() -> list[TextContent | ImageContent | EmbeddedResource]:
-    """Returns a short text, a one-pixel PNG image block and a 30-byte embedded binary resource."""
+def mixed(times: int = 1) -> list[TextContent | ImageContent | EmbeddedResource]:
+    """Returns a short text (``times`` times over), a one-pixel PNG image block and a 30-byte embedded binary
+    resource."""
     blob = BlobResourceContents(
         uri="blob://sample",  # type: ignore[arg-type]
         mimeType="application/octet-stream",
         blob=base64.b64encode(bytes(range(30))).decode(),
     )
     return [
-        TextContent(type="text", text="Build 4812 passed; the screenshot and the raw log are attached."),
+        TextContent(
+            type="text", text=" ".join(["Build 4812 passed; the screenshot and the raw log are attached."] * times)
+        ),
         ImageContent(type="image", data=base64.b64encode(_PNG).decode(), mimeType="image/png"),
         EmbeddedResource(type="resource", resource=blob),
     ]

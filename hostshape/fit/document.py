@@ -126,7 +126,7 @@ def fit_document(
     total_tokens = _size_text(total, approx)
     facts = dataclasses.replace(facts, notes=[*facts.notes, *doc.outline.notes], truncated=True)
     for style in LINE_STYLES:
-        if (style == "bare" and way.handle) or (as_json and style != "full"):
+        if (style in ("no_room", "bare") and way.handle) or (as_json and style != "full"):
             break  # an outline without the handle names parts no read can reach: the plain cut keeps the handle
         probe = text_line(facts, way, cursor_at(whole, len(doc.body)), _detail_probe(doc), style)
         avail = limit.tokens - int(limit.count(probe) * (1.3 if as_json else 1)) - 8  # JSON: quoted members, escapes

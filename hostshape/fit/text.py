@@ -7,7 +7,7 @@ import re
 
 from hostshape.fit._base import CursorAt, Fitted, last_resort, no_cursor
 from hostshape.fit.budget import Limit
-from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, text_line
+from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, last_resort_texts, text_line
 
 _DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{64,}")
 # One run of URL characters: no nested or competing quantifiers, so a search is linear in the text's length (the
@@ -47,25 +47,14 @@ def fit_text(
     (naming ``cursor_at(end)``, the cursor of the rest, if any); the line is shortened (no hint, then no detail)
     when the budget is too small for it."""
     for style in LINE_STYLES:
+        if style in ("no_room", "bare") and way.handle:  # the handle before more of the text: it reaches all of it;
+            only = last_resort(False, way, limit, facts)  # else that there is no room for it, before more text
+            if only.text in last_resort_texts(False, way.handle)[: 1 if style == "no_room" else 2]:
+                return only
         fitted = _fit_text(text, facts, limit, way, cursor_at, offset, style)
-        if fitted is None:
-            continue
-        if style == "handle" and _shown_tokens(fitted, limit) < MIN_SHOWN_BESIDE_HANDLE:
-            bare = _fit_text(text, facts, limit, way, cursor_at, offset, "bare")
-            if bare is not None:
-                return bare
-        return fitted
+        if fitted is not None:
+            return fitted
     return last_resort(False, way, limit, facts)
-
-
-# The handle costs about 20 tokens: below this many tokens of the result beside it, the page shows the result
-# with the bare line instead (a few tokens and a handle would cut a value such as "Build 4812" to "Build 481").
-MIN_SHOWN_BESIDE_HANDLE = 8
-
-
-def _shown_tokens(fitted: Fitted, limit: Limit) -> int:
-    """Tokens of the result shown above the envelope line (the text's last line)."""
-    return limit.count(fitted.text[: fitted.text.rfind("\n")])
 
 
 def _fit_text(

@@ -154,15 +154,19 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
     return env
 
 
-LINE_STYLES = ("full", "next", "short", "handle", "bare")
+LINE_STYLES = ("full", "next", "short", "handle", "no_room", "bare")
+NO_ROOM = "budget too small for its handle"  # said by an answer that has a handle it cannot show
 
 
 def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style: str = "full") -> str:
     """The envelope as the last line of text output: ``full`` (with the hint), ``next`` (what was shown, the handle
-    and the cursor), ``short`` (what was shown and the handle), ``handle`` (that it was cut, and the handle) or
-    ``bare`` (only that it was cut), for ever smaller budgets."""
+    and the cursor), ``short`` (what was shown and the handle), ``handle`` (that it was cut, and the handle),
+    ``no_room`` (that it was cut, and that the budget has no room for the handle it has) or ``bare`` (only that it
+    was cut), for ever smaller budgets."""
     state = "truncated" if facts.cut else "shaped"
-    if style == "bare" or (style == "handle" and not way.handle):
+    if style == "no_room" and way.handle:
+        return f"{TEXT_PREFIX} {state}; {NO_ROOM}"
+    if style in ("bare", "no_room") or (style == "handle" and not way.handle):
         return f"{TEXT_PREFIX} {state}"
     if style == "handle":
         return f"{TEXT_PREFIX} {state} handle={way.handle}"
@@ -179,12 +183,18 @@ def text_line(facts: Facts, way: WayBack, cursor: str | None, detail: str, style
 
 
 def last_resort_texts(is_json: bool, handle: str | None) -> list[str]:
-    """Ever shorter last-resort answers, for budgets too small for anything else."""
+    """Ever shorter last-resort answers, for budgets too small for anything else: with ``handle``, first the one
+    naming it, then one saying the budget has no room for it."""
     if is_json:
-        options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}'] if handle else []
+        options = [f'{{"{KEY}":{{"truncated":true,"handle":"{handle}"}}}}', _NO_ROOM_JSON] if handle else []
         return [*options, f'{{"{KEY}":"truncated"}}', '"truncated"', "0"]
-    options = [f"{TEXT_PREFIX} truncated; handle={handle}"] if handle else []
+    options = [f"{TEXT_PREFIX} truncated; handle={handle}", _NO_ROOM_TEXT] if handle else []
     return [*options, f"{TEXT_PREFIX} truncated", "…"]
+
+
+_NO_ROOM_JSON = f'{{"{KEY}":"truncated; {NO_ROOM}"}}'
+_NO_ROOM_TEXT = f"{TEXT_PREFIX} truncated; {NO_ROOM}"
+HANDLELESS_ANSWERS = (_NO_ROOM_JSON, _NO_ROOM_TEXT, *last_resort_texts(True, None), *last_resort_texts(False, None))
 
 
 # Faults named in a refusal when the host's caps, not hostshape, leave no room.

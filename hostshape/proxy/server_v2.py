@@ -51,6 +51,10 @@ def build_server(proxy: Proxy) -> Any:
     def client_of(ctx: Any) -> Client:
         if proxy.single:  # stdio: one client, whichever era it speaks
             return next(iter(proxy.clients)) if proxy.clients else proxy.open_client()
+        # Private, for want of a public path in mcp 2.3.0: the handler's ServerRequestContext has no connection field
+        # (mcp/server/context.py:30-50); ServerSession keeps it as _connection and exposes only what it holds
+        # (session.py:55, 65-91); Context.connection (context.py:86-89) is public, but ServerRunner never builds a
+        # Context (context.py:62-63; it builds ServerRequestContext, runner.py:328).
         connection = ctx.session._connection
         client = clients.get(connection)
         if client is None:

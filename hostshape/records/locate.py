@@ -284,9 +284,22 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str, str] | None:
     key_sets = [set(v) for v in obj.values()]
     if not _share_keys(key_sets):
         return None
+    own = _own_key(obj)
+    if own is not None:  # each entry already holds its map key: that member is the identifier, under its own name
+        return list(obj.values()), f"map keyed by identifier: shown as a list (each map key is the record's {own})", own
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}", name
+
+
+def _own_key(obj: dict[str, dict[str, Any]]) -> str | None:
+    """The top-level member whose value is, in every entry, the entry's own map key (gridscale's ``object_uuid``
+    under its UUID); None when there is none."""
+    first_key, first = next(iter(obj.items()))
+    for name, value in first.items():
+        if value == first_key and all(isinstance(v, dict) and v.get(name) == k for k, v in obj.items()):
+            return name
+    return None
 
 
 def _share_keys(key_sets: list[set[Any]]) -> bool:

@@ -283,7 +283,10 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
         key_like=bool(present) and keyish == len(present),
         mostly_key_like=keyish * 10 >= len(present) * 9,
         opaque=bool(present) and sum(is_opaque(v) for v in present[:50]) * 2 > len(present[:50]),
-        numeric=all(isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v)) for v in present[:50]),
+        numeric=all(  # a UUID of digits only is still a token, not a count
+            isinstance(v, int) or (isinstance(v, str) and not _LETTER.search(v) and not _UUID.match(v))
+            for v in present[:50]
+        ),
         mean_len=sum(map(len, texts)) / max(1, len(texts)),
         order=order,
         linked=_linked(records, path),
@@ -328,9 +331,23 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
         text = str(value)
         if len(text) < 2:
             continue
-        if any(_segment_in(url, text) for url in _urls(record, own) if url != text):
+        if any(_segment_in(url, text) for url in _urls(record, own) if url != text) or _named_below(record, own, value):
             hits += 1
     return seen > 0 and hits * 2 > seen
+
+
+def _named_below(record: dict[str, Any], skip: str | None, value: Any) -> bool:
+    """An object one level down (a member, or an item of a list member) names the record by ``value`` (a service's
+    versions each carrying its id): children pointing at their parent."""
+    if not isinstance(value, str) or len(value) < 8:
+        return False
+    for name, member in record.items():
+        if name == skip:
+            continue
+        children = member[:5] if isinstance(member, list) else [member]
+        if any(isinstance(c, dict) and value in c.values() for c in children):
+            return True
+    return False
 
 
 def _segment_in(url: str, text: str) -> bool:
@@ -754,9 +771,18 @@ def short_columns(
     for *_, path in sorted(found):
         if len(chosen) == most:
             break
-        if not any(_repeats(sample, path, other) for other in (*shown, *chosen)):
+        if not any(_repeats(sample, path, other) or _same_groups(sample, path, other) for other in (*shown, *chosen)):
             chosen.append(path)
     return chosen
+
+
+def _same_groups(sample: Sequence[Any], path: str, other: str) -> bool:
+    """``path`` and ``other`` repeat their values in lockstep (each value of one goes with one value of the other,
+    and most records share theirs with another: a service offering's id beside its name): one says what the
+    other says."""
+    mine, theirs = [repr(v) for v in _values(sample, path)], [repr(v) for v in _values(sample, other)]
+    distinct = len(set(mine))
+    return distinct * 2 <= len(sample) and distinct == len(set(theirs)) == len(set(zip(mine, theirs, strict=True)))
 
 
 _NEARLY = 0.95  # a column whose most common value is in this share of the records says little about any one

@@ -166,6 +166,19 @@ class SpillStore:
                 return f.read().decode("utf-8", "replace"), is_json
         return None
 
+    def exists(self, handle: str) -> bool:
+        """True when ``load(handle)`` would find the result, told from the file's metadata without reading it."""
+        if not HANDLE.match(handle or ""):
+            return False
+        fd, _ = self._ensure()
+        for suffix in ("json", "txt"):
+            try:
+                st = os.stat(f"{handle}.{suffix}", dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                continue
+            return _trusted(st)  # a link is no regular file: refused as load refuses it
+        return False
+
     def evict(self, handle: str) -> bool:
         """Delete the saved result ``handle``; True when there was one."""
         if not HANDLE.match(handle or ""):

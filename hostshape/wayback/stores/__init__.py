@@ -158,6 +158,9 @@ class LocalStore:
             return None
         return self.folder.load(handle)
 
+    def exists(self, handle: str) -> bool:
+        return not (self.ttl_s is not None and self._expired(handle)) and self.folder.exists(handle)
+
     def evict(self, handle: str) -> bool:
         return self.folder.evict(handle)
 

@@ -67,7 +67,8 @@ class StoreStats:
 class Store(Protocol):
     """A spill backend. ``save`` raises SpillError when nothing could be saved (the store is down, full or unsafe);
     ``load`` returns None for an unknown, expired, evicted or forged handle and raises SpillError when the store
-    cannot be reached."""
+    cannot be reached; ``exists`` says whether it holds ``handle`` without reading the record where the backend
+    can tell (raising as ``load`` does)."""
 
     backend: str
 
@@ -77,6 +78,8 @@ class Store(Protocol):
     def save(self, tool: str | None, args: Any, text: str, *, is_json: bool) -> Saved: ...
 
     def load(self, handle: str) -> tuple[str, bool] | None: ...
+
+    def exists(self, handle: str) -> bool: ...
 
     def evict(self, handle: str) -> bool: ...
 
@@ -129,11 +132,23 @@ class SealedStore(Sealer, abc.ABC):
             record = self._get(handle)
         return None if record is None else open_record(self._key, handle, record, self.ttl_s)
 
+    def exists(self, handle: str) -> bool:
+        if not valid_handle(handle):
+            return False
+        with self._failing("read from"):
+            return self._exists(handle)
+
     def evict(self, handle: str) -> bool:
         if not valid_handle(handle):
             return False
         with self._failing("evict from"):
             return self._delete(handle)
+
+    def _exists(self, handle: str) -> bool:
+        """Whether ``handle``'s record is held and unexpired; this default reads it (a backend that can tell from
+        metadata says so without)."""
+        record = self._get(handle)
+        return record is not None and open_record(self._key, handle, record, self.ttl_s) is not None
 
     @abc.abstractmethod
     def _put(self, handle: str, record: bytes) -> None: ...

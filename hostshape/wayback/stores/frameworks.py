@@ -54,6 +54,9 @@ class LangGraphStore(SealedStore):
         item = self._store.get(self._namespace, handle)
         return _decoded(item.value.get("record") if item is not None and isinstance(item.value, dict) else None)
 
+    # ``_exists`` is SealedStore's, which reads the item: a BaseStore has no lighter lookup than ``get``, which
+    # returns the whole item (langgraph/store/base/__init__.py:756, BaseStore, langgraph-checkpoint 4.3.2).
+
     def _delete(self, handle: str) -> bool:
         if self.load(handle) is None:  # expired or not ours: left to the store's own retention
             return False
@@ -99,6 +102,9 @@ class Staged(Sealer):
             raise SpillError(self._unreachable)
         record = self.pending.get(handle) or self._loaded.get(handle)
         return None if record is None else open_record(self._key, handle, record, self.ttl_s)
+
+    def exists(self, handle: str) -> bool:
+        return self.load(handle) is not None  # the record is in memory already (preloaded or pending)
 
     def evict(self, handle: str) -> bool:
         return self.pending.pop(handle, None) is not None

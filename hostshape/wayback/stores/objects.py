@@ -30,6 +30,7 @@ class Blobs(Protocol):
 
     def put(self, name: str, data: bytes) -> None: ...
     def get(self, name: str) -> bytes | None: ...
+    def modified(self, name: str) -> float | None: ...  # seconds (0 when unknown); None when there is no such object
     def delete(self, name: str) -> None: ...
     def listing(self) -> Iterator[tuple[str, int, float]]: ...  # name, size, modified (seconds; 0 when unknown)
 
@@ -54,6 +55,12 @@ class FsspecBlobs:
     def get(self, name: str) -> bytes | None:
         try:
             return bytes(self._fs.cat_file(f"{self._dir}/{name}"))
+        except FileNotFoundError:
+            return None
+
+    def modified(self, name: str) -> float | None:
+        try:
+            return _when(self._fs.info(f"{self._dir}/{name}"))
         except FileNotFoundError:
             return None
 
@@ -94,6 +101,12 @@ class ObstoreBlobs:
     def get(self, name: str) -> bytes | None:
         try:
             return bytes(self._obstore.get(self._store, f"{self._dir}/{name}").bytes())
+        except FileNotFoundError:
+            return None
+
+    def modified(self, name: str) -> float | None:
+        try:
+            return _when(dict(self._obstore.head(self._store, f"{self._dir}/{name}")))
         except FileNotFoundError:
             return None
 
@@ -146,6 +159,12 @@ class ObjectStore(SealedStore):
 
     def _get(self, handle: str) -> bytes | None:
         return self._blobs.get(handle)
+
+    def _exists(self, handle: str) -> bool:
+        modified = self._blobs.modified(handle)  # the object's metadata: a HEAD, not its content
+        # Stores keep that time in whole seconds (S3's Last-Modified), a second earlier than the record's own:
+        # held until a second past its time to live, when a load would find it expired.
+        return modified is not None and not (modified and time.time() - modified > self.ttl_s + 1)
 
     def _delete(self, handle: str) -> bool:
         if self._blobs.get(handle) is None:

@@ -95,6 +95,9 @@ class RedisStore(SealedStore):
         record = self._client.get(self._prefix + handle)
         return None if record is None else bytes(record)
 
+    def _exists(self, handle: str) -> bool:
+        return bool(self._client.exists(self._prefix + handle))  # Redis expires the key itself (PX)
+
     def _delete(self, handle: str) -> bool:
         return bool(self._evict(keys=[self._prefix + handle, *self._keys], args=[handle]))
 
