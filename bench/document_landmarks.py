@@ -52,10 +52,14 @@ MAX_SUITES = 60
 Landmark = str | list[str]
 
 
+# a heading's permalink symbols (``¶``, ``§``, ``◆``, an icon font's private-use glyph) are not its title
+_PERMALINK = re.compile(r"^[¶§◆#\ue000-\uf8ff\s]+|[¶§◆#\ue000-\uf8ff\s]+$")
+
+
 def _clean(text: str) -> str:
     text = re.sub(r"<[^>]+>", "", text)  # inline HTML (anchors before headings)
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)  # [text](url) -> text
-    return " ".join(html.unescape(text).split())
+    return _PERMALINK.sub("", " ".join(html.unescape(text).split())).strip()
 
 
 def _by_level(items: list[tuple[int, str]]) -> tuple[list[str], str]:
@@ -131,7 +135,8 @@ class _Headings(HTMLParser):
         if tag in ("script", "style"):
             self._skip = max(0, self._skip - 1)
         elif re.fullmatch(r"h[1-6]", tag) and self._level:
-            self.items.append((self._level, " ".join("".join(self._buf).split())))
+            title = " ".join("".join(self._buf).split())
+            self.items.append((self._level, _PERMALINK.sub("", title).strip()))
             self._level = 0
 
     def handle_data(self, data: str) -> None:

@@ -11,7 +11,11 @@ A small deterministic reader answers them from the text a tool sent to the model
 
 1. if the text is valid JSON, the records are every list of objects that carry the identifier field, plus every
    columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order; members an
-   envelope states once for all records (hostshape's ``_hostshape.same``) apply to each;
+   envelope states once for all records (hostshape's ``_hostshape.same``) apply to each. A record that states its
+   position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
+   hostshape's ``_index`` rows and ``_last``) is the record at that position, and the records after it without one
+   follow it; an object that states its position and carries the identifier is a record wherever it is; what two
+   records at one position say is read together;
 2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
    members found after it and before the next identifier (so cut-off JSON, previews and JSON fragments count).
 
@@ -215,15 +219,43 @@ def questions(t: Truth) -> list[Question]:
 
 @dataclass
 class Reading:
-    records: list[dict[str, Any]]  # in order, as far as the reader can tell
+    records: list[dict[str, Any] | None]  # at their positions, as far as the reader can tell (None: not shown)
     complete_json: bool
     text: str
+
+    @property
+    def seen(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r is not None]
+
+
+def _position(record: dict[str, Any]) -> int | None:
+    """The 0-based position a record states (its ``#`` member: a run of ``#``, an integer), if any."""
+    for key, value in record.items():
+        if key and set(key) == {"#"} and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def _placed(records: list[dict[str, Any]]) -> list[dict[str, Any] | None]:
+    """``records`` at their positions: each at the position it states, else after the one before it (None where
+    the text shows no record); two records at one position (an index row, the record whole) are read as one."""
+    out: list[dict[str, Any] | None] = []
+    following = 0
+    for record in records:
+        stated = _position(record)
+        at = following if stated is None else stated
+        following = at + 1
+        if at >= len(out):
+            out.extend([None] * (at + 1 - len(out)))
+        out[at] = record if out[at] is None else {**out[at], **record}  # two views of one record: both read
+    return out
 
 
 def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Records in a JSON text: lists of objects that carry the identifier (and, when ``known`` holds the true
     records' identifiers, at least one of them: another list that happens to have an ``id``, or a list inside
-    the records, is not the record list), and columnar tables naming the identifier's column."""
+    the records, is not the record list), columnar tables naming the identifier's column, and objects that state
+    their position and carry the identifier."""
     out: list[dict[str, Any]] = []
     leaf = id_field.split(".")[-1]
 
@@ -237,6 +269,9 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             cols, rows = node.get("fields"), node.get("rows")
             if isinstance(cols, list) and isinstance(rows, list) and (id_field in cols or leaf in cols):
                 out.extend(dict(zip(cols, r, strict=False)) for r in rows if isinstance(r, list))
+                return
+            if depth and _position(node) is not None and _get(node, id_field) is not None:
+                out.append(node)
                 return
             for value in node.values():
                 walk(value, depth + 1)
@@ -305,9 +340,9 @@ def read(text: str, t: Truth) -> Reading:
     try:
         doc = json.loads(text)
     except ValueError:
-        return Reading(_regex_records(text, t), False, text)
+        return Reading(list(_regex_records(text, t)), False, text)
     known = frozenset(str(_get(r, t.id_field)) for r in t.records)
-    return Reading(_json_records(doc, t.id_field, known), True, text)
+    return Reading(_placed(_json_records(doc, t.id_field, known)), True, text)
 
 
 def _same_id(a: Any, b: Any) -> bool:
@@ -334,9 +369,9 @@ def _stated_count(text: str, n: int) -> bool:
 def answer(q: Question, r: Reading, t: Truth) -> bool:
     """Whether the reader gets ``q`` right from ``r``."""
     if q.kind == "count":
-        return (r.complete_json and len(r.records) == q.expected) or _stated_count(r.text, q.expected)
+        return (r.complete_json and len(r.seen) == q.expected) or _stated_count(r.text, q.expected)
     if q.kind == "which":
-        match = next((rec for rec in r.records if _same_id(_get(rec, t.id_field), q.expected)), None)
+        match = next((rec for rec in r.seen if _same_id(_get(rec, t.id_field), q.expected)), None)
         if match is None:
             return False
         if not t.title_field:
@@ -345,6 +380,8 @@ def answer(q: Question, r: Reading, t: Truth) -> bool:
     if len(r.records) < q.k:
         return False
     rec = r.records[q.k - 1]
+    if rec is None:
+        return False
     if q.kind == "id":
         return _same_id(_get(rec, t.id_field), q.expected)
     if not _same_id(_get(rec, t.id_field), _get(t.records[q.k - 1], t.id_field)):

@@ -439,7 +439,7 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     bare = text.lstrip()  # the same object when nothing leads
     if len(bare) <= _LONGEST_BARE and bare in _OWN_BARE_TEXTS:
         return None  # hostshape's own answers that name no handle (a last resort, an empty result)
-    if isinstance(handle, str) and HANDLE.match(handle):
+    if isinstance(handle, str) and HANDLE.fullmatch(handle):
         try:
             if open_store(policy).exists(handle):
                 return None

@@ -155,10 +155,11 @@ def test_a_cut_map_of_entries_lists_each_name_with_its_version(tmp_path: Path) -
     lock = _lockfile()
     shown = _shaped(lock, _policy(tmp_path, 4000))
     index = shown["_index"]
-    assert index["fields"][0] == "key" and "version" in index["fields"]  # not the flag, the field that varies most
+    first = 1 if index["fields"][0] == "#" else 0  # an index spread over the map leads each row with its position
+    assert index["fields"][first] == "key" and "version" in index["fields"]  # not the flag, the field varying most
     at = index["fields"].index("version")
     assert len(index["rows"]) > 100
-    for name, version in ((row[0], row[at]) for row in index["rows"]):
+    for name, version in ((row[first], row[at]) for row in index["rows"]):
         assert lock["packages"][name]["version"] == version
 
 

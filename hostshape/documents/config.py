@@ -9,15 +9,18 @@ import re
 
 from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
 
-_TABLE = re.compile(r"[ \t]*(\[\[?)[ \t]*([^\[\]\n]{1,200}?)[ \t]*\]\]?[ \t]*(?:[#;].*)?$")
+# The name starts at its first non-blank and runs to the closing bracket (its blanks trimmed after): blanks on both
+# sides of a lazy name made a line of 4,000 blanks after a ``[`` take seconds to refuse.
+_TABLE = re.compile(r"[ \t]*(\[\[?)[ \t]*([^\[\]\n \t][^\[\]\n]{0,199})\]\]?[ \t]*(?:[#;].*)?$")
 _KEY = re.compile(r"""([A-Za-z0-9_.\-"' ]{1,120}?)[ \t]*[=:](?!=)[ \t]*(.*)$""")
 _KEY_LINE = re.compile(r"""^[ \t]*[A-Za-z0-9_.\-"']{1,120}[ \t]*=(?!=)""", re.M)
-_TABLE_LINE = re.compile(r"^[ \t]*\[\[?[A-Za-z0-9_.\-\"' :/]{1,200}\]\]?[ \t]*(?:[#;].*)?$", re.M)
+_TABLE_LINE = re.compile(r"^\[\[?[A-Za-z0-9_.\-\"' :/]{1,200}\]\]?[ \t]*(?:[#;].*)?$", re.M)
 _OPENERS = {"[": "]", "{": "}", "(": ")"}
 
 
 def looks_like_config(sample: str) -> bool:
-    """At least two ``[table]`` lines, and ``key = value`` lines making up much of the rest."""
+    """At least two ``[table]`` lines flush left (an indented ``[name]`` is more often a list in code), and
+    ``key = value`` lines making up much of the rest."""
     tables = len(_TABLE_LINE.findall(sample))
     if tables < 2:
         return False

@@ -66,7 +66,7 @@ def kind_of(text: str) -> str:
     share = _shares(lines)
     if share["aria"] >= 0.6 and "[ref=" in sample:
         return "aria"
-    own = _own_syntax(sample, lines)
+    own = _own_syntax(sample, lines, share["log"] >= 0.3)
     if own is not None:
         return own
     if share["log"] >= 0.3:
@@ -94,18 +94,23 @@ def kind_of(text: str) -> str:
     return "markdown" if atx else "prose"
 
 
-def _own_syntax(sample: str, lines: list[str]) -> str | None:
+def _own_syntax(sample: str, lines: list[str], logged: bool) -> str | None:
     """A kind whose own syntax marks its parts, when the sample shows it: a manual page's macros, Org's headlines
     and keywords, AsciiDoc's titles and attributes, LaTeX's preamble and sectioning commands, a config file's
-    tables and keys, SQL statements."""
+    tables and keys, SQL statements. Marks inside Markdown fences are examples, not the text's own syntax; a log
+    (``logged``) that prints SQL statements or config lines stays a log."""
     if looks_like_roff(lines) or looks_rendered(lines):
         return "manpage"
+    if "```" in sample or "~~~" in sample:
+        sample = _outside_fences(sample)
     if looks_like_org(sample):
         return "org"
     if looks_like_asciidoc(sample):
         return "asciidoc"
     if looks_like_latex(sample):
         return "latex"
+    if logged:
+        return None
     if looks_like_config(sample):
         return "config"
     if looks_like_sql(sample):

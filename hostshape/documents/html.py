@@ -1,6 +1,9 @@
 """HTML: the main content as readable text (headings as ``#`` lines, links as ``[text](href)``, list items, table
 rows as ``| a | b |``), with scripts, styles, navigation, footers and hidden parts left out; the outline is its
-headings, and its line ranges refer to that readable text.
+headings, and the terms of its definition lists that are link targets (``<dt id=...>``: the classes, methods and
+functions of an API reference page), nested under the heading and the term above them; its line ranges refer to
+that readable text. A link to a place on the same page whose text is only a symbol (a permalink: ``¶``, ``§``,
+``◆``) is left out, and titles are plain text (no link markup).
 
 The tree comes from selectolax (Lexbor) when installed; without it, or when the markup nests deeper than
 ``MAX_TREE_DEPTH`` (the HTML5 tree algorithm checks the stack of open elements at each tag, which turns a document
@@ -18,6 +21,9 @@ from hostshape.documents import prose
 from hostshape.documents.model import Entry, Outline, kept, title_of
 
 MAX_TREE_DEPTH = 1_000
+# terms nest under terms this deep at most (a class, its members, theirs): deeper ones are siblings, so that markup
+# nesting terms 100,000 deep gives an outline of a few levels, not 100,000
+MAX_TERM_NESTING = 2
 # a tag's attributes run to the next ``>`` or ``<`` (each ``<`` starts one try: stopping there keeps a text of
 # unclosed ``<a `` linear, not 4,000 characters a try)
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]{0,30})[^<>]{0,4000}?(/?)>")
@@ -77,6 +83,9 @@ _BLOCK = frozenset(
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _SPACE = re.compile(r"\s+")
+_LABEL = re.compile(r"\s*\[\w+\]$")  # a trailing bracketed label of a term (a ``[source]`` link)
+_WORD = re.compile(r"[^\W_]")
+_NAME = re.compile(r"[A-Za-z_]\w*$")
 
 
 def outline(text: str) -> Outline | None:
@@ -131,7 +140,13 @@ class _Readable:
         self.entries: list[Entry] = []
         self.title = ""
         self._heading: int | None = None
-        self._links: list[tuple[int, str]] = []  # (position in the line, href) of the open links
+        self._term: tuple[int, int] | None = None  # the level and first line of the definition term being read
+        self._plain: list[str] = []  # the text of the heading or term being read, without link markup
+        self._level = 0  # the level of the last heading
+        self._lists: list[bool] = []  # per open <dl>: whether its last term was an entry
+        self._defs: list[bool] = []  # per open <dd>: whether it describes an entry
+        self._in_entries = 0  # how many of them do (kept, not summed: nesting may be 100,000 deep)
+        self._links: list[tuple[int, int, str]] = []  # (position in the line, in the title, href) of the open links
         self._pre = 0
         self._cells = 0
 
@@ -142,11 +157,16 @@ class _Readable:
             return False
         if tag in _HEADINGS:
             self.newline()
+            self.line.clear()  # a heading is a line of its own, even in a list item
             self._heading = _HEADINGS[tag]
+            self._plain.clear()
             self.line.append("#" * self._heading + " ")
+        elif tag in ("dl", "dd", "dt"):
+            self._start_definitions(tag, attrs)
         elif tag == "li":
             self.newline()
-            self.line.append("- ")
+            if self.line != ["- "]:  # an empty item before: its marker stands for this one
+                self.line.append("- ")
         elif tag == "tr":
             self.newline()
             self._cells = 0
@@ -155,36 +175,44 @@ class _Readable:
             self._cells += 1
         elif tag == "br":
             self.newline()
+            self._plain.append(" ")
         elif tag == "pre":
             self.newline()
+            self.line.clear()  # code starts on a line of its own, even in a list item
             if not self._pre:
                 self.lines.append("```")
             self._pre += 1
         elif tag == "a":
             href = (attrs.get("href") or "").strip()
-            self._links.append((len(self.line), href))
+            self._links.append((len(self.line), len(self._plain), href))
         elif tag == "img":
             alt = (attrs.get("alt") or "").strip()
             if alt:
                 self.text(f"[image: {alt}]")
         elif tag in _BLOCK:
             self.newline()
+            self._plain.append(" ")
         return True
+
+    def _start_definitions(self, tag: str, attrs: dict[str, str | None]) -> None:
+        """A definition list, description or term; a term that is a link target (``id``) starts an entry."""
+        self.newline()
+        if tag == "dl":
+            self._lists.append(False)
+        elif tag == "dd":
+            self._defs.append(bool(self._lists) and self._lists[-1])
+            self._in_entries += self._defs[-1]
+        elif attrs.get("id") and self._heading is None and self._term is None:
+            self._term = (self._level + 1 + min(self._in_entries, MAX_TERM_NESTING), len(self.lines) + 1)
+            self._plain.clear()
 
     def end(self, tag: str) -> None:
         if tag in _HEADINGS and self._heading is not None:
-            title = title_of("".join(self.line).lstrip("#").strip()).rstrip("¶§#🔗 ").strip()
-            if title:
-                self.entries.append(Entry(title, self._heading, len(self.lines) + 1))
-                self.newline()
-            else:
-                self.line.clear()
-            self._heading = None
+            self._end_heading(self._heading)
+        elif tag in ("dl", "dd", "dt"):
+            self._end_definitions(tag)
         elif tag == "a" and self._links:
-            at, href = self._links.pop()
-            if _useful(href) and "".join(self.line[at:]).strip():
-                self.line.insert(at, "[")
-                self.line.append(f"]({href})")
+            self._end_link()
         elif tag == "tr":
             if self._cells:
                 self.line.append(" |")
@@ -197,6 +225,41 @@ class _Readable:
         elif tag in _BLOCK or tag == "li":
             self.newline()
 
+    def _end_heading(self, level: int) -> None:
+        title = title_of("".join(self._plain).strip()).rstrip("¶§#🔗 ").strip()
+        if title:
+            self.entries.append(Entry(title, level, len(self.lines) + 1))
+            self._level = level
+            self.newline()
+        else:
+            self.line.clear()
+        self._heading = None
+
+    def _end_definitions(self, tag: str) -> None:
+        if tag == "dt" and self._term is not None:
+            title = _LABEL.sub("", title_of("".join(self._plain).strip()))
+            if title:
+                level, start = self._term
+                self.entries.append(Entry(title, level, start, name=_name_of(title)))
+                if self._lists:
+                    self._lists[-1] = True
+            self._term = None
+        elif tag == "dl" and self._lists:
+            self._lists.pop()
+        elif tag == "dd" and self._defs:
+            self._in_entries -= self._defs.pop()
+        self.newline()
+
+    def _end_link(self) -> None:
+        at, plain_at, href = self._links.pop()
+        shown = "".join(self.line[at:]).strip()
+        if href.startswith("#") and shown and not _WORD.search(shown):
+            del self.line[at:]  # a permalink: a symbol linking to its own place
+            del self._plain[plain_at:]
+        elif _useful(href) and shown:
+            self.line.insert(at, "[")
+            self.line.append(f"]({href})")
+
     def text(self, data: str) -> None:
         if self._pre:
             parts = data.split("\n")
@@ -208,19 +271,31 @@ class _Readable:
         data = _SPACE.sub(" ", data)
         if data.strip() or (self.line and not self.line[-1].endswith(" ")):
             self.line.append(data)
+            if self._heading is not None or self._term is not None:
+                self._plain.append(data)
 
     # -- output ---------------------------------------------------------------------------------------------
     def newline(self, keep_blank: bool = False) -> None:
         line = "".join(self.line)
         line = line.rstrip() if self._pre else _SPACE.sub(" ", line).strip()
         self.line.clear()
-        self._links = [(0, href) for _, href in self._links]
+        if line == "-" and not self._pre:  # a list item whose text opens a block (<li><p>): keep them on one line
+            self.line.append("- ")
+            return
+        self._links = [(0, plain_at, href) for _, plain_at, href in self._links]
         if line or keep_blank:
             self.lines.append(line)
 
     def result(self) -> str:
         self.newline()
         return "\n".join(self.lines)
+
+
+def _name_of(title: str) -> str:
+    """What a term defines: the last identifier of its signature (``add`` for ``Foo.add(a, b)``), or empty."""
+    signature = title.split(" = ")[0].split("(")[0].strip()
+    last = re.split(r"[\s.:]+", signature)[-1] if signature else ""
+    return last if _NAME.match(last) and last != title else ""
 
 
 def _hidden(attrs: dict[str, str | None]) -> bool:

@@ -13,6 +13,9 @@ _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Inline markup dropped from a title: links keep their text, emphasis and code marks go.
 _LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,2000}\)")
 _MARKS = re.compile(r"[*_`]{1,3}")
+# a permalink: a link to a place on the page whose text is only a symbol (``[¶](#usage "Link to this heading")``,
+# as a page converted from HTML keeps it): dropped whole
+_PERMALINK = re.compile(r"\[[^\w\]\n]{0,10}\]\(#[^)\n]{0,2000}\)")
 
 
 # markdown-it-py parses about 0.3 MB a second; a longer text is read by the line scan (also linear, 50x faster).
@@ -38,7 +41,7 @@ def outline(text: str) -> Outline | None:
 
 def clean_title(raw: str) -> str:
     """A heading's source text without its inline markup."""
-    return title_of(_MARKS.sub("", _LINK.sub(r"\1", raw[:2000])))
+    return title_of(_MARKS.sub("", _LINK.sub(r"\1", _PERMALINK.sub("", raw[:2000]))))
 
 
 def _parsed(text: str) -> list[Entry]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 # An outline keeps at most this many entries: a document of more headings is outlined by its first ones, and the
@@ -70,6 +71,22 @@ class Section:
     def short(self) -> str:
         """What a compact outline shows of it: its name, else its title."""
         return self.name or self.title
+
+    @property
+    def version(self) -> str:
+        """The version a release's title starts with (``7.0.0`` for ``[7.0.0] - 2017-05-06``, ``v2.1.0rc1`` for
+        ``v2.1.0rc1 (2024-01-02)``), when the title says more than it; else empty."""
+        found = _VERSION_TITLE.match(self.title)
+        return found.group(1) if found and found.group(1) != self.title else ""
+
+
+# a release's title: a version first (bracketed or not, after an optional "v", "version" or "release"), then a
+# separator or a year (a numbered section, ``10.2 Grid``, is not one); one character class after the digits keeps it
+# linear
+_VERSION_TITLE = re.compile(
+    r"\[?((?:(?:version|release)\s+)?v?\d+(?:\.\d+)+[-.+0-9A-Za-z]*)\]?(?=\s*[-–—:,(\[]|\s+\d{4})",
+    re.IGNORECASE,
+)
 
 
 def title_of(text: str, most: int = MAX_TITLE_CHARS) -> str:

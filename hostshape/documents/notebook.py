@@ -11,6 +11,7 @@ object with a ``cells`` list (or nbformat 3's ``worksheets``) and an integer ``n
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -44,18 +45,34 @@ def looks_like_notebook(text: str) -> bool:
 
 def is_notebook(value: Any) -> bool:
     """``value`` (parsed JSON) is a notebook: an object with an integer ``nbformat`` and a list of ``cells`` (4)
-    or ``worksheets`` (3)."""
-    if not isinstance(value, dict) or not isinstance(value.get("nbformat"), int):
+    or of ``worksheets`` holding them (3), every cell an object that names its ``cell_type`` (as nbformat's schema
+    requires): records that merely sit under a ``cells`` member are data."""
+    version = value.get("nbformat") if isinstance(value, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
         return False
-    return isinstance(value.get("cells"), list) or isinstance(value.get("worksheets"), list)
+    if isinstance(value.get("cells"), list):
+        return _all_cells(value["cells"])
+    sheets = value.get("worksheets")
+    return isinstance(sheets, list) and all(
+        isinstance(sheet, dict) and isinstance(sheet.get("cells", []), list) and _all_cells(sheet.get("cells", []))
+        for sheet in sheets
+    )
+
+
+def _all_cells(cells: list[Any]) -> bool:
+    return all(isinstance(cell, dict) and isinstance(cell.get("cell_type"), str) for cell in cells)
 
 
 def outline(text: str) -> Outline | None:
     """The cells of the notebook ``text``, read back as text; None when it is not one (or not valid JSON)."""
+    text = text.lstrip("\ufeff")  # a notebook saved with a byte order mark
     try:
         value = orjson.loads(text)
-    except (orjson.JSONDecodeError, RecursionError):
-        return None
+    except orjson.JSONDecodeError:
+        try:  # what nbformat itself reads and orjson refuses: NaN, integers past 64 bits
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return None
     if not is_notebook(value):
         return None
     return _Reader(value).outline()
@@ -133,7 +150,7 @@ class _Reader:
         return "; ".join(parts)
 
     def _cell(self, number: int, path: str, cell: dict[str, Any]) -> None:
-        kind = str(cell.get("cell_type") or "other")
+        kind = title_of(str(cell.get("cell_type") or ""), 40) or "other"  # one line: no marker of its own
         self.counts[kind if kind in self.counts else "other"] += 1
         source = _ANSI.sub("", _text(cell.get("source", cell.get("input"))))
         start = len(self.lines) + 1
@@ -200,7 +217,8 @@ class _Reader:
             line = len(self.lines) + 2
             self.lines.append(f"--- cell {number} output · error")
             self.lines.append(f"{name}: {value}")
-            trace = _ANSI.sub("", "\n".join(_text(part) for part in output.get("traceback") or []))
+            frames = output.get("traceback") or []
+            trace = _ANSI.sub("", "\n".join(map(_text, frames)) if isinstance(frames, list) else _text(frames))
             self.lines += trace.split("\n") if trace else []
             error = clip(f"{name}: {' '.join(value.split())}")
             self.errors.append(f"L{line} cell {number}: {error}")

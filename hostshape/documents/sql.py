@@ -21,17 +21,42 @@ _DEFINES = re.compile(
     r"POLICY|ROLE|USER)?[ \t]*(?:(?:OR[ \t]+REPLACE|IF[ \t]+(?:NOT[ \t]+)?EXISTS|ONLY)[ \t]+)*([\w.\"`\[\]$]+)?",
     re.I,
 )
+# Statement openings no other text writes, and the share of a sample's lines they make up in SQL at least.
+_SQL_ONLY = re.compile(
+    r"^(?:CREATE[ \t]+(?:OR[ \t]+REPLACE[ \t]+)?(?:(?:UNIQUE|TEMP|TEMPORARY|MATERIALIZED|GLOBAL)[ \t]+)*"
+    r"(?:TABLE|VIEW|INDEX|FUNCTION|PROCEDURE|TRIGGER|SEQUENCE|TYPE|DOMAIN|SCHEMA|DATABASE|EXTENSION)\b"
+    r"|ALTER[ \t]+(?:TABLE|SEQUENCE|VIEW|INDEX|FUNCTION|TYPE|SCHEMA|DATABASE)\b|DROP[ \t]+(?:TABLE|VIEW|INDEX)\b"
+    r"|(?:INSERT|REPLACE)(?:[ \t]+OR[ \t]+\w+)?[ \t]+INTO[ \t]+\S|DELETE[ \t]+FROM[ \t]+\S|UPDATE[ \t]+\S+[ \t]+SET\b"
+    r"|SELECT\b.{0,300}?\bFROM\b|COPY[ \t]+\S+.{0,300}?\bFROM\b|(?:GRANT|REVOKE)\b.{0,300}?\bON\b)",
+    re.I | re.M,
+)
+_SQL_SHARE = 0.04
+# Lines of a program around SQL held in its strings (Python, JavaScript, C): SQL writes none of them.
+_PROGRAM_LINE = re.compile(
+    r"^[ \t]*(?:def [A-Za-z_]|class [A-Za-z_]\w*[(:{ ]|import [\w{*]|from [\w.]+ import |function[ (]|const |let |"
+    r"#include\b|self\.|this\.|export )",
+    re.M,
+)
 _RUNS = ("INSERT INTO", "SET", "COPY", "REPLACE INTO", "COMMENT ON", "GRANT", "REVOKE")
 # Statements that change what the entry above defines join it (a dump's ``ALTER TABLE x OWNER TO ...``).
 _FOLLOWERS = ("ALTER", "COMMENT ON", "GRANT", "REVOKE")
 _DOLLAR = re.compile(r"\$[A-Za-z_]*\$")
+# What a dollar quote inside does not open or close: a string literal (``'costs $$'``) and a ``--`` comment.
+_LITERAL_OR_COMMENT = re.compile(r"'(?:[^']|'')*'|--.*")
 
 
 def looks_like_sql(sample: str) -> bool:
-    """At least three lines that start a statement, and statements ended by ``;``."""
+    """At least three lines that start a statement, and statements ended by ``;``; at least three of them in a
+    form only SQL writes (``CREATE TABLE x``, ``INSERT INTO x``: prose's "Do not", "create any" are not), those a
+    share of the lines and outnumbering a program's own lines (a program holding statements in its strings is
+    code)."""
     starts = len(_STATEMENT_LINE.findall(sample))
     ends = sample.count(";\n") + sample.rstrip().endswith(";")
-    return starts >= 3 and ends >= 3 and bool(re.search(r"^(?:CREATE|ALTER|INSERT)\b", sample, re.I | re.M))
+    if starts < 3 or ends < 3:
+        return False
+    strong = len(_SQL_ONLY.findall(sample))
+    lines = sample.count("\n") - sample.count("\n\n")
+    return strong >= 3 and strong >= _SQL_SHARE * lines and len(_PROGRAM_LINE.findall(sample)) < strong
 
 
 def outline(text: str) -> Outline | None:
@@ -44,7 +69,7 @@ def outline(text: str) -> Outline | None:
     for number, line in enumerate(text.split("\n"), 1):
         line = line[:4000]
         inside = dollar
-        if len(_DOLLAR.findall(line)) % 2:
+        if "$" in line and len(_DOLLAR.findall(_LITERAL_OR_COMMENT.sub("", line))) % 2:
             dollar = not dollar
         if inside:
             continue

@@ -86,11 +86,15 @@ class Document:
             return [by_id[ident]]
         exact = [s for s in self.sections if wanted in (s.title, s.name, shown(s.title), shown(s.short))]
         lower = wanted.lower()
-        return exact or [
-            s
-            for s in self.sections
-            if lower in (s.title.lower(), s.name.lower(), shown(s.title).lower(), shown(s.short).lower())
-        ]
+        return (
+            exact
+            or [
+                s
+                for s in self.sections
+                if lower in (s.title.lower(), s.name.lower(), shown(s.title).lower(), shown(s.short).lower())
+            ]
+            or [s for s in self.sections if s.version and lower == shown(s.version).lower()]
+        )
 
 
 @functools.lru_cache(maxsize=2)
@@ -290,13 +294,14 @@ def _choose(
         used += sum(cost for _, cost in lines.values())
         full.update({i: line for i, (line, _) in lines.items()})
         chosen = depth
-    compact, levels, by_title = _compact_levels(doc, by_depth, depths[chosen:], limit, budget - used)
+    compact, levels, by_title, spans = _compact_levels(doc, by_depth, depths[chosen:], limit, budget - used)
     if full or compact:
         shown = sorted([*full, *compact])
         grouped = sum(count for _, count in levels)
         deepest = levels[-1][0] if levels else chosen
         left = sum(len(entries) for depth, entries in by_depth.items() if depth > deepest)
         notes = [_compact_note(levels, by_depth, by_title)] if levels else []
+        notes.extend(spans)
         if left:
             notes.append(f"{left:,} deeper entries left out: read a section to see its parts")
         note = "outline: " + "; ".join(notes) if notes else None
@@ -323,32 +328,37 @@ def _choose(
 
 def _compact_levels(
     doc: Document, by_depth: dict[int, list[int]], depths: list[int], limit: Limit, budget: int
-) -> tuple[dict[int, str], list[tuple[int, int]], bool]:
+) -> tuple[dict[int, str], list[tuple[int, int]], bool, list[str]]:
     """The levels ``depths`` shown compactly, as far as they fit ``budget``: the first by id and title one a line
     when the whole level fits so, else by title grouped under their parents; each deeper one grouped by title
     while the level above it is shown whole. Returns the lines (by the index of their first entry), each level
-    shown with how many of its entries, and whether the first level is grouped."""
+    shown with how many of its entries, whether the first level is grouped, and what the envelope says of the
+    releases a cut run shows as a span of versions."""
     compact: dict[int, str] = {}
     levels: list[tuple[int, int]] = []
     by_title = False
     used = 0
+    spans: list[str] = []
     for depth in depths:
         entries = by_depth[depth]
+        span = ""
         if not levels:
             lines, cost, count = _ids_and_titles(doc, entries, limit, budget - used)
             if count < len(entries):  # one line per entry does not fit the whole level: group them
-                lines, cost, count = _titles_grouped(doc, entries, limit, budget - used)
+                lines, cost, count, span = _titles_grouped(doc, entries, limit, budget - used)
                 by_title = True
         else:
-            lines, cost, count = _titles_grouped(doc, entries, limit, budget - used)
+            lines, cost, count, span = _titles_grouped(doc, entries, limit, budget - used)
         if not lines:
             break
         compact.update(lines)
         used += cost
         levels.append((depth, count))
+        if span:
+            spans.append(span)
         if count < len(entries):
             break
-    return compact, levels, by_title
+    return compact, levels, by_title, spans
 
 
 def _compact_note(levels: list[tuple[int, int]], by_depth: dict[int, list[int]], by_title: bool) -> str:
@@ -385,10 +395,13 @@ def _ids_and_titles(doc: Document, indexes: list[int], limit: Limit, budget: int
     return lines, used, len(lines)
 
 
-def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int) -> tuple[dict[int, str], int, int]:
+def _titles_grouped(
+    doc: Document, indexes: list[int], limit: Limit, budget: int
+) -> tuple[dict[int, str], int, int, str]:
     """The entries ``indexes`` (one level) by short name or title, one line per run of siblings
-    (``1.3.1-74: A · B · C``), as many as fit ``budget`` in order, the last run cut to the entries that fit; their
-    cost and how many entries they hold."""
+    (``1.3.1-74: A · B · C``), as many as fit ``budget`` in order, the last run cut to the entries that fit (and
+    its releases after the cut as a span of versions on a line of their own: ``_release_span``); their cost, how
+    many entries they name, and what the envelope says of a span (else empty)."""
     groups: list[list[int]] = []
     parent_of: dict[int, str] = {}
     for index in indexes:
@@ -400,6 +413,7 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
             parent_of[index] = parent
     lines: dict[int, str] = {}
     used = count = 0
+    span_note = ""
     for group in groups:
         line = _group_line(doc, group)
         cost = _cost(limit, line) if len(line) <= (budget - used) * SURELY_OVER_CHARS_PER_TOKEN else budget + 1
@@ -418,11 +432,30 @@ def _titles_grouped(doc: Document, indexes: list[int], limit: Limit, budget: int
                 lines[group[0]] = _group_line(doc, group[:low])
                 used += _cost(limit, lines[group[0]])
                 count += low
+                span = _release_span(doc, group[low:])
+                if span is not None:  # a few tokens beyond the outline's share: the head pays them
+                    lines[group[low]] = span
+                    used += _cost(limit, span)
+                    span_note = (
+                        f"its last {len(group) - low:,} entries as the span of their versions (a section read "
+                        "takes any version)"
+                    )
             break
         used += cost
         lines[group[0]] = line
         count += len(group)
-    return lines, used, count
+    return lines, used, count, span_note
+
+
+def _release_span(doc: Document, rest: list[int]) -> str | None:
+    """The entries ``rest`` after a cut run, when its first and last are releases, as the span of their versions
+    (``1.100-205: 7.5.1 … 1.0.0 (106 releases)``); else None."""
+    first, last = doc.sections[rest[0]], doc.sections[rest[-1]]
+    if len(rest) < 2 or not first.version or not last.version:
+        return None
+    ids = f"{first.id}-{last.id.rpartition('.')[2]}"
+    versions = f"{shown(first.version)} … {shown(last.version)}"
+    return f"{'  ' * (first.depth - 1)}{ids}: {versions} ({len(rest):,} releases, by version only)"
 
 
 def _group_line(doc: Document, group: list[int]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,8 +22,10 @@ from hostshape.output.envelope import (
     WayBack,
     compacted,
     envelope,
+    last_shown,
     outlined_beside,
     records_json,
+    spread_index,
     text_fields_cut,
 )
 from hostshape.output.previews import cap_strings
@@ -61,6 +63,7 @@ class RecordList(Protocol):
     def partial(self) -> list[str] | None: ...
     @property
     def query(self) -> str | None: ...
+    def row_at(self, at: int) -> list[Any]: ...  # the index row of any record, in the widest layout
 
 
 def fit_data(
@@ -106,7 +109,9 @@ def fit_data(
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, table=table)
             fitted = fit.whole()
         else:  # only the last level lists records in an index: its rows are previewed as its records are
-            index = _IndexSource(records.layouts, records.rows, offset, level, seen, records.partial)
+            index = _IndexSource(
+                records.layouts, records.rows, offset, level, seen, records.partial, records.row_at, len(listed)
+            )
             fit = _RecordFit(value, path, capped, level_facts, limit, way, cursor_at, offset, ratio, index, table)
             fitted = fit.run()
         if fitted is not None:
@@ -204,6 +209,8 @@ class _IndexSource:
     level: int | None = None
     seen: int = 0
     partial: list[str] | None = None
+    row_at: Callable[[int], list[Any]] | None = None  # the row of any record of the list (rows holds the first)
+    total: int = 0  # records in the list
     _capped: list[list[Any]] = field(default_factory=list, repr=False)
 
     def __len__(self) -> int:
@@ -213,6 +220,18 @@ class _IndexSource:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
         self._fill(min(end, len(self)))
         return _narrower(self._capped[start:end], self.layouts[0], columns)
+
+    def rows_at(self, columns: list[str], positions: list[int]) -> list[list[Any]]:
+        """The rows of the records at ``positions`` (from the page's first, ascending) in the layout ``columns``:
+        those past ``rows`` read by ``row_at`` and previewed at ``level``."""
+        near = [p for p in positions if p < len(self)]
+        if near:
+            self._fill(near[-1] + 1)
+        out = [self._capped[p] for p in near]
+        for p in positions[len(near) :]:
+            row = self.row_at(self.offset + p) if self.row_at is not None else []
+            out.append(cap_strings(row, self.level, [0]) if self.level is not None else row)
+        return _narrower(out, self.layouts[0], columns)
 
     def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
         """The rows from record ``start`` on in the layout ``columns``, made as they are read (a few at a time)."""
@@ -245,6 +264,7 @@ _ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled
+_NO_LAST = object()  # no last record shown whole
 
 
 @dataclass
@@ -264,6 +284,9 @@ class _RecordFit:
     ratio: TokenEstimate
     index: _IndexSource = _NO_INDEX
     table: Table | None = None  # the records shown are rendered as this table (two or more of them)
+    position: str | None = None  # the position column of an index spread over the list (None: no such index)
+    last: Any = _NO_LAST  # the list's last record (previewed), shown whole after a partial index
+    last_cut: bool = False  # its preview cut text
     _last_tokens: int = field(default=0, init=False)
     _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
@@ -304,9 +327,9 @@ class _RecordFit:
                 # cost is known better than a table's, and the rows listed run to the same record
                 fit = dataclasses.replace(self, table=None)
                 plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
-                whole = _most_records(plain, [0] * len(plain), (budget - _INDEX_HEADER) // _WHOLE_SHARE)
-                index = (index[0], self.index.rows_in(index[0], whole, k + len(index[1])))
-                k = whole
+                share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - self._last_cost()
+                whole = _most_records(plain, [0] * len(plain), share)
+                index, k = fit._restarted(index, whole, k + len(index[1])), whole
             while k > 0 or index is not None:
                 text, facts = fit._text(rest, k, index)
                 fitted = fit._verified(text, facts, "index" if index else "records")
@@ -326,14 +349,14 @@ class _RecordFit:
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
                     break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
-                    index = (index[0], index[1][: max(1, int(len(index[1]) / over) - 1)])  # fewer index rows
+                    fewer = max(1, int(len(index[1]) / over) - 1)  # fewer index rows
+                    index = fit._spread(fit._base(index), k, fewer) if fit.position else (index[0], index[1][:fewer])
                 elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
                     if k == 0 and index is not None and complete and len(index[0]) > self._narrowest + 2:
                         break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
-                        end = len(rest) if complete else k + len(index[1])
-                        index = (index[0], self.index.rows_in(index[0], k, end))
+                        index = fit._restarted(index, k, len(rest) if complete else k + len(index[1]))
                 else:
                     break
         return self._shrunk_first()
@@ -351,25 +374,55 @@ class _RecordFit:
         return index, fitted
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
-        """A partial listing that fits, grown by as many following rows as the budget it left unused holds
-        (measured on the rows already listed)."""
+        """A partial listing that fits, grown by as many more rows as the budget it left unused holds (measured on
+        the rows already listed): the following ones, or, spread over the list, a closer spread."""
         columns, rows = index
         for _ in range(3):
             used = self.limit.count(fitted.text)
             room = self.limit.tokens - used
             end = k + len(rows)
-            if room < self.limit.tokens // 50 or end >= len(self.rest):
+            stop = len(self.rest)
+            if room < self.limit.tokens // 50 or (self.position is None and end >= stop):
                 break
             per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
             extra = int(room / per_row * 0.9)
             if extra < 1:
                 break
-            grown = rows + self.index.rows_in(columns, end, end + extra)
+            if self.position is not None:
+                wider = self._spread(self._base((columns, rows)), k, len(rows) + extra)
+                if len(wider[1]) <= len(rows):
+                    break
+                grown = wider[1]
+            else:
+                grown = rows + self.index.rows_in(columns, end, min(stop, end + extra))
             candidate = self._verified(*self._text(self.rest, k, (columns, grown)), "index")
             if candidate is None:
                 break
             rows, fitted = grown, candidate
         return fitted
+
+    def _spread(self, columns: list[str], k: int, count: int) -> Index:
+        """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
+        the list's last, both included, each row led by its record's position in the list."""
+        at = _positions(k, len(self.rest), count)
+        rows = self.index.rows_at(columns, at)
+        assert self.position is not None
+        return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
+
+    def _restarted(self, index: Index, k: int, end: int) -> Index:
+        """``index`` made again from record ``k``: spread over the list as many rows (when it is), else the rows
+        of the records to ``end``."""
+        if self.position is not None:
+            return self._spread(self._base(index), k, len(index[1]))
+        return index[0], self.index.rows_in(index[0], k, end)
+
+    def _base(self, index: Index) -> list[str]:
+        """The layout of an index's rows without its position column."""
+        return index[0][1:] if self.position is not None and index[0][:1] == [self.position] else index[0]
+
+    def _last_cost(self) -> int:
+        """Estimated tokens of the last record shown whole (0 when it is not)."""
+        return 0 if self.last is _NO_LAST else self.ratio.estimate(dumps(self.last)) + _LAST_WRAP
 
     def _plans(self, full: list[int], budget: int) -> Iterator[tuple[int, Index | None, bool]]:
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
@@ -395,17 +448,40 @@ class _RecordFit:
                 if k == 0 and len(columns) > self._narrowest + 2:
                     deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
+                head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
+                self.last = self._last_whole(head + _LAST_WRAP, k)  # for a record of the head, when no larger
+                if self.last is not _NO_LAST:
+                    beside = _most_records(full, row_costs, room - self._last_cost())
+                    if 0 < beside < len(rest) - 1:
+                        yield beside, (columns, rows[beside:]), True
+                    self.last = _NO_LAST
                 yield k, (columns, rows[k:]), True
         if deferred is not None:
+            self.last = _NO_LAST
             yield deferred
         if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
             columns = self.index.partial or layouts[-1]
-            k = _most_records(full, [0] * len(full), room // _WHOLE_SHARE)
-            used = sum(full[:k])
+            share = room // _WHOLE_SHARE
+            k = _most_records(full, [0] * len(full), share)
+            last = self._last_whole(share // 2, k)
+            if last is not _NO_LAST:  # shown when a whole record still comes first
+                self.last = last
+                beside = _most_records(full, [0] * len(full), share - self._last_cost())
+                self.last, k = (last, beside) if beside else (_NO_LAST, k)
+            used = sum(full[:k]) + self._last_cost()
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
             costs = _costs_within((dumps(row) for row in following), self.ratio, room - used)
             listed = _prefix_within(costs, room - used)
-            yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
+            per_row = sum(costs[:listed] or costs[:1]) / max(1, listed)
+            width = self.ratio.estimate(f"{self.offset + len(rest)},")  # a position's tokens in a row
+            if k + listed >= len(rest) or not costs:  # the following rows reach the end: listed as they are
+                self.last = _NO_LAST
+                yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
+            elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
+                self.position = _position_name(columns, self.last)
+                yield k, self._spread(columns, k, max(1, int((room - used) / (per_row + width)))), False
+            else:  # positions would crowd out the rows: the following ones, and the last whole
+                yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
         yield _most_records(full, [0] * len(full), budget), None, True
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
@@ -446,17 +522,51 @@ class _RecordFit:
         return records_json(facts, self.way, self.cursor_at(self.offset + n), self.value, self.path, [])
 
     def _text(self, rest: list[Any], k: int, index: Index | None) -> tuple[str, Facts]:
-        """The answer showing the first ``k`` of ``rest`` whole and ``index``, and the facts it reports."""
+        """The answer showing the first ``k`` of ``rest`` whole and ``index`` (and the list's last record whole after
+        it, when it was chosen to be), and the facts it reports."""
         rows = index[1] if index else []
         more = k < len(rest)
         facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
         cursor = self.cursor_at(self.offset + k) if more else None
         dropped = len(rest) - k - len(rows)
+        last = None
+        if index is not None and rows and self.position is not None and index[0][:1] == [self.position]:
+            facts = self._spread_noted(facts, rows)
+        if index is not None and rows and self.last is not _NO_LAST and k < len(rest) - 1:
+            at = self.offset + len(rest) - 1
+            last = (self.position or _position_name(index[0], self.last), at, self.last)
+            listed = self.position is not None or k + len(rows) == len(rest)  # its row is the index's last
+            facts = _noted(facts, last_shown(at, listed))
+            if not listed:  # shown whole, not listed: counted once, among the records returned
+                facts, dropped = dataclasses.replace(facts, returned=k + 1), dropped - 1
+            if self.last_cut and not facts.text_cut and self.index.level is not None:
+                facts = dataclasses.replace(_noted(facts, text_fields_cut(self.index.level)), text_cut=True)
         tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped), facts
+        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last), facts
+
+    def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
+        """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
+        at = [row[0] for row in rows]
+        step = (at[-1] - at[0]) / max(1, len(at) - 1)
+        query = None if "[]" in (facts.list_path or "[]") else facts.list_path if self.path else ""
+        return _noted(facts, spread_index(len(rows), at[0], at[-1], step, str(self.position), query))
+
+    def _last_whole(self, most: int, k: int) -> Any:
+        """The list's last record, previewed as the others are, when it is worth showing whole beside the first
+        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else _NO_LAST."""
+        rest = self.rest
+        if k < 1 or k >= len(rest) - 1 or not isinstance(rest[-1], (dict, list)):
+            return _NO_LAST
+        last, level, cuts = rest[-1], self.index.level, [0]
+        if level is not None and not _all_short(last, level):
+            last = cap_strings(last, level, cuts)
+        if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
+            return _NO_LAST
+        self.last_cut = cuts[0] > 0
+        return last
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -502,10 +612,11 @@ class _RecordFit:
         shrunk = dataclasses.replace(self, facts=facts)
         bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         row = len(dumps(index[1][0]).encode("utf-8"))
+        values = index[1][0][len(index[0]) - len(self._base(index)) :]  # the row but its position
         for share in (0.8, 0.6, 0.4):
             nxt = cut_to_bytes(rest[k], int(room * share * bytes_per_token) + row)
             text = dumps(nxt)
-            if any(dumps(c) not in text for c in index[1][0] if c is not None and not isinstance(c, (dict, list))):
+            if any(dumps(c) not in text for c in values if c is not None and not isinstance(c, (dict, list))):
                 return None  # the row answers something the shrunk record would not
             rows = index[1][1:]
             candidate, cut = shrunk._text([*rest[:k], nxt, *rest[k + 1 :]], k + 1, (index[0], rows) if rows else None)
@@ -525,6 +636,27 @@ class _RecordFit:
 
 def _noted(facts: Facts, note: str) -> Facts:
     return dataclasses.replace(facts, notes=[*facts.notes, note])
+
+
+def _positions(start: int, end: int, count: int) -> list[int]:
+    """``count`` positions evenly spread from ``start`` to ``end - 1``, both included (every one when ``count``
+    covers them all)."""
+    span = end - start
+    if count >= span:
+        return list(range(start, end))
+    if count <= 1:
+        return [start]
+    return [start + i * (span - 1) // (count - 1) for i in range(count)]
+
+
+def _position_name(columns: list[str], last: Any) -> str:
+    """The name of an index's position column: ``#``, or a longer run of ``#`` when a column or the last record
+    shown whole has that name."""
+    taken = set(columns) | (set(last) if isinstance(last, dict) else set())
+    name = "#"
+    while name in taken:
+        name += "#"
+    return name
 
 
 def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
@@ -554,6 +686,9 @@ _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to
 _NEXT_ROOM = 0.05  # whole records and a listing leaving this share of the budget unused show one more record, shrunk
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
+_LAST_WRAP = 40  # tokens of ',"_last":{"#":N,...}' and its note beyond the record itself
+_POSITION_SHARE = 0.25  # an index is spread over the list, each row led by its position, when a position costs at
+# most this share of a row's tokens; else it lists the records that follow the whole ones
 
 
 def _narrower(rows: list[list[Any]], wide: list[str], columns: list[str]) -> list[list[Any]]:

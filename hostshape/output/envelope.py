@@ -23,6 +23,7 @@ TEXT_PREFIX = "[hostshape]"
 # Members beside the envelope in JSON output: a shown value that is not an object, a record list that is the whole
 # value, the start of a compact JSON text shown as one string, and the index of records not shown whole.
 VALUE, ITEMS, PREVIEW, INDEX = "value", "items", "preview", "_index"
+LAST = "_last"  # the list's last record, shown whole after a spread index (with its position), when room allows
 SPILL_OFF = "spill is off"  # why there is no way back, by default
 MAX_OMITTED_NAMES = 12
 MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
@@ -223,6 +224,24 @@ RECORD_SHRUNK = f"record shrunk to fit; {CUT_MARK}"
 FIRST_RECORD_SHRUNK = f"first record shrunk to fit; {CUT_MARK}"
 LAST_SHOWN_SHRUNK = f"last record shown shrunk to fit; {CUT_MARK}"
 AS_JSON_START = "shown as the start of its compact JSON text"
+
+
+def spread_index(rows: int, first: int, last: int, step: float, position: str, query: str | None) -> str:
+    """The note of an index spread evenly over the records from ``first`` to ``last`` (0-based positions in the
+    list): ``rows`` rows, about one every ``step`` records, each with its position in the ``position`` column;
+    ``query`` (when the list has one) reads a record by its position, ``N``."""
+    read = f"; query {query}[N] reads #N" if query is not None else ""
+    spread = f"spread evenly (1 in {step:,.1f}), each with its position {position!r} (from 0)"
+    return f"index: {rows:,} of #{first}-#{last}, {spread}{read}"
+
+
+def last_shown(at: int, listed: bool) -> str:
+    """The note of the list's last record (position ``at``) shown whole after the index (``listed``: the index's
+    last row is its row too)."""
+    how = "listed last and shown whole" if listed else "shown whole"
+    return f"the list's last record (#{at}) {how} in {LAST!r}"
+
+
 TOOL_ERROR = "the tool reported an error"
 
 
@@ -365,18 +384,23 @@ def records_json(
     shown: Any,
     index: tuple[list[str], list[list[Any]]] | None = None,
     dropped: int = 0,
+    last: tuple[str, int, Any] | None = None,
 ) -> str:
     """JSON output of a record list: the envelope first, then ``document`` with the ``shown`` records in place of
     its list at ``path`` (``()``: the document is the list, shown as ``items``; a list, or the table of
     hostshape.output.columns), then the ``index`` (columns and
     rows) of records not shown whole. With an index, the envelope's ``dropped`` counts the records neither shown nor
-    listed."""
+    listed. ``last`` (position member, position, record) is a record shown whole after the index, as ``_last``:
+    its members after its position (a record that is not an object as ``value``)."""
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
     out: dict[str, Any] = {KEY: env, **(with_path(document, path, shown) if path else {ITEMS: shown})}
     if index is not None and index[1]:
         out[INDEX] = {"fields": index[0], "rows": index[1]}
+    if last is not None:
+        name, at, record = last
+        out[LAST] = {name: at, **record} if isinstance(record, dict) else {name: at, VALUE: record}
     return dumps(out)
 
 

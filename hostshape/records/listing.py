@@ -33,6 +33,11 @@ class Listing:
     partial: list[str] | None = None
     query: str | None = None  # the JMESPath query that reads the list from the saved result (None: ``path`` joined)
 
+    def row_at(self, at: int) -> list[Any]:
+        """The index row of record ``at`` in the widest layout, wherever it is in the list (``rows`` holds the first
+        records' rows; a listing spread over the whole list also reads rows past them)."""
+        return self.rows[at] if at < len(self.rows) else rows_of(self.records[at], self.layouts[0])
+
 
 def listing(
     value: Any,
@@ -178,6 +183,10 @@ def list_query(value: Any, path: Path) -> str | None:
     ``[]``. None when ``value`` does not have that shape (the caller then names ``path`` as it is)."""
     node, out = value, ""
     for step in path:
+        if isinstance(node, dict) and step in node:  # a key that is the whole step ('', '.b', 'a[]'): no marks in it
+            quoted = query_key(step)
+            out, node = (f"{out}.{quoted}" if out else quoted), node[step]
+            continue
         for i, frag in enumerate(step.split("[]")):
             if i:  # the members of what was reached so far, gathered
                 if isinstance(node, list):

@@ -217,7 +217,10 @@ def shrink_located(
     cuts.index = structure.index_columns(shrunk, count, (key, alt), spread=records)
     if located.map_key is not None and cuts.index:
         cuts.partial = structure.entry_layout(shrunk, cuts.index[0], located.map_key, count)
-    return _around(located.value, located.path, records[:start] + shrunk + records[end:], cuts)
+    after = records[end:]
+    if after:  # the last record is shrunk too: a fit may show it whole after an index spread over the list
+        after = [*after[:-1], _value(records[-1], "", 0, schema, cuts, root=True)]
+    return _around(located.value, located.path, records[:start] + shrunk + after, cuts)
 
 
 def shrink_document(

@@ -20,7 +20,8 @@ TELL_APART = 500  # records with a repeated identifier read to choose the column
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
 
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+# A scheme is short (RFC 3986 names none past 30 characters): unbounded, one 50 MB string cost a pass per look.
+_URL = re.compile(r"^[a-z][a-z0-9+.-]{0,30}://", re.IGNORECASE)
 _API_LINK = re.compile(
     r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w", re.IGNORECASE
 )

@@ -152,7 +152,7 @@ class SpillStore:
 
     def load(self, handle: str) -> tuple[str, bool] | None:
         """The saved text and whether it is JSON, or None for an unknown, evicted or malformed handle."""
-        if not HANDLE.match(handle or ""):
+        if not HANDLE.fullmatch(handle or ""):
             return None
         fd, _ = self._ensure()
         for suffix, is_json in (("json", True), ("txt", False)):
@@ -168,7 +168,7 @@ class SpillStore:
 
     def exists(self, handle: str) -> bool:
         """True when ``load(handle)`` would find the result, told from the file's metadata without reading it."""
-        if not HANDLE.match(handle or ""):
+        if not HANDLE.fullmatch(handle or ""):
             return False
         fd, _ = self._ensure()
         for suffix in ("json", "txt"):
@@ -181,7 +181,7 @@ class SpillStore:
 
     def evict(self, handle: str) -> bool:
         """Delete the saved result ``handle``; True when there was one."""
-        if not HANDLE.match(handle or ""):
+        if not HANDLE.fullmatch(handle or ""):
             return False
         fd, _ = self._ensure()
         found = False
@@ -198,7 +198,7 @@ class SpillStore:
         items = size = 0
         with os.scandir(self.directory) as it:
             for entry in it:
-                if HANDLE.match(entry.name.rsplit(".", 1)[0]) and _is_ours(entry.name, fd):
+                if HANDLE.fullmatch(entry.name.rsplit(".", 1)[0]) and _is_ours(entry.name, fd):
                     items += 1
                     size += os.stat(entry.name, dir_fd=fd, follow_symlinks=False).st_size
         return items, size
@@ -211,7 +211,7 @@ class SpillStore:
         total = 0
         now = time.time()
         with os.scandir(self.directory) as it:
-            names = [e.name for e in it if HANDLE.match(e.name.rsplit(".", 1)[0]) or _TEMP.match(e.name)]
+            names = [e.name for e in it if HANDLE.fullmatch(e.name.rsplit(".", 1)[0]) or _TEMP.match(e.name)]
         for name in names:
             try:
                 st = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -244,7 +244,8 @@ def _store_folder(directory: Path) -> Path:
     try:
         with os.scandir(directory) as it:
             foreign = any(
-                e.name != _SECRET and not HANDLE.match(e.name.rsplit(".", 1)[0]) and not _TEMP.match(e.name) for e in it
+                e.name != _SECRET and not HANDLE.fullmatch(e.name.rsplit(".", 1)[0]) and not _TEMP.match(e.name)
+                for e in it
             )
     except OSError:  # absent (created on first use), a link or not a folder (refused on first use)
         return directory

@@ -204,4 +204,4 @@ def saved_at(record: bytes) -> float:
 
 
 def valid_handle(handle: str) -> bool:
-    return bool(HANDLE.match(handle or ""))
+    return bool(HANDLE.fullmatch(handle or ""))
