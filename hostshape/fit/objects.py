@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
+
 from hostshape.fit._base import Fitted, last_resort
 from hostshape.fit.beside import is_map, outline_size
 from hostshape.fit.budget import Limit, TokenEstimate
@@ -108,34 +110,44 @@ def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:
 
     A budget of T tokens shows at most T members, so an object is cut to ``WIDE_MEMBERS_PER_TOKEN * T`` members
     (room for members projection drops as empty or noise). This keeps projection and fitting of a million-member
-    object in time proportional to the budget. Only the first members of each list are walked into, with a
-    bounded number of steps; a value whose JSON text (``text_chars`` long) is too short to hold such an object is
-    returned at once.
+    object in time proportional to the budget. Only the first items of each list and members of each object are
+    walked into, with a bounded number of steps, and none whose JSON is too short to hold such an object; a value
+    whose JSON text (``text_chars`` long) is that short is returned at once.
     """
     most = WIDE_MEMBERS_PER_TOKEN * limit.tokens + 64
     if text_chars < 4 * most:  # every member takes at least 4 characters (``"":0``)
         return value, 0
-    steps = [WIDE_WALK_STEPS_PER_MEMBER * most]
-    cut = [0]
+    walk = _WideWalk(most, WIDE_WALK_STEPS_PER_MEMBER * most, 2 * text_chars)
+    narrowed = walk.walk(value, 0)
+    return narrowed, walk.cut
 
-    def walk(item: Any, depth: int) -> Any:
-        if steps[0] <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
+
+@dataclasses.dataclass
+class _WideWalk:
+    """One ``narrow_wide`` walk: objects of more than ``most`` members are cut, within ``steps`` members visited;
+    ``rendered`` bytes may be rendered to tell subtrees too small to hold such an object (then a deep chain
+    is walked instead); ``cut`` counts the members cut."""
+
+    most: int
+    steps: int
+    rendered: int
+    cut: int = 0
+
+    def walk(self, item: Any, depth: int) -> Any:
+        if self.steps <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
             return item
-        if isinstance(item, dict) and len(item) > most:
-            item = _narrowed(item, most)
-            cut[0] += _hidden_members(item)
-        members = item.items() if isinstance(item, dict) else enumerate(item[:most])
+        item = self._narrow(item)
+        members = item.items() if isinstance(item, dict) else enumerate(item[: self.most])
         changed: dict[Any, Any] = {}
-        for key, member in members:
-            steps[0] -= 1
-            if steps[0] <= 0:
+        for at, (key, member) in enumerate(members):
+            self.steps -= 1
+            if self.steps <= 0:
                 break
-            if isinstance(key, int) and key >= _DEEP_ITEMS:  # later list items: only their own width is checked
-                if isinstance(member, dict) and len(member) > most:
-                    changed[key] = _narrowed(member, most)
-                    cut[0] += _hidden_members(changed[key])
-            elif isinstance(member, (dict, list)):
-                new = walk(member, depth + 1)
+            if at >= _DEEP_ITEMS:  # later list items and members: only their own width is checked
+                if (narrowed := self._narrow(member)) is not member:
+                    changed[key] = narrowed
+            elif isinstance(member, (dict, list)) and not self._too_small(member):
+                new = self.walk(member, depth + 1)
                 if new is not member:
                     changed[key] = new
         if not changed:
@@ -147,13 +159,32 @@ def narrow_wide(value: Any, text_chars: int, limit: Limit) -> tuple[Any, int]:
             out[index] = new
         return out
 
-    narrowed = walk(value, 0)
-    return narrowed, cut[0]
+    def _narrow(self, item: Any) -> Any:
+        """``item`` cut to ``most`` members when it is an object wider than that (counted in ``cut``)."""
+        if not isinstance(item, dict) or len(item) <= self.most:
+            return item
+        narrowed = _narrowed(item, self.most)
+        self.cut += _hidden_members(narrowed)
+        return narrowed
+
+    def _too_small(self, member: dict[Any, Any] | list[Any]) -> bool:
+        """``member`` (of at most ``_DEEP_ITEMS`` members: a record, not the list of them) has a compact JSON too
+        short to hold an object wider than ``most`` (4 bytes a member), rendered at C speed while ``rendered``
+        lasts; False when it cannot be told so."""
+        if len(member) > _DEEP_ITEMS or self.rendered <= 0:
+            return False
+        try:
+            size = len(orjson.dumps(member))
+        except (TypeError, orjson.JSONEncodeError):
+            return False  # a value JSON cannot carry as it is: walked
+        self.rendered -= size
+        return size < 4 * self.most
 
 
 WIDE_MEMBERS_PER_TOKEN = 4
 WIDE_WALK_STEPS_PER_MEMBER = 8
-_DEEP_ITEMS = 64  # items of a list walked into; the others (records no budget shows whole) are checked for width
+_DEEP_ITEMS = 64  # items of a list (members of an object) walked into; the others (records, or a map's, no budget
+# shows whole) are checked for width
 
 
 def _tokens_or_bytes(text: str, limit: Limit) -> int:

@@ -191,6 +191,12 @@ def _all_short(record: Any, level: int) -> bool:
     return '\\"' not in text and max(map(len, text.split('"'))) <= level
 
 
+def _long_cell(row: list[Any], level: int) -> bool:
+    """Whether an index row (scalars, nested values shown as a mark: listing.rows_of) has a string longer than
+    ``level`` characters, the only cells ``cap_strings`` changes."""
+    return any(isinstance(cell, str) and len(cell) > level for cell in row)
+
+
 @dataclass(frozen=True)
 class _IndexSource:
     """The layouts an index may take, widest first, and the rows of the records from the page's first in the
@@ -248,7 +254,7 @@ class _IndexSource:
         if level is not None:
             cuts = [0]
             rows = [
-                cap_strings(r, level, cuts) if first + i < self.seen and not _all_short(r, level) else r
+                cap_strings(r, level, cuts) if first + i < self.seen and _long_cell(r, level) else r
                 for i, r in enumerate(rows)
             ]
         capped.extend(rows)

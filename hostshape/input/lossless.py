@@ -76,9 +76,13 @@ _LONG_BY_POINT = re.compile(rb"\.(?:00000000|(?<=00000000\.))")
 _LONG_EXPONENT = re.compile(rb"0e-?000")
 _LONG_MANTISSA = b"0000000000000000e"
 _COLON_ESCAPE = re.compile(rb"\\u003[aA]")
+_ESCAPE_HEAD = b"\\u003"  # found at C speed: the pattern is searched for only in a text that has it
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _RUN = 64  # bytes read either side of a candidate literal; a longer run is checked by parsing
-_CANDIDATES = 2000  # candidate literals looked at before the text is checked by parsing
+# Candidate literals looked at before the text is checked by parsing: at least this many, or one per this many
+# bytes (a look costs about what parsing a few hundred bytes with the hooks does).
+_CANDIDATES = 2000
+_BYTES_PER_CANDIDATE = 200
 
 
 def _surely_lossless(text: str, rendering: str) -> bool:
@@ -92,18 +96,20 @@ def _surely_lossless(text: str, rendering: str) -> bool:
     needs a literal of 16 significant digits or a 3-digit exponent, and each such candidate (in a string or not)
     is checked as a literal."""
     raw = text.encode("utf-8", "surrogatepass")
-    if raw.count(b":") + len(_COLON_ESCAPE.findall(raw)) != rendering.count(":"):
+    escaped = len(_COLON_ESCAPE.findall(raw)) if _ESCAPE_HEAD in raw else 0
+    if raw.count(b":") + escaped != rendering.count(":"):
         return False
     shapes = raw.translate(_SHAPES)
+    most = max(_CANDIDATES, len(raw) // _BYTES_PER_CANDIDATE)
     starts: list[int] = []
     at = shapes.find(_LONG_MANTISSA)
-    while at >= 0 and len(starts) <= _CANDIDATES:
+    while at >= 0 and len(starts) <= most:
         starts.append(at + len(_LONG_MANTISSA) - 1)
         at = shapes.find(_LONG_MANTISSA, at + len(_LONG_MANTISSA))
     for pattern in (_LONG_BY_POINT, _LONG_EXPONENT):
         for match in pattern.finditer(shapes):
             starts.append(match.start())
-            if len(starts) > _CANDIDATES:
+            if len(starts) > most:
                 return False
     return not any(_maybe_rounded(raw, shapes, at) for at in starts)
 

@@ -35,6 +35,8 @@ _WORD = re.compile(r"\w+")
 _RENDERING_CHARS = 2000  # of the shorter text compared (4 times that of the longer) to tell another rendering
 _RENDERING_SHARE = 0.8  # of the words of the text with fewer, found in the other
 _LEARN = 100  # records whose nested objects teach the schema
+_LEARN_CHARS = 256_000  # ... at most this much of their compact JSON
+_LEARN_LEAST = 10  # ... but at least this many
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
 
 
@@ -252,7 +254,7 @@ def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -
 
 def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_depth: int = SHOWN_DEPTH) -> _Schema:
     groups: dict[str, list[dict[str, Any]]] = {}
-    for record in records[:_LEARN]:
+    for record in _learnt_from(records):
         _gather(record, "", groups, 0, max_depth)
     schema = _Schema()
     protected = {p for p in (key, alt) if p}
@@ -275,6 +277,19 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_
             schema.collapse[path] = ident
         schema.noise[path] = _noise(objects, path, ident, protected, schema.usual)
     return schema
+
+
+def _learnt_from(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records the schema is learnt from: the first ``_LEARN``, or fewer (``_LEARN_LEAST`` at least) when their
+    compact JSON passes ``_LEARN_CHARS``: a list of large records is learnt from as much text as a short one."""
+    out: list[dict[str, Any]] = []
+    size = 0
+    for record in records[:_LEARN]:
+        size += len(dumps(record))
+        if size > _LEARN_CHARS and len(out) >= _LEARN_LEAST:
+            break
+        out.append(record)
+    return out
 
 
 def _gather(value: Any, path: str, groups: dict[str, list[dict[str, Any]]], depth: int, max_depth: int) -> None:
