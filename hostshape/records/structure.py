@@ -19,6 +19,7 @@ CHECK = 5000  # shrunk records over which the index checks that its key alone na
 TELL_APART = 500  # records with a repeated identifier read to choose the column that tells them apart
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
+CANDIDATES = 32  # best-ranked unique columns compared pairwise (a few records of 4,100 members: all unique)
 
 # A scheme is short (RFC 3986 names none past 30 characters): unbounded, one 50 MB string cost a pass per look.
 _URL = re.compile(r"^[a-z][a-z0-9+.-]{0,30}://", re.IGNORECASE)
@@ -337,18 +338,42 @@ def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:
     return seen > 0 and hits * 2 > seen
 
 
+#: per record (by identity, while the records are the last table's) and skipped member: its links and the texts its
+#: children hold, gathered once, since every column of a record asks the same (a record of 4,100 members asked
+#: 4,100 times read its members 4,100 times: quadratic)
+_around: tuple[object, dict[tuple[int, str | None], tuple[list[str], frozenset[str]]]] | None = None
+
+
+def _record_around(record: dict[str, Any], skip: str | None) -> tuple[list[str], frozenset[str]]:
+    global _around
+    last = _last  # the records of the last table are kept alive by it, so their ids are not reused meanwhile
+    memo = _around
+    if memo is None or last is None or memo[0] is not last[1]:
+        memo = _around = (last[1] if last is not None else None, {})
+    key = (id(record), skip)
+    found = memo[1].get(key)
+    if found is None:
+        urls: list[str] = []
+        texts: set[str] = set()
+        for name, member in record.items():
+            if name == skip:
+                continue
+            inner = member.values() if isinstance(member, dict) else (member,)
+            urls += [v for v in inner if is_link_path(v)]
+            children = member[:5] if isinstance(member, list) else [member]
+            texts.update(v for c in children if isinstance(c, dict) for v in c.values() if isinstance(v, str))
+        found = (urls, frozenset(texts))
+        if last is not None and any(r is record for r in last[0]):
+            memo[1][key] = found
+    return found
+
+
 def _named_below(record: dict[str, Any], skip: str | None, value: Any) -> bool:
     """An object one level down (a member, or an item of a list member) names the record by ``value`` (a service's
     versions each carrying its id): children pointing at their parent."""
     if not isinstance(value, str) or len(value) < 8:
         return False
-    for name, member in record.items():
-        if name == skip:
-            continue
-        children = member[:5] if isinstance(member, list) else [member]
-        if any(isinstance(c, dict) and value in c.values() for c in children):
-            return True
-    return False
+    return value in _record_around(record, skip)[1]
 
 
 def _segment_in(url: str, text: str) -> bool:
@@ -366,13 +391,8 @@ def _segment_in(url: str, text: str) -> bool:
 
 
 def _urls(record: dict[str, Any], skip: str | None = None) -> list[str]:
-    out = []
-    for name, member in record.items():
-        if name == skip:
-            continue
-        inner = member.values() if isinstance(member, dict) else (member,)
-        out += [v for v in inner if is_link_path(v)]
-    return out
+    """The links among the record's members and one level down, ``skip`` left out."""
+    return _record_around(record, skip)[0]
 
 
 def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[str]:
@@ -394,7 +414,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
             and not (col.numeric and moments(_values(sample, path)))
         ):
             found.append(col)  # the API's own id, however long (an ARN), competes with the short keys
-    ranked = [c.path for c in sorted(found, key=Column.rank)]
+    ranked = [c.path for c in sorted(found, key=Column.rank)][:CANDIDATES]
     return [p for p in ranked if not any(q != p and (_extends(sample, q, p) or _embeds(sample, p, q)) for q in ranked)]
 
 
