@@ -77,8 +77,8 @@ async def test_a_long_tool_error_is_budgeted_as_the_model_reads_it(policy: Polic
 
 
 async def test_images_stay_artifacts_beside_the_shaped_text(policy: Policy) -> None:
-    run_ = await run("mixed", policy=policy.replace(budget=30))
-    assert count_tokens(run_.received) <= 30 and "Build 4812" in run_.received
+    run_ = await run("mixed", policy=policy.replace(budget=60), arguments={"times": 20})  # shaped: 20 sentences
+    assert count_tokens(run_.received) <= 60 and "Build 4812" in run_.received and "[hostshape]" in run_.received
     assert [image.mime_type for image in run_.extra["output"].images] == ["image/png"]
 
 
