@@ -33,6 +33,7 @@ __all__ = [
     "json_result",
     "read_for_host",
     "refusal_for",
+    "smallest_budget_of",
 ]
 
 
@@ -65,12 +66,18 @@ def smallest_answer_budget(policy: Policy, host: HostForm | None = None, *, marg
     return math.ceil(worst * policy.safety_factor) + margin
 
 
+def smallest_budget_of(policy: Policy, forms: Sequence[HostForm | None]) -> int:
+    """The smallest budget a host can answer within in each of ``forms`` (its result's and its error's) while naming
+    the handle that gets a result back: the largest ``smallest_answer_budget`` of them."""
+    return max(smallest_answer_budget(policy, form) for form in forms)
+
+
 def check_budget(policy: Policy, host: str, forms: Sequence[HostForm | None] = (None,), shown: str = "") -> int:
-    """The smallest budget ``host`` can answer within, in each of ``forms`` (its result's and its error's), while
-    naming the handle that gets a result back (``smallest_answer_budget``); raise ValueError, naming ``host``, the
-    minimum and the budget (the policy's or a rule's), when one is below it: below it every answer would break the
-    budget or lose the way back. ``shown`` says how the host shows that smallest answer."""
-    smallest = max(smallest_answer_budget(policy, form) for form in forms)
+    """The smallest budget ``host`` can answer within, in each of ``forms`` (``smallest_budget_of``); raise
+    ValueError, naming ``host``, the minimum and the budget (the policy's or a rule's), when one is below it: below
+    it every answer would break the budget or lose the way back. ``shown`` says how the host shows that smallest
+    answer."""
+    smallest = smallest_budget_of(policy, forms)
     budgets = [("budget", policy.budget)] + [(f"rule {r.tool!r} budget", r.budget) for r in policy.rules]
     for what, value in budgets:
         if value is not None and value < smallest:

@@ -54,7 +54,7 @@ from hostshape.host import (
     fits_half_budget,
     glue_fault,
     json_result,
-    smallest_answer_budget,
+    smallest_budget_of,
 )
 from hostshape.input.host_forms import tool_result
 from hostshape.policy import Policy
@@ -391,12 +391,15 @@ def _with_hostshape(agent: Any, policy: Policy, callback: AfterToolCallback | No
 def minimum_budget(policy: Policy) -> int:
     """The smallest budget ADK can answer within while naming the handle that gets a result back (the envelope alone
     in ADK's ``{"result": ...}`` wrapper, its handle counted at its longest: 46 o200k tokens by default)."""
-    return smallest_answer_budget(policy, HostForm(wrap=json_result))
+    return smallest_budget_of(policy, _FORMS)
+
+
+_FORMS = [HostForm(wrap=json_result)]  # ADK shows a tool's text in {"result": ...}
 
 
 def _check_budget(policy: Policy) -> None:
     """Raise ValueError when the policy's budget, or a rule's, is below ``minimum_budget``."""
-    check_budget(policy, HOST, [HostForm(wrap=json_result)], '{"result": <an envelope naming the handle>}')
+    check_budget(policy, HOST, _FORMS, '{"result": <an envelope naming the handle>}')
 
 
 def _check_store(store: Any) -> None:

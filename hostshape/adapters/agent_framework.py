@@ -41,7 +41,7 @@ from hostshape.adapters._shared import (
     rule_names,
     shape_for_host,
 )
-from hostshape.host import HostForm, check_budget, glue_fault, smallest_answer_budget
+from hostshape.host import HostForm, check_budget, glue_fault, smallest_budget_of
 from hostshape.input.contract import TextBlock
 from hostshape.input.host_forms import blocks_result, text_result
 from hostshape.policy import Policy
@@ -122,7 +122,7 @@ _FORMS = [HostForm(), HostForm(wrap=lambda text: ERROR_PREFIX + text)]  # a resu
 def minimum_budget(policy: Policy) -> int:
     """The smallest budget Agent Framework can answer within while naming the handle that gets a result back: the
     envelope alone as a result's text and after an error's ``ERROR_PREFIX``."""
-    return max(smallest_answer_budget(policy, form) for form in _FORMS)
+    return smallest_budget_of(policy, _FORMS)
 
 
 @functools.cache

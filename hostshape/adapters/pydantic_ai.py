@@ -214,9 +214,9 @@ async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
 def minimum_budget(policy: Policy) -> int:
     """The smallest budget Pydantic AI can answer within while naming the handle that gets a result back: the
     envelope alone as a tool's return (a ``str``, sent as it is) and as a retry's (``{"error": ...}`` JSON)."""
-    from hostshape.host import smallest_answer_budget
+    from hostshape.host import smallest_budget_of
 
-    return max(smallest_answer_budget(policy, form) for form in _forms())
+    return smallest_budget_of(policy, _forms())
 
 
 def _check_budget(policy: Policy) -> None:
