@@ -70,6 +70,17 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/linode_types.json": ("label", None),
     "corpus/mollie_payments_list_hal.json": ("description", "status"),
     "corpus/upcloud_storage_cdrom.json": ("title", "state"),
+    "corpus/azure_role_definitions_list.json": ("properties.roleName", "properties.type"),
+    "corpus/bitbucket_src_directory_listing.json": (None, "type"),
+    "corpus/dotnet_release_notes_9_0.json": (None, "security"),
+    "corpus/flutter_sdk_releases_linux.json": ("version", "channel"),
+    "corpus/gcp_kms_locations.json": (None, None),
+    "corpus/gcp_serviceusage_services_list.json": ("config.title", "state"),
+    "corpus/gcp_vertexai_batch_prediction_jobs.json": ("displayName", "state"),
+    "corpus/gitlab_merge_requests_list.json": ("title", "state"),
+    "corpus/gradle_distributions_versions_all.json": (None, "snapshot"),
+    "corpus/pub_dev_package_meta.json": (None, None),
+    "corpus/terraform_registry_module_versions.json": (None, None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -108,6 +119,16 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/linode_types.json": ("price.monthly", "vcpus", "memory"),
     "corpus/mollie_payments_list_hal.json": ("amount.value", "createdAt"),
     "corpus/upcloud_storage_cdrom.json": ("access", "size"),
+    "corpus/azure_role_definitions_list.json": ("properties.description", "properties.updatedOn"),
+    "corpus/bitbucket_src_directory_listing.json": ("size", "commit.hash"),
+    "corpus/dotnet_release_notes_9_0.json": ("release-date", "sdk.version", "runtime.version"),
+    "corpus/flutter_sdk_releases_linux.json": ("release_date", "dart_sdk_version"),
+    "corpus/gcp_kms_locations.json": ("locationId", "metadata.hsmAvailable", "metadata.ekmAvailable"),
+    "corpus/gcp_serviceusage_services_list.json": ("config.name",),
+    "corpus/gcp_vertexai_batch_prediction_jobs.json": ("createTime", "error.message", "model"),
+    "corpus/gitlab_merge_requests_list.json": ("source_branch", "merge_status", "created_at"),
+    "corpus/gradle_distributions_versions_all.json": ("buildTime", "current", "rcFor"),
+    "corpus/pub_dev_package_meta.json": ("published", "pubspec.environment.sdk"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
