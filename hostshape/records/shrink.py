@@ -342,6 +342,11 @@ def _readable_members(obj: dict[str, Any], besides: str) -> int:
     )
 
 
+def _constant(values: list[Any]) -> bool:
+    """Two or more values, all the same."""
+    return len(values) > 1 and all(v == values[0] for v in values)
+
+
 def _noise(
     objects: list[dict[str, Any]],
     path: str,
@@ -369,8 +374,8 @@ def _noise(
             common = prefixes.most_common(1)
             if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
                 usual[dotted] = common[0][0]
-        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values):
-            noise.add(name)
+        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values) and not _constant(values):
+            noise.add(name)  # a constant one (the commit a listing is at) is one fact, stated once
     return noise
 
 

@@ -26,6 +26,10 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]{0,30}://", re.IGNORECASE)
 _API_LINK = re.compile(
     r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w", re.IGNORECASE
 )
+#: an ISO 8601 basic-format date-time: yyyymmdd, an optional T, hhmm[ss[.f]], an optional Z or UTC offset
+_BASIC_TIME = re.compile(
+    r"^\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])T?\d{4}(?:\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
+)
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[A-Za-z0-9_+/=-]{16,}$")
@@ -69,6 +73,8 @@ def is_opaque(value: Any) -> bool:
         return False
     if _UUID.match(value) or _HEX.match(value) or _ETAG.match(value):
         return True
+    if _BASIC_TIME.match(value):
+        return False  # a date-time in ISO 8601's basic format (20250819013317+0000): when, readable
     if _TOKEN.match(value) and _DIGIT.search(value):
         return bool(_UPPER.search(value) and _LOWER.search(value)) or not _LETTER.search(value)
     return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
