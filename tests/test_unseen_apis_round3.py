@@ -2,7 +2,8 @@
 Service Usage, Terraform Registry, Gradle), as the model receives them with zero configuration; the payloads are
 synthetic, each named after the promise it checks: a wrapper's identifier keeps its name when the object it wraps
 has a member of the same name, a value every record shares is stated once even when it is an opaque hash, a list of
-versions each holding the same few parts stays a list of versions, and a compact date-time is a date, not a token."""
+versions each holding the same few parts stays a list of versions, a compact date-time is a date, not a token, and
+a listing of every record takes its widest columns before the room left shows a shrunk first record."""
 
 from __future__ import annotations
 
@@ -166,3 +167,46 @@ def test_a_compact_build_time_is_kept_beside_the_version(tmp_path: Path) -> None
     shown = _shaped(tmp_path, records, 2000)
     assert "buildTime" not in shown["_hostshape"].get("omitted", [])
     assert records[0]["buildTime"] in json.dumps(shown)
+
+
+def _releases(n: int) -> list[dict[str, Any]]:
+    """A few releases, each larger than the budget (the files of four components), with short varying members."""
+
+    def files(i: int, part: str) -> list[dict[str, str]]:
+        return [
+            {
+                "name": f"{part}-{os}-{arch}.tar.gz",
+                "rid": f"{os}-{arch}",
+                "url": f"https://dl.example.com/pr/{i:08x}-{k:04x}-{arch}/{part}-9.0.0-{os}-{arch}.tar.gz",
+                "hash": f"{i:04x}{k:0124x}",
+            }
+            for k, (os, arch) in enumerate((o, a) for o in ("linux", "osx", "win") for a in ("x64", "arm64", "x86"))
+        ]
+
+    return [
+        {
+            "release-date": f"2024-{1 + i:02d}-1{i}",
+            "release-version": f"9.0.0-preview.{n - i}",
+            "notes": f"https://example.com/notes/9.0/preview-{n - i}.md",
+            **{
+                part: {"version": f"9.0.{k}00-preview.{n - i}.24{i:03d}.{i}", "files": files(i, part)}
+                for k, part in enumerate(("runtime", "sdk", "aspnetcore", "desktop"))
+            },
+        }
+        for i in range(n)
+    ]
+
+
+def test_a_listing_of_every_record_takes_its_widest_columns_before_a_shrunk_first_record(tmp_path: Path) -> None:
+    records = _releases(8)
+    shown = _shaped(tmp_path, {"channel": "9.0", "releases": records}, 2000)
+    fields = _index(shown)["fields"]
+    assert "release-version" in fields and "release-date" in fields
+    listed = {row[fields.index("release-version")]: row for row in _index(shown)["rows"]}
+    for r in records[1:]:
+        assert listed[r["release-version"]][fields.index("release-date")] == r["release-date"]
+
+
+def _index(shown: dict[str, Any]) -> dict[str, Any]:
+    index: dict[str, Any] = shown.get("_index") or {}
+    return index

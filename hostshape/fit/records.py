@@ -335,10 +335,10 @@ class _RecordFit:
                 fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
+                        index, fitted = self._widest(index, fitted)  # columns for every record before one's detail
                         first = self._with_a_shrunk_first(index, fitted)
                         if first is not None:
                             return first
-                        index, fitted = self._widest(index, fitted)
                         return self._with_a_shrunk_next(0, index, fitted) or fitted
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
