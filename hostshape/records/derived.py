@@ -37,6 +37,7 @@ MAX_SOURCE_CHARS = 120  # values longer than this do not fill a template
 MAX_MEMBERS = 512  # members of a record looked at (a record of thousands of members costs a bounded look)
 MAX_CANDIDATES = 48  # members tried as derived, at most
 MAX_SOURCES = 256  # values tried as a template's fillings, at most
+ROOM = 600  # characters of names and templates stated in the envelope, at most (a bounded envelope)
 _BASES = 3  # records a template is learnt from in turn (a short value may sit inside another one's text)
 _RETRIES = 3  # fillings left out, shortest first, when a template learnt from the first record fails on another
 _NEEDS = 3  # records, at least: fewer tell nothing about a pattern
@@ -188,7 +189,7 @@ def learn(
     by values the answer shows: ``kept(path, value)`` says whether the member at ``path`` stays in the shown
     record (it is not dropped as a link or a token, its object not collapsed), or by members derived before it.
     Members in ``exclude`` (the identifier) are never derived; values of ``prefer`` (the index's columns) fill a
-    template first.
+    template first. The templates take ``ROOM`` characters at most, shorter members first.
 
     A template costs about one value, so it replaces a shown member's values at a saving; a member the answer
     would drop (a link) costs only its name in ``omitted``, so it is derived only when it names the records and
@@ -207,13 +208,16 @@ def learn(
     candidates.sort(key=lambda name: len(first[name]))
     derived: dict[str, Template] = {}
     used: set[str] = set()
+    room = ROOM
     for name in candidates:
         if name in used:
             continue  # shown, and filling a template already
         sources = {p: v for p, v in plain.items() if p[0] != name} | {(d,): [r[d] for r in sample] for d in derived}
         template = _learnt(sample, name, sources, rank)
-        if template is None:
+        size = len(json.dumps({name: template.text}, ensure_ascii=False)) if template is not None else room + 1
+        if template is None or size > room:
             continue
+        room -= size
         derived[name] = template
         used.update(p[0] for p in template.paths if p[0] not in derived)
     return derived
