@@ -30,7 +30,7 @@ Path = tuple[str, ...]
 Piece = str | Path  # constant text, or the path of a member whose value fills it
 
 LEARN = 20  # records a template is learnt from, spread over the list
-CHECKED = 10_000  # records a template is checked on, at most (spread over a longer list)
+CHECKED = 5_000  # records a template is checked on, at most (spread over a longer list), as the index its key
 MIN_CHARS = 16  # shorter strings are not worth a template
 MAX_CHARS = 2048  # longer strings are text, not something built from a record's values
 MAX_SOURCE_CHARS = 120  # values longer than this do not fill a template
