@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
-from hostshape.records.derived import parse, rebuilt, template_text
+from hostshape.records.derived import checked, learn, parse, rebuilt, template_text, unchecked
 from hostshape.records.locate import locate
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
@@ -230,3 +230,21 @@ def test_small_budgets_hold_with_the_derived_templates_in_the_envelope(tmp_path,
         result = shape(raw, policy=Policy(budget=budget, spill_dir=tmp_path / "spill"))
         assert count_tokens(result.text) <= budget
         json.loads(result.text)
+
+
+def test_a_long_list_is_checked_on_a_spread_that_includes_its_last_record_and_says_so(tmp_path) -> None:
+    records = [
+        {"sku": f"s{i % 40}", "zone": f"z{i // 40}", "href": f"https://shop.example/z{i // 40}/s{i % 40}"}
+        for i in range(6000)
+    ]
+    learnt = learn(records, lambda path, value: True, exclude=frozenset({"sku"}))
+    assert [t.text for t in checked(learnt, records).values()] == ["https://shop.example/{zone}/{sku}"]
+    records[-1]["href"] = "https://elsewhere.example/moved"
+    assert checked(learnt, records) == {}
+    assert unchecked(6000) == 1000
+    records[-1]["href"] = "https://shop.example/z149/s39"
+    doc = {"items": {f"zone/z{g}": {"skus": records[g * 40 : g * 40 + 40]} for g in range(150)}}
+    shown, _ = _shaped(tmp_path, doc, 2000)
+    notes = shown["_hostshape"]["notes"]
+    assert shown["_hostshape"]["derived"] == {"href": "https://shop.example/{zone}/{sku}"}
+    assert any("derived checked on 5,000 of 6,000 records" in n for n in notes)
