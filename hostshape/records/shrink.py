@@ -238,9 +238,12 @@ def _derived(
     and a note says so when a long list was checked on a spread of its records only."""
     names = [k for k in keys if k]
     named = bool(keys[0]) and structure.unique_over(objects, str(keys[0]))  # a shown identifier names each record
-    learnt = derived.learn(
-        records, lambda path, value: _shown(schema, path, value), exclude=frozenset(names), prefer=names, named=named
-    )
+    first = records[0] if records and isinstance(records[0], dict) else {}
+
+    def shown(path: derived.Path, value: Any) -> bool:  # another rendering of a sibling's text is left out
+        return _shown(schema, path, value) and not (len(path) == 1 and _is_rendering_of_sibling(path[0], first))
+
+    learnt = derived.learn(records, shown, exclude=frozenset(names), prefer=names, named=named)
     templates = derived.checked(learnt, records)
     schema.derived = frozenset(templates)
     left = derived.unchecked(len(records))
