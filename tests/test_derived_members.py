@@ -114,6 +114,13 @@ def test_a_member_that_differs_in_one_record_is_not_derived(tmp_path) -> None:
     assert "selfLink" in env.get("omitted", []) or "v1/moved/x" in text  # dropped and named, or shown
 
 
+def test_text_a_model_reads_stays_in_the_records(tmp_path) -> None:
+    """A title built from the number (``issue 7 about the parser``) is text, not a machine string: shown as is."""
+    records = [{"id": i, "title": f"issue {i} about the parser", "body": "text " * 20} for i in range(300)]
+    shown, text = _shaped(tmp_path, records, 4000)
+    assert "derived" not in shown["_hostshape"] and "issue 0 about the parser" in text
+
+
 def test_a_template_is_filled_only_by_values_the_answer_shows(tmp_path) -> None:
     """A link built from a member of an object the shrink collapses (``owner.login`` of an owner shown by its
     login only) or drops would rebuild from nothing shown: whatever is derived rebuilds exactly from what is."""
@@ -149,20 +156,26 @@ def test_names_holding_dots_or_braces_are_quoted_and_literal_braces_doubled() ->
 
 
 def test_a_dotted_name_and_literal_braces_round_trip_through_the_envelope(tmp_path) -> None:
-    records = [
-        {
-            "sku": 7000 + i,
-            "res.name": f"item-{i % 30}",
-            "zone": f"z{i // 30}",
-            "caption": f"shelf z{i // 30}, item-{i % 30} {{draft}}",
-            "text": f"{i} {NOTE}",
+    doc = {
+        "items": {
+            f"zones/z{g}": {
+                "things": [
+                    {
+                        "res.name": f"item-{i}",
+                        "ref": f"https://shop.example/v1/zones/z{g}/items/item-{i}{{?draft}}",
+                        "text": f"{i} {NOTE}",
+                    }
+                    for i in range(30)
+                ]
+            }
+            for g in range(3)
         }
-        for i in range(90)
-    ]
-    shown, _ = _shaped(tmp_path, {"items": records}, 4000)
-    template = shown["_hostshape"]["derived"]["caption"]
-    assert template == 'shelf {zone}, {"res.name"} {{draft}}'
-    assert sorted(_rebuilt_values(shown, "caption")) == sorted(r["caption"] for r in records)
+    }
+    shown, _ = _shaped(tmp_path, doc, 4000)
+    template = shown["_hostshape"]["derived"]["ref"]
+    assert template == 'https://shop.example/v1/{items:key}/items/{"res.name"}{{?draft}}'
+    originals = [r["ref"] for group in doc["items"].values() for r in group["things"]]
+    assert set(_rebuilt_values(shown, "ref")) == set(originals)
 
 
 def test_a_link_nothing_needs_stays_a_name_in_omitted(tmp_path) -> None:

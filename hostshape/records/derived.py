@@ -2,10 +2,11 @@
 template (the envelope's ``derived``) instead of in every record, and so neither repeated nor dropped.
 
 A member is derived when, in every record checked, its value is one template filled with that record's own
-values: a link built from the record's name and group (``https://host/v1/{items:key}/machineTypes/{name}``), or
-from another derived member (``{url}/comments``). It is decided from the values alone: learnt on a bounded sample
-(the varying short values of a record found inside the candidate, the rest constant text), then checked on every
-record up to ``CHECKED`` (beyond, on ``CHECKED`` spread over the list) and on every record shown.
+values: a link, path or URI (no whitespace: text a model reads stays in the records) built from the record's name
+and group (``https://host/v1/{items:key}/machineTypes/{name}``), or from another derived member
+(``{url}/comments``). It is decided from the values alone: learnt on a bounded sample (the varying short values
+of a record found inside the candidate, the rest constant text), then checked on every record up to ``CHECKED``
+(beyond, on ``CHECKED`` spread over the list) and on every record shown.
 
 Template syntax (``template_text``; ``parse`` reads it back):
 
@@ -224,19 +225,24 @@ def learn(
 
 
 def _candidates(sample: list[dict[str, Any]], exclude: frozenset[str]) -> list[str]:
-    """Members that are strings of template size in every sampled record, not all one value (``same`` states
-    those)."""
+    """Members that are machine strings of template size in every sampled record (links, paths, URIs, resource
+    names: no whitespace; text a model reads, a title or a message, stays in the records), not all one value
+    (``same`` states those)."""
     first = sample[0]
     out: list[str] = []
     for name, value in list(first.items())[:MAX_MEMBERS]:
         if len(out) >= MAX_CANDIDATES:
             break
-        if name in exclude or not isinstance(value, str) or not MIN_CHARS <= len(value) <= MAX_CHARS:
+        if name in exclude or not _machine(value):
             continue
         values = [r.get(name) for r in sample]
-        if all(isinstance(v, str) and MIN_CHARS <= len(v) <= MAX_CHARS for v in values) and len(set(values)) > 1:
+        if all(_machine(v) for v in values) and len(set(values)) > 1:
             out.append(name)
     return out
+
+
+def _machine(value: Any) -> bool:
+    return isinstance(value, str) and MIN_CHARS <= len(value) <= MAX_CHARS and not any(c.isspace() for c in value)
 
 
 def _sources(sample: list[dict[str, Any]], kept: Callable[[Path, Any], bool]) -> dict[Path, list[str]]:
