@@ -3,8 +3,9 @@
 In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
 Keys are short and stable. "Nothing matched" (``"matched": false``) and "something was cut" (``"truncated":
 true``, with ``notes`` naming the cut) are different states and read differently. ``same`` states once the members
-identical in every record shown (removed from the records); ``form`` says the records shown take another form than
-a list of objects (``"table"``: hostshape.output.columns).
+identical in every record shown (removed from the records); ``derived`` states once, as a template, the members
+each record's own values rebuild exactly (removed from the records; syntax: hostshape.records.derived); ``form``
+says the records shown take another form than a list of objects (``"table"``: hostshape.output.columns).
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ class Facts:
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
     filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
+    derived: dict[str, str] = field(default_factory=dict)  # member -> template rebuilding it (records/derived.py)
     form: str | None = None  # "table": the records shown are a table of fields and rows (output/columns.py)
 
     @property
@@ -117,8 +119,12 @@ def compacted(facts: Facts, note_chars: int = 100) -> Facts:
         names = list(facts.same)
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
+    if facts.derived:
+        names = list(facts.derived)
+        more = f" +{len(names) - 8} more" if len(names) > 8 else ""
+        notes.append("built from other members, not shown: " + ", ".join(names[:8]) + more)
     notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in notes]
-    return dataclasses.replace(facts, notes=notes, same={})
+    return dataclasses.replace(facts, notes=notes, same={}, derived={})
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -138,6 +144,8 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
         env["form"] = facts.form
     if facts.same:
         env["same"] = facts.same
+    if facts.derived:
+        env["derived"] = facts.derived
     if facts.omitted:
         names = sorted(facts.omitted)
         extra = len(names) - MAX_OMITTED_NAMES
@@ -224,6 +232,12 @@ RECORD_SHRUNK = f"record shrunk to fit; {CUT_MARK}"
 FIRST_RECORD_SHRUNK = f"first record shrunk to fit; {CUT_MARK}"
 LAST_SHOWN_SHRUNK = f"last record shown shrunk to fit; {CUT_MARK}"
 AS_JSON_START = "shown as the start of its compact JSON text"
+
+
+def derived_checked_on(checked: int, total: int) -> str:
+    """The note of templates in ``derived`` checked on ``checked`` of ``total`` records (spread over a long list,
+    and every record shown whole)."""
+    return f"derived checked on {checked:,} of {total:,} records (spread over the list) and on each shown"
 
 
 def spread_index(rows: int, first: int, last: int, step: float, position: str, query: str | None) -> str:
