@@ -1,0 +1,66 @@
+"""Red team, round 8: hostile inputs on the heading readers, the envelope's cut places, the first record shrunk
+beside the index, CSV text with a byte order mark and the list a top-level list is shown under; each asserting
+on what the model receives (o200k) through ``hostshape.shape``, ``read`` or the reader itself."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hostshape import Policy, shape
+from hostshape.documents import asciidoc, markdown, notebook, org
+from hostshape.tokens import count_tokens
+
+
+def _policy(tmp_path: Path, budget: int) -> Policy:
+    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+
+
+def _shaped(raw: Any, policy: Policy) -> str:
+    text = shape(raw if isinstance(raw, str) else json.dumps(raw), policy=policy).text
+    assert text.strip() and count_tokens(text) <= policy.budget
+    return text
+
+
+# ---- time: a heading line of blanks before its last word ---------------------------------------------------------
+
+# A lazy title before optional blanks and a closing mark retried every blank: ~60 ms a 2,000-character line, so a
+# 2 MB text of such headings took about a minute (markdown past markdown-it's size, AsciiDoc, Org, notebook cells).
+_BLANKS = " \t" * 960  # within the 2,000 characters a heading line is read to
+
+
+def _notebook_of(source: str) -> str:
+    cells = [{"cell_type": "markdown", "source": source}, {"cell_type": "code", "source": "x", "outputs": []}]
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}})
+
+
+HEADINGS = {
+    "markdown": (markdown.outline, lambda n: "# Title\n\n" + f"## b{_BLANKS}x ##\n" * n),
+    "asciidoc": (asciidoc.outline, lambda n: "= Title\n\n" + f"== b{_BLANKS}x ==\n" * n),
+    "org": (org.outline, lambda n: "* Title\n" + f"** b{_BLANKS}x   :tag:\n" * n),
+    "notebook": (notebook.outline, lambda n: _notebook_of(f"## b{_BLANKS}x ##\n" * n)),
+}
+
+
+@pytest.mark.parametrize("kind", list(HEADINGS))
+def test_a_heading_of_many_blanks_is_read_in_linear_time(kind: str) -> None:
+    outline, text = HEADINGS[kind]
+    started = time.perf_counter()
+    found = outline(text(1000))
+    assert time.perf_counter() - started < 15  # about a minute before
+    assert found is not None
+    titles = {entry.title for entry in found.entries[1:] if not entry.title.startswith("cell ")}
+    assert titles == {"b"}, titles  # a title is read from its first 480 characters
+
+
+def test_a_heading_s_closing_mark_and_tags_are_left_out_of_its_title() -> None:
+    md = markdown._scanned("# One ##\n## Two #\t\n### ###\n#### C# ####\n")
+    assert [e.title for e in md] == ["One", "Two", "###", "C#"]
+    adoc = asciidoc.outline("= Doc =\n== A == B ==\n=== ===\n")
+    assert adoc is not None and [e.title for e in adoc.entries] == ["Doc", "A == B", "==="]
+    headlines = org.outline("* TODO Plan :work:urgent:\n** Notes:\n*** :tag:\n")
+    assert headlines is not None and [e.title for e in headlines.entries] == ["TODO Plan", "Notes:", ":tag:"]
