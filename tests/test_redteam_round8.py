@@ -5,6 +5,7 @@ on what the model receives (o200k) through ``hostshape.shape``, ``read`` or the 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from hostshape import Policy, shape
 from hostshape.documents import asciidoc, markdown, notebook, org
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
@@ -64,3 +66,31 @@ def test_a_heading_s_closing_mark_and_tags_are_left_out_of_its_title() -> None:
     assert adoc is not None and [e.title for e in adoc.entries] == ["Doc", "A == B", "==="]
     headlines = org.outline("* TODO Plan :work:urgent:\n** Notes:\n*** :tag:\n")
     assert headlines is not None and [e.title for e in headlines.entries] == ["TODO Plan", "Notes:", ":tag:"]
+
+
+# ---- the way back: a cut under a list's item is named by a query that reads it -----------------------------------
+
+
+def _named_queries(env: dict[str, Any]) -> list[str]:
+    return [q for note in env.get("notes", []) for q in re.findall(r" of [\d,]+ \(([^()]*(?:\([^()]*\))?)\)", note)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"pages": [{"blocks": {f"b{i}": {"t": "w " * 30} for i in range(300)}}, "tail"]},
+        {"a": [[{f"k{i}": i for i in range(500)}], 3]},
+    ],
+    ids=["a map inside a list", "a map inside a list inside a list"],
+)
+def test_every_cut_place_inside_a_list_is_named_by_a_query_that_reads_it(tmp_path: Path, value: Any) -> None:
+    # Each list position was written as a quoted key ('pages."0".blocks'): the query read nothing (null).
+    policy = _policy(tmp_path, 500)
+    result = shape(json.dumps(value), policy=policy)
+    env = json.loads(result.text)["_hostshape"]
+    queries = _named_queries(env)
+    assert queries, env
+    for query in queries:
+        page = json.loads(read(result.handle or "", query=query, policy=policy))
+        assert page["_hostshape"].get("matched", True), (query, page)
+        assert page.get("value", page) is not None

@@ -323,9 +323,9 @@ def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]],
     in all (each is marked where it is)."""
     found: list[tuple[str, int, int, str]] = []
     places = 0
-    level: list[tuple[tuple[str, ...], Any]] = [((), shown)]
+    level: list[tuple[tuple[str | int, ...], Any]] = [((), shown)]
     for _ in range(_MAX_CUT_DEPTH):
-        deeper: list[tuple[tuple[str, ...], Any]] = []
+        deeper: list[tuple[tuple[str | int, ...], Any]] = []
         for where, item in level:
             kept, more, names = 0, None, False
             if isinstance(item, dict):
@@ -333,11 +333,11 @@ def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]],
                 deeper += [((*where, str(k)), v) for k, v in item.items() if isinstance(v, (dict, list))]
             elif isinstance(item, list) and item:
                 kept, more = len(item) - 1, hidden_by_marker(item[-1])
-                deeper += [((*where, str(i)), v) for i, v in enumerate(item) if isinstance(v, (dict, list))]
+                deeper += [((*where, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))]
             if more:
                 places += 1
                 if len(found) < most:
-                    place = ".".join(where) or "the value"
+                    place = ".".join(map(str, where)) or "the value"
                     found.append((place, kept, kept + more, query_of(where, names=names)))
         level = deeper[:_CUT_WALK]
     return found, places

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -296,10 +296,13 @@ def query_key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
+def query_of(where: Sequence[str | int], names: bool = False) -> str:
     """The JMESPath query that reads the member at ``where`` (its keys from the top, each as ``query_key`` writes
-    it); ``names``: its member names (``keys(...)``)."""
-    path = ".".join(query_key(str(step)) for step in where) or "@"
+    it, and a list's items by their positions, ``[0]``); ``names``: its member names (``keys(...)``)."""
+    path = ""
+    for step in where:
+        path += f"[{step}]" if isinstance(step, int) else f".{query_key(step)}" if path else query_key(step)
+    path = path or "@"
     return f"keys({path})" if names else path
 
 
