@@ -94,3 +94,15 @@ def test_every_cut_place_inside_a_list_is_named_by_a_query_that_reads_it(tmp_pat
         page = json.loads(read(result.handle or "", query=query, policy=policy))
         assert page["_hostshape"].get("matched", True), (query, page)
         assert page.get("value", page) is not None
+
+
+# ---- truth: an answer that cut something says truncated ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", [300, 500, 800])
+def test_a_first_record_shrunk_beside_the_index_is_reported_truncated(tmp_path: Path, budget: int) -> None:
+    # One record of 400 members: 375 of them cut ("…": "+375 more members") under "truncated": false.
+    value = {"data": [{"id": 1, "attrs": {f"k{i}": "v" * 20 for i in range(400)}}], "x": {"y": 1}}
+    text = _shaped(value, _policy(tmp_path, budget))
+    assert "more members" in text or "…[+" in text
+    assert json.loads(text)["_hostshape"]["truncated"] is True

@@ -589,7 +589,9 @@ class _RecordFit:
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        shrunk = dataclasses.replace(self, facts=_noted(self.facts, FIRST_RECORD_SHRUNK))
+        shrunk = dataclasses.replace(
+            self, facts=dataclasses.replace(_noted(self.facts, FIRST_RECORD_SHRUNK), shrunk=True)
+        )
         bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
             first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
