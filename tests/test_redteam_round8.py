@@ -106,3 +106,22 @@ def test_a_first_record_shrunk_beside_the_index_is_reported_truncated(tmp_path: 
     text = _shaped(value, _policy(tmp_path, budget))
     assert "more members" in text or "…[+" in text
     assert json.loads(text)["_hostshape"]["truncated"] is True
+
+
+# ---- CSV and JSON lines: a byte order mark is not part of the first column ---------------------------------------
+
+
+@pytest.mark.parametrize("form", ["csv", "jsonl"])
+def test_a_table_opening_with_a_byte_order_mark_names_its_first_column_plainly(tmp_path: Path, form: str) -> None:
+    # Excel's "CSV UTF-8" starts with U+FEFF: the first column was shown as "\ufeffid" and [?id=='5'] matched nothing.
+    if form == "csv":
+        text = "\ufeffid,name,city\r\n" + "".join(f"{i},name {i},city {i % 7}\r\n" for i in range(300))
+    else:  # read as prose before: the first line did not parse
+        text = "\ufeff" + "".join(json.dumps({"id": str(i), "name": f"name {i}"}) + "\n" for i in range(300))
+    policy = _policy(tmp_path, 600)
+    result = shape(text, policy=policy)
+    answer = json.loads(result.text)
+    assert count_tokens(result.text) <= 600 and "\ufeff" not in result.text
+    assert answer["items"][0]["id"] == "0"
+    page = json.loads(read(result.handle or "", query="[?id=='5'].name", policy=policy))
+    assert page["items"] == ["name 5"], page
