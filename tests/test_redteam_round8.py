@@ -125,3 +125,26 @@ def test_a_table_opening_with_a_byte_order_mark_names_its_first_column_plainly(t
     assert answer["items"][0]["id"] == "0"
     page = json.loads(read(result.handle or "", query="[?id=='5'].name", policy=policy))
     assert page["items"] == ["name 5"], page
+
+
+# ---- the way back: the list the envelope names, for a list that is the whole result -------------------------------
+
+
+@pytest.mark.parametrize("form", ["json", "csv", "jsonl"])
+def test_the_list_a_top_level_list_is_named_by_reads_its_records(tmp_path: Path, form: str) -> None:
+    # The answer shows a top-level list as {"items": [...]} and its envelope says "list": "items"; the query
+    # "items[?id=='7']" (the description's own example form) read null from the saved list.
+    records = [{"id": str(i), "name": f"name {i}", "text": "words " * 20} for i in range(300)]
+    if form == "json":
+        text = json.dumps(records)
+    elif form == "csv":
+        text = "id,name,text\n" + "".join(f"{r['id']},{r['name']},{r['text']}\n" for r in records)
+    else:
+        text = "".join(json.dumps(r) + "\n" for r in records)
+    policy = _policy(tmp_path, 600)
+    env = json.loads(_shaped(text, policy))["_hostshape"]
+    assert env["list"] == "items"
+    page = json.loads(read(env["handle"], query=f"{env['list']}[?id=='7'].name", policy=policy))
+    assert page["_hostshape"].get("matched", True) and page["items"] == ["name 7"], page
+    page = json.loads(read(env["handle"], query="[?id=='7'].name", policy=policy))  # from the saved list itself
+    assert page["items"] == ["name 7"], page
