@@ -5,12 +5,16 @@ on what the model receives (o200k) through ``hostshape.shape``, ``read`` or the 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_hook_command import codex_input, hook_env, post_tool_use, write_policy
 
 from hostshape import Policy, shape
 from hostshape.documents import asciidoc, markdown, notebook, org
@@ -148,3 +152,28 @@ def test_the_list_a_top_level_list_is_named_by_reads_its_records(tmp_path: Path,
     assert page["_hostshape"].get("matched", True) and page["items"] == ["name 7"], page
     page = json.loads(read(env["handle"], query="[?id=='7'].name", policy=policy))  # from the saved list itself
     assert page["items"] == ["name 7"], page
+
+
+# ---- the hooks: a hook input nested past the parser's depth is withheld, never passed on unshaped ----------------
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_hook_input_nested_too_deep_to_parse_is_withheld_within_the_budget(tmp_path: Path, host: str) -> None:
+    # json.loads raised RecursionError on a structured content 5,000 lists deep: the hook wrote nothing, and the
+    # result (here 20,000+ tokens of text beside it) reached the model as the tool made it.
+    records = json.dumps([{"id": i, "text": "words " * 40} for i in range(300)])
+    content = {"content": [{"type": "text", "text": records}], "structuredContent": {"deep": "DEEP"}}
+    raw = codex_input(content) if host == "codex" else post_tool_use(content)
+    stdin = raw.replace('"DEEP"', "[" * 5000 + "]" * 5000).encode()
+    policy = write_policy(tmp_path / "policy.toml", tmp_path / "spill", budget=500)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hostshape.cli.hook", host, "--policy", str(policy)],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **hook_env()},
+        timeout=120,
+    )
+    assert proc.returncode == 0 and proc.stdout, proc.stderr[-400:]
+    out = json.loads(proc.stdout)
+    text = str(out["reason"] if host == "codex" else out["hookSpecificOutput"]["updatedToolOutput"])
+    assert "withheld" in text and count_tokens(text) <= 500
