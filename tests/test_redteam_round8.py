@@ -177,3 +177,20 @@ def test_a_hook_input_nested_too_deep_to_parse_is_withheld_within_the_budget(tmp
     out = json.loads(proc.stdout)
     text = str(out["reason"] if host == "codex" else out["hookSpecificOutput"]["updatedToolOutput"])
     assert "withheld" in text and count_tokens(text) <= 500
+
+
+# ---- truth: the tool's own member named like hostshape's index is never overwritten ------------------------------
+
+
+def test_a_result_s_own_index_member_is_kept_beside_hostshape_s(tmp_path: Path) -> None:
+    # {"_index": ...} beside the list: hostshape's index replaced it silently (the tool's value lost, and the model
+    # could not tell whose "_index" it read).
+    records = [{"id": f"id-{i}", "name": f"name {i}", "body": f"words {i} " * 60} for i in range(3000)]
+    value = {"_index": {"shard": "eu-1", "version": 7}, "results": records}
+    policy = _policy(tmp_path, 700)
+    answer = json.loads(_shaped(value, policy))
+    env = answer["_hostshape"]
+    assert answer["_index"]["fields"] and answer["_index_input"] == value["_index"]
+    assert any("'_index_input'" in note for note in env["notes"])
+    page = json.loads(read(env["handle"], query="_index.shard", policy=policy))
+    assert page["value"] == "eu-1"  # the saved result keeps the tool's own name

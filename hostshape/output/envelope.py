@@ -398,7 +398,13 @@ def records_json(
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
-    out: dict[str, Any] = {KEY: env, **(with_path(document, path, shown) if path else {ITEMS: shown})}
+    body: dict[str, Any] = with_path(document, path, shown) if path else {ITEMS: shown}
+    for key, added in ((INDEX, index is not None and bool(index[1])), (LAST, last is not None)):
+        if added and key in body:  # the tool's own member of that name: kept, renamed, never overwritten
+            aside = next(n for n in (f"{key}_input", f"{key}_input_", f"{key}_input__") if n not in body)
+            body = {(aside if k == key else k): v for k, v in body.items()}
+            env["notes"] = [*env.get("notes", []), f"the result's own {key!r} member is shown as {aside!r}"]
+    out: dict[str, Any] = {KEY: env, **body}
     if index is not None and index[1]:
         out[INDEX] = {"fields": index[0], "rows": index[1]}
     if last is not None:
