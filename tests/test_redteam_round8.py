@@ -194,3 +194,50 @@ def test_a_result_s_own_index_member_is_kept_beside_hostshape_s(tmp_path: Path) 
     assert any("'_index_input'" in note for note in env["notes"])
     page = json.loads(read(env["handle"], query="_index.shard", policy=policy))
     assert page["value"] == "eu-1"  # the saved result keeps the tool's own name
+
+
+# ---- time: records whose members all differ ----------------------------------------------------------------------
+
+
+def test_records_of_distinct_members_read_only_the_columns_that_can_identify_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 100 records of 2,000 members each, no name shared (a map of per-record metrics flattened): each of the 200,000
+    # columns was read several times over while looking for an identifier, ~60 s (2 s at 500 members).
+    from hostshape.records import structure
+
+    reads = 0
+    values = structure._values
+
+    def counted(records: Any, path: str) -> list[Any]:
+        nonlocal reads
+        reads += 1
+        return values(records, path)
+
+    monkeypatch.setattr(structure, "_values", counted)
+    records = [{f"r{j}_k{i}": i for i in range(500)} for j in range(100)]
+    text = _shaped(records, _policy(tmp_path, 500))
+    assert reads < 5_000, reads  # about 300,000 before: every column read by every identifier search
+    assert json.loads(text)["_hostshape"]["truncated"] is True
+
+
+@pytest.mark.parametrize("wrapped", [True, False], ids=["a list under a key", "a top-level list"])
+def test_a_cut_inside_a_later_page_s_record_is_named_by_a_query_that_reads_that_record(
+    tmp_path: Path, wrapped: bool
+) -> None:
+    # Page 2's first record, shrunk: its cut was named from the page ('results.0', '"results"[0]'), reading the
+    # list's first record (or nothing), not the one shown.
+    records = [{"id": i, "name": f"record {i}", **{f"k{j}": f"v{i}-{j}" for j in range(300)}} for i in range(5)]
+    policy = _policy(tmp_path, 400)
+    first = json.loads(_shaped({"results": records, "meta": 1} if wrapped else records, policy))
+    handle, cursor = first["_hostshape"]["handle"], first["_hostshape"]["next"]
+    page = json.loads(read(handle, cursor=cursor, policy=policy))
+    shown = page["results"][0] if wrapped else page  # a top-level list's one record is shown as the answer
+    queries = _named_queries(page["_hostshape"])
+    assert queries, page["_hostshape"]
+    for query in queries:
+        back = json.loads(read(handle, query=query, policy=policy))
+        assert back["_hostshape"].get("total") == 302, (query, back)  # every member name of the record
+        inner = query.removeprefix("keys(").removesuffix(")")
+        own = json.loads(read(handle, query=f"{inner}.id", policy=policy))
+        assert own["value"] == shown["id"] == 1, (query, own)

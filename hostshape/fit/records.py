@@ -633,7 +633,12 @@ class _RecordFit:
         facts = dataclasses.replace(facts, truncated=True, returned=1, listed=None)
         more = len(rest) > 1
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(container, facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None)
+        # cuts inside the record are named from the record itself, found by its position in the saved list
+        at = f"[{self.offset}]"
+        place: tuple[str | int, ...] = (*self.path, 0) if self.path else ()
+        record = (place, f"{facts.list_path} | {at}" if self.path else at)
+        cursor = self.cursor_at(self.offset + 1) if more else None
+        return fit_object(container, facts, self.limit, self.way, cursor, record=record)
 
 
 def _noted(facts: Facts, note: str) -> Facts:
