@@ -241,3 +241,20 @@ def test_a_cut_inside_a_later_page_s_record_is_named_by_a_query_that_reads_that_
         inner = query.removeprefix("keys(").removesuffix(")")
         own = json.loads(read(handle, query=f"{inner}.id", policy=policy))
         assert own["value"] == shown["id"] == 1, (query, own)
+
+
+# ---- the config rewriter: a FIFO planted at the config's path ----------------------------------------------------
+
+
+def test_proxy_config_refuses_a_fifo_at_the_config_path_without_waiting(tmp_path: Path) -> None:
+    # open() of a FIFO waits for a writer: `hostshape proxy-config wrap` hung for ever.
+    fifo = tmp_path / "mcp.json"
+    os.mkfifo(fifo)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hostshape", "proxy-config", "show", str(fifo)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **hook_env()},
+        timeout=60,
+    )
+    assert proc.returncode != 0 and "not a regular file" in proc.stderr, proc.stderr
