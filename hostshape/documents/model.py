@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # An outline keeps at most this many entries: a document of more headings is outlined by its first ones, and the
@@ -93,6 +94,16 @@ def title_of(text: str, most: int = MAX_TITLE_CHARS) -> str:
     """``text`` on one line, cut to ``most`` characters."""
     text = " ".join(text[: most * 4].split())
     return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def heading_text(rest: str, closing: Callable[[str], bool]) -> str:
+    """A heading line's text after its marker and blanks, without trailing blanks and a closing mark (its last
+    blank-separated word when ``closing`` accepts it: ``## Title ##``, ``== Title ==``, an Org headline's
+    ``:tags:``), in time linear in the line (a lazy title before optional blanks and a mark backtracked over every
+    blank: quadratic). A closing mark that is all there is stays the title."""
+    text = rest.rstrip(" \t")
+    cut = max(text.rfind(" "), text.rfind("\t"))
+    return text[:cut].rstrip(" \t") if cut >= 0 and closing(text[cut + 1 :]) else text
 
 
 def clip(text: str, most: int = MAX_HIGHLIGHT_CHARS) -> str:

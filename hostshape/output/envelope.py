@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -310,10 +310,13 @@ def query_key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
+def query_of(where: Sequence[str | int], names: bool = False) -> str:
     """The JMESPath query that reads the member at ``where`` (its keys from the top, each as ``query_key`` writes
-    it); ``names``: its member names (``keys(...)``)."""
-    path = ".".join(query_key(str(step)) for step in where) or "@"
+    it, and a list's items by their positions, ``[0]``); ``names``: its member names (``keys(...)``)."""
+    path = ""
+    for step in where:
+        path += f"[{step}]" if isinstance(step, int) else f".{query_key(step)}" if path else query_key(step)
+    path = path or "@"
     return f"keys({path})" if names else path
 
 
@@ -409,7 +412,13 @@ def records_json(
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
-    out: dict[str, Any] = {KEY: env, **(with_path(document, path, shown) if path else {ITEMS: shown})}
+    body: dict[str, Any] = with_path(document, path, shown) if path else {ITEMS: shown}
+    for key, added in ((INDEX, index is not None and bool(index[1])), (LAST, last is not None)):
+        if added and key in body:  # the tool's own member of that name: kept, renamed, never overwritten
+            aside = next(n for n in (f"{key}_input", f"{key}_input_", f"{key}_input__") if n not in body)
+            body = {(aside if k == key else k): v for k, v in body.items()}
+            env["notes"] = [*env.get("notes", []), f"the result's own {key!r} member is shown as {aside!r}"]
+    out: dict[str, Any] = {KEY: env, **body}
     if index is not None and index[1]:
         out[INDEX] = {"fields": index[0], "rows": index[1]}
     if last is not None:

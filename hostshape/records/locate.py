@@ -594,7 +594,9 @@ MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at mos
 
 def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     """Records held in a text result: JSON lines (one object per line), or CSV/TSV whose first row names the
-    columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
+    columns; with a note saying how they were read. None when the text is neither (then it is prose). A byte order
+    mark opening the text is not part of its first column's name."""
+    text = text.removeprefix("\ufeff")
     if text.count("\n", 0, 100_000) < 2:
         return None
     sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]

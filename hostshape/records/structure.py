@@ -157,10 +157,12 @@ def pairs_of(items: list[Any]) -> dict[str, Any] | None:
     return None
 
 
-def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
-    """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
+def columns(records: Sequence[Any], depth: int = 2, least: int = 0) -> list[str]:
+    """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep; ``least``:
+    only those holding a value in at least that many of the sampled records (records of distinct members have as
+    many columns as members: a search for an identifier then reads only the columns that can be one)."""
     table = _table(records)
-    return [p for p in table if table.levels.get(p, 0) < depth]
+    return [p for p in table if table.levels.get(p, 0) < depth and table.present.get(p, 0) >= least]
 
 
 class _Table(dict[str, list[Any]]):
@@ -169,6 +171,7 @@ class _Table(dict[str, list[Any]]):
     def __init__(self) -> None:
         super().__init__()
         self.levels: dict[str, int] = {}
+        self.present: dict[str, int] = {}  # records holding a scalar there (the rest None)
 
 
 _last: tuple[list[Any], _Table] | None = None
@@ -207,6 +210,8 @@ def _collect(obj: dict[str, Any], prefix: str, depth: int, table: _Table, row: i
             if column is None:
                 column = table[prefix + key] = [None] * rows
                 table.levels[prefix + key] = 2 - depth
+            if column[row] is None and value is not None:
+                table.present[prefix + key] = table.present.get(prefix + key, 0) + 1
             column[row] = value
 
 
@@ -409,7 +414,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         return []
     skip = set(exclude)
     found = []
-    for order, path in enumerate(columns(sample)):
+    for order, path in enumerate(columns(sample, least=len(sample))):
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
@@ -481,7 +486,7 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         return None
     skip = set(exclude)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample)):
+    for order, path in enumerate(columns(sample, least=(len(sample) + 1) // 2)):
         if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
             continue
         col = stats(sample, path, order)
@@ -500,7 +505,7 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
     """With no key-like column, a unique top-level text column in every record (a search result's URL, a
     document's title): a link a model can follow beats no identifier at all. URLs first, then shorter texts."""
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
+    for order, path in enumerate(columns(sample, depth=1, least=len(sample))):
         values = _values(sample, path)
         if path in skip or not all(isinstance(v, str) and 0 < len(v) <= 300 for v in values):
             continue
@@ -558,7 +563,7 @@ def _best_column(
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     skipped = set(skip)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=2)):
+    for order, path in enumerate(columns(sample, depth=2, least=-(-len(sample) // SPARSE))):
         if path in skipped:
             continue
         scored = score(path, _values(sample, path), len(sample))
