@@ -1,7 +1,7 @@
 """Where a page's content starts, after the site's navigation: a page converted to Markdown whole (markdownify, a
 fetch tool), or a page whose sidebar is plain ``<div>`` lists, opens with lists of links to other pages, short
 labels and breadcrumbs before its first paragraph. Decided from the lines alone (links, labels, prose), never from a
-site's class names; linear, over the first ``SCAN_LINES`` lines only.
+site's class names; linear, over the first ``SCAN_LINES`` lines (and ``SCAN_CHARS`` characters) only.
 
 The navigation is what comes before the content's first heading (or first paragraph) when most of its lines are
 links (at least ``MIN_LINKS``), not all of them to places on the same page (a table of contents is part of the page),
@@ -13,9 +13,12 @@ import re
 from dataclasses import dataclass
 
 SCAN_LINES = 1_500
+SCAN_CHARS = 100_000
 MIN_LINKS = 5
-_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\(([^)\s]{0,2000})(?:\s[^)\n]{0,300})?\)")
-_IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\n]{0,2000}\)")
+# a link's text holds no bracket and its address no parenthesis or blank: each try stops at the next one, so that
+# a line of 2,000 brackets costs 2,000 steps, not 600,000
+_LINK = re.compile(r"!?\[([^\[\]\n]{0,300})\]\(([^()\s]{0,2000})(?:\s[^()\n]{0,300})?\)")
+_IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\s]{0,2000}(?:\s[^()\n]{0,300})?\)")
 _MARKS = re.compile(r"^(?:[-*+>|]|\d+[.)])\s*|[|*_`]")
 _HEADING = re.compile(r" {0,3}#{1,6}\s+\S")
 _RULE = re.compile(r" {0,3}(?:[-*_]\s*){3,}$")
@@ -39,7 +42,7 @@ def leading(text: str) -> Navigation | None:
     """The navigation ``text`` opens with, or None when it opens with its content."""
     links = others = local = 0
     start = heading = 0  # the first line, and the first heading, after the last link line
-    lines = text.split("\n", SCAN_LINES)[:SCAN_LINES]
+    lines = text[:SCAN_CHARS].split("\n", SCAN_LINES)[:SCAN_LINES]
     for number, raw in enumerate(lines, 1):
         line = raw[:2000].strip()
         if not line or _RULE.match(line):

@@ -13,7 +13,7 @@ from collections import Counter
 from hostshape.documents.model import Entry, Lines, title_of
 
 LOOK_LINES = 4
-_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,2000}\)")
+_LINK = re.compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,2000}\)")  # no bracket, parenthesis: linear
 _CODE = re.compile(r"[`*]")
 _BARE = re.compile(r"[\w$.:~<>-]{1,120}")  # a bare name (``notEmpty``, ``Foo.bar``, ``operator<<``), no signature
 
@@ -45,7 +45,11 @@ def _signature(name: str, lines: Lines, start: int) -> str:
     """``name(...)`` as the first of the lines after ``start`` that calls it with a parameter list shows it."""
     bare = name.rsplit(".", 1)[-1]
     for number in range(start + 1, min(lines.count, start + LOOK_LINES) + 1):
-        line = _CODE.sub("", _LINK.sub(r"\1", lines.line(number)[:2000]))
+        at = lines.offset(number)
+        line = lines.text[at : min(lines.end_offset(number), at + 2000)].rstrip("\n")
+        if bare + "(" not in _CODE.sub("", line):
+            continue
+        line = _CODE.sub("", _LINK.sub(r"\1", line))
         at = line.find(bare + "(")
         if at < 0:
             continue
