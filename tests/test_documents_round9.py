@@ -19,7 +19,15 @@ from hostshape.tokens import count_tokens
 from hostshape.wayback import retrieve
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
-NEW = ["vitepress_deploy.html", "vitepress_deploy_markdownify.md", "github_actions_pytest_ruff.log"]
+NEW = [
+    "vitepress_deploy.html",
+    "vitepress_deploy_markdownify.md",
+    "starlight_frontmatter.html",
+    "starlight_frontmatter_markdownify.md",
+    "docusaurus_markdown_features.html",
+    "docusaurus_markdown_features_markdownify.md",
+    "github_actions_pytest_ruff.log",
+]
 
 
 def _shaped(text: str, budget: int, tmp_path: Path) -> tuple[str, Any, Policy]:
@@ -49,6 +57,20 @@ def test_the_head_of_a_page_with_a_sidebar_is_its_content(tmp_path: Path) -> Non
     assert "lines 1-70 are the page's navigation (22 links)" in text  # named, and still readable
     assert "1 Introduction (L" in text  # the sidebar's own headings stay in the outline
     assert "[Routing](/guide/routing)" in retrieve.read(res.handle, lines="1-70", policy=policy)
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("starlight_frontmatter_markdownify.md", "# Frontmatter Reference\n"),
+        ("docusaurus_markdown_features_markdownify.md", "# Markdown Features\n"),
+        ("docusaurus_markdown_features.html", "# Markdown Features\n"),
+        ("starlight_frontmatter.html", "# Frontmatter Reference\n"),
+    ],
+)
+def test_every_generators_page_has_its_head_at_its_content(name: str, content: str, tmp_path: Path) -> None:
+    text, _, _ = _shaped((CORPUS / name).read_text(), 2000, tmp_path)
+    assert _head(text).split("\n", 1)[1].startswith(content)
 
 
 def test_a_sidebar_of_plain_lists_is_an_entry_of_its_own(tmp_path: Path) -> None:
