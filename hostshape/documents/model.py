@@ -45,6 +45,8 @@ class Outline:
     - ``notes``: what the parser had to do (an entity declaration refused, entries beyond MAX_ENTRIES...).
     - ``structured``: False when the entries are only even slices of the text (paragraph groups, blocks of
       lines): a map by position, not by the document's own parts.
+    - ``head``: the line the content starts at, after the navigation a page opens with (``documents.nav``): the
+      head is shown from there.
     """
 
     kind: str
@@ -55,6 +57,7 @@ class Outline:
     body: str | None = None
     notes: tuple[str, ...] = ()
     structured: bool = True
+    head: int = 1
 
 
 @dataclass(frozen=True)

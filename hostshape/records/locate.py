@@ -603,7 +603,7 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
-        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample)) is None:
+        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample, cut=True)) is None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
@@ -639,14 +639,17 @@ def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
     return records, f"JSON lines: {len(records)} lines read as records (shown as a JSON list)"
 
 
-def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
+def _delimited(lines: list[str], *, cut: bool = False) -> tuple[list[dict[str, Any]], str] | None:
     """CSV/TSV/semicolon/pipe-separated rows whose first row is a header: every sampled row has the header's
-    width, the header's cells are distinct names that do not recur in their columns below."""
+    width, the header's cells are distinct names that do not recur in their columns below. The sample's last row
+    is left out when the sample is cut (``cut``, or more lines follow): a quoted field may go on past it."""
     head = lines[:50]
     for delimiter in (",", "\t", ";", "|"):
         if delimiter not in head[0]:
             continue
         sample = [row for row in csv.reader(head, delimiter=delimiter) if row]
+        if (cut or len(head) < len(lines)) and len(sample) > 2:
+            sample.pop()
         width = len(sample[0])
         if width < 2 or any(len(row) != width for row in sample):
             continue
@@ -656,6 +659,8 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
         if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
             continue
         rows = [row for row in csv.reader(lines[1:], delimiter=delimiter) if row]
+        if cut and rows and len(rows[-1]) != width:
+            rows.pop()
         if any(len(row) != width for row in rows):
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]
