@@ -25,6 +25,7 @@ from hostshape.output.envelope import (
     preview_json,
     query_of,
 )
+from hostshape.output.previews import full_length, own_chars
 from hostshape.output.render import dumps
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
@@ -251,8 +252,8 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
         return value
     if isinstance(value, str) or depth >= _MAX_REDUCE_DEPTH:
         text = value if isinstance(value, str) else dumps(value)
-        keep = max(0, min(len(text), int(len(text) * (target - 24) / size)))
-        return f"{text[:keep]}…[+{len(text) - keep:,} chars]"
+        keep = max(0, min(own_chars(text), int(len(text) * (target - 24) / size)))
+        return f"{text[:keep]}…[+{full_length(text) - keep:,} chars]"
     if isinstance(value, list):
         kept, used = [], 2
         for item in value:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hostshape.output.envelope import derived_checked_on, query_key
-from hostshape.output.previews import preview, text_placeholder
+from hostshape.output.previews import Clipped, preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import derived, structure
 from hostshape.records.locate import Located, locate
@@ -620,9 +620,10 @@ def _url_leaves(value: Any, depth: int) -> bool | None:
 
 
 def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
-    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
+    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text (and whole: a
+    ``Clipped`` content is not)."""
     content = obj.get("content")
-    if obj.get("encoding") != "base64" or not isinstance(content, str):
+    if obj.get("encoding") != "base64" or not isinstance(content, str) or isinstance(content, Clipped):
         return obj
     try:
         text = base64.b64decode(content, validate=False).decode("utf-8")
