@@ -46,7 +46,9 @@ def _hostile(rng: random.Random, size: int) -> str:
 def test_a_long_text_counts_as_the_tokenizer_counts_it(encoding: str) -> None:
     rng = random.Random(3)
     exact = counter(encoding)
-    texts = [_rows(400, rng), _rows(900, rng)] + [_hostile(rng, CHUNKED_CHARS + rng.randint(1, 6000)) for _ in range(60)]
+    texts = [_rows(400, rng), _rows(900, rng)] + [
+        _hostile(rng, CHUNKED_CHARS + rng.randint(1, 6000)) for _ in range(60)
+    ]
     for text in texts:
         assert len(text) > CHUNKED_CHARS
         assert Limit(10**9, None, encoding).count(text) == exact.count(text)
