@@ -310,8 +310,10 @@ def test_two_langgraph_worker_processes_share_a_sqlite_store(tmp_path: Path) -> 
     second = langgraph_worker(tmp_path, "b", envelope["handle"])
     pages = second["received"]
     assert len(pages) > 1 and all(count_tokens(text) <= BUDGET for text in [*first["received"], *pages])
-    shown = as_records(page["items"])  # the second worker's first page starts with the records the first showed
-    assert as_records(json.loads(pages[0])["items"])[: len(shown)] == shown
+    # the second worker's first page starts with the records the first showed (the first page may show its last
+    # record shrunk where the second, with more room for records, shows it whole)
+    shown = [r["number"] for r in as_records(page["items"])]
+    assert [r["number"] for r in as_records(json.loads(pages[0])["items"])][: len(shown)] == shown
     walked = [r["number"] for text in pages for r in as_records(json.loads(text)["items"])]
     assert walked == PR_NUMBERS  # every record, once, in order
     assert nothing_spilled_locally(tmp_path / "a" / "spill", tmp_path / "b" / "spill")

@@ -193,7 +193,7 @@ def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
 
     try:
         data = json.loads(raw)
-    except RecursionError:  # a tool's structured content nested past the parser's depth: withheld, never unshaped
+    except RecursionError:  # a tool's structured content nested past the parser's depth: refused, never unshaped
         _log().warning("hook input nested too deep to parse")
         return _Unread(raw[:HEAD_BYTES], "hook input nested too deep to parse")
     except ValueError as exc:  # includes UnicodeDecodeError
