@@ -23,6 +23,7 @@ from hostshape.output.envelope import (
     compacted,
     envelope,
     last_shown,
+    middle_shown,
     outlined_beside,
     records_json,
     spread_index,
@@ -287,6 +288,7 @@ class _RecordFit:
     position: str | None = None  # the position column of an index spread over the list (None: no such index)
     last: Any = _NO_LAST  # the list's last record (previewed), shown whole after a partial index
     last_cut: bool = False  # its preview cut text
+    middle: Any = _NO_LAST  # the record midway from the page's first to the last (previewed), shown whole with it
     _last_tokens: int = field(default=0, init=False)
     _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
@@ -421,8 +423,11 @@ class _RecordFit:
         return index[0][1:] if self.position is not None and index[0][:1] == [self.position] else index[0]
 
     def _last_cost(self) -> int:
-        """Estimated tokens of the last record shown whole (0 when it is not)."""
-        return 0 if self.last is _NO_LAST else self.ratio.estimate(dumps(self.last)) + _LAST_WRAP
+        """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
+        if self.last is _NO_LAST:
+            return 0
+        mid = 0 if self.middle is _NO_LAST else self.ratio.estimate(dumps(self.middle)) + _LAST_WRAP
+        return self.ratio.estimate(dumps(self.last)) + _LAST_WRAP + mid
 
     def _plans(self, full: list[int], budget: int) -> Iterator[tuple[int, Index | None, bool]]:
         """(whole records, index, index lists every other record) layouts to try, best first; each is costed
@@ -449,9 +454,10 @@ class _RecordFit:
                     deferred = deferred or (k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
                 head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
-                self.last = self._last_whole(head + _LAST_WRAP, k)  # for a record of the head, when no larger
+                # for a record of the head, when not much larger
+                self.last = self._last_whole(int(head * _LANDMARK_SLACK) + _LAST_WRAP, k)
                 if self.last is not _NO_LAST:
-                    beside = _most_records(full, row_costs, room - self._last_cost())
+                    beside = self._beside_landmarks(full, row_costs, room)
                     if 0 < beside < len(rest) - 1:
                         yield beside, (columns, rows[beside:]), True
                     self.last = _NO_LAST
@@ -466,7 +472,7 @@ class _RecordFit:
             last = self._last_whole(share // 2, k)
             if last is not _NO_LAST:  # shown when a whole record still comes first
                 self.last = last
-                beside = _most_records(full, [0] * len(full), share - self._last_cost())
+                beside = self._beside_landmarks(full, [0] * len(full), share)
                 self.last, k = (last, beside) if beside else (_NO_LAST, k)
             used = sum(full[:k]) + self._last_cost()
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
@@ -483,6 +489,16 @@ class _RecordFit:
             else:  # positions would crowd out the rows: the following ones, and the last whole
                 yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
         yield _most_records(full, [0] * len(full), budget), None, True
+
+    def _beside_landmarks(self, full: list[int], rows: list[int], room: int) -> int:
+        """The whole records that fit ``room`` beside the last (and middle) record shown whole, index rows of cost
+        ``rows`` included; the middle is given up when no whole record would fit beside both, or the whole records
+        reach it."""
+        beside = _most_records(full, rows, room - self._last_cost())
+        if self.middle is not _NO_LAST and (beside == 0 or beside > _middle_of(self.rest)):
+            self.middle = _NO_LAST
+            beside = _most_records(full, rows, room - self._last_cost())
+        return beside
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
@@ -529,7 +545,7 @@ class _RecordFit:
         facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
         cursor = self.cursor_at(self.offset + k) if more else None
         dropped = len(rest) - k - len(rows)
-        last = None
+        last = middle = None
         if index is not None and rows and self.position is not None and index[0][:1] == [self.position]:
             facts = self._spread_noted(facts, rows)
         if index is not None and rows and self.last is not _NO_LAST and k < len(rest) - 1:
@@ -539,13 +555,20 @@ class _RecordFit:
             facts = _noted(facts, last_shown(at, listed))
             if not listed:  # shown whole, not listed: counted once, among the records returned
                 facts, dropped = dataclasses.replace(facts, returned=k + 1), dropped - 1
+            mid = _middle_of(rest)
+            if self.middle is not _NO_LAST and k <= mid and not _holds(self.middle, last[0]):
+                middle = (last[0], self.offset + mid, self.middle)
+                listed = any(r[0] == self.offset + mid for r in rows) if self.position else k + len(rows) > mid
+                facts = _noted(facts, middle_shown(self.offset + mid, listed))
+                if not listed:
+                    facts, dropped = dataclasses.replace(facts, returned=(facts.returned or k) + 1), dropped - 1
             if self.last_cut and not facts.text_cut and self.index.level is not None:
                 facts = dataclasses.replace(_noted(facts, text_fields_cut(self.index.level)), text_cut=True)
         tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last), facts
+        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle), facts
 
     def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
         """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
@@ -556,7 +579,10 @@ class _RecordFit:
 
     def _last_whole(self, most: int, k: int) -> Any:
         """The list's last record, previewed as the others are, when it is worth showing whole beside the first
-        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else _NO_LAST."""
+        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else _NO_LAST. The
+        record midway from the page's first to the last is kept in ``middle`` on the same terms (past the first
+        ``k``, at most ``most`` tokens), to be shown with it: records from the start, the middle and the end of
+        a list show how its values vary over it, whatever order it is in."""
         rest = self.rest
         if k < 1 or k >= len(rest) - 1 or not isinstance(rest[-1], (dict, list)):
             return _NO_LAST
@@ -565,6 +591,13 @@ class _RecordFit:
             last = cap_strings(last, level, cuts)
         if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
             return _NO_LAST
+        self.middle, at = _NO_LAST, _middle_of(rest)
+        if k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list)):
+            middle = rest[at]
+            if level is not None and not _all_short(middle, level):
+                middle = cap_strings(middle, level, cuts)
+            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP <= most:
+                self.middle = middle
         self.last_cut = cuts[0] > 0
         return last
 
@@ -649,6 +682,15 @@ def _positions(start: int, end: int, count: int) -> list[int]:
     return [start + i * (span - 1) // (count - 1) for i in range(count)]
 
 
+def _middle_of(records: list[Any]) -> int:
+    """The position of the record midway through ``records`` (the earlier of two)."""
+    return (len(records) - 1) // 2
+
+
+def _holds(record: Any, name: str) -> bool:
+    return isinstance(record, dict) and name in record
+
+
 def _position_name(columns: list[str], last: Any) -> str:
     """The name of an index's position column: ``#``, or a longer run of ``#`` when a column or the last record
     shown whole has that name."""
@@ -687,6 +729,8 @@ _NEXT_ROOM = 0.05  # whole records and a listing leaving this share of the budge
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 _LAST_WRAP = 40  # tokens of ',"_last":{"#":N,...}' and its note beyond the record itself
+_LANDMARK_SLACK = 1.5  # beside a listing of every record, the last (and middle) record shown whole may cost this
+# many times the largest record of the head (records vary in size; whole records beside them are counted after)
 _POSITION_SHARE = 0.25  # an index is spread over the list, each row led by its position, when a position costs at
 # most this share of a row's tokens; else it lists the records that follow the whole ones
 
