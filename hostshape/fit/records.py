@@ -265,7 +265,30 @@ _ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled
-_NO_LAST = object()  # no last record shown whole
+
+
+@dataclass(frozen=True)
+class _Last:
+    """The list's last record, previewed as the others are, shown whole after a partial index; ``cut``: its
+    preview (or the middle's) cut text; ``middle``: the record midway from the page's first to the last, previewed,
+    shown whole with it (None: not shown)."""
+
+    record: Any
+    cut: bool
+    middle: Any = None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A layout to try: ``k`` whole records, the index (None: none), whether it lists every other record, the last
+    record shown whole after it (None: not shown) and the position column of an index spread over the list
+    (None: no such index)."""
+
+    k: int
+    index: Index | None
+    complete: bool
+    last: _Last | None = None
+    position: str | None = None
 
 
 @dataclass
@@ -286,11 +309,8 @@ class _RecordFit:
     index: _IndexSource = _NO_INDEX
     table: Table | None = None  # the records shown are rendered as this table (two or more of them)
     position: str | None = None  # the position column of an index spread over the list (None: no such index)
-    last: Any = _NO_LAST  # the list's last record (previewed), shown whole after a partial index
-    last_cut: bool = False  # its preview cut text
-    middle: Any = _NO_LAST  # the record midway from the page's first to the last (previewed), shown whole with it
+    last: _Last | None = None  # the list's last record, shown whole after a partial index (None: not shown)
     _last_tokens: int = field(default=0, init=False)
-    _narrowest: int = field(default=1, init=False)  # columns of the narrowest index layout
 
     def whole(self) -> Fitted | None:
         """Every remaining record, whole, if they fit: as a list of objects, else as the table (if any); None when
@@ -322,14 +342,16 @@ class _RecordFit:
             budget -= names
             estimates = _costs_within((dumps(table.row(r)) for r in rest), self.ratio, int(budget / scale) + 1)
             full = [max(1, round(c * scale)) for c in estimates]
-        for k, index, complete in self._plans(full, budget):
-            fit = self
+        for plan in self._plans(full, budget):
+            k, index, complete = plan.k, plan.index, plan.complete
+            planned = dataclasses.replace(self, last=plan.last, position=plan.position)
+            fit = planned
             if index is not None and not complete and table is not None:
                 # no listing of every record fits: its quarter of the budget shows whole records as objects, whose
                 # cost is known better than a table's, and the rows listed run to the same record
-                fit = dataclasses.replace(self, table=None)
+                fit = dataclasses.replace(planned, table=None)
                 plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
-                share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - self._last_cost()
+                share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - _last_cost(plan.last, self.ratio)
                 whole = _most_records(plain, [0] * len(plain), share)
                 index, k = fit._restarted(index, whole, k + len(index[1])), whole
             while k > 0 or index is not None:
@@ -337,11 +359,11 @@ class _RecordFit:
                 fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
-                        first = self._with_a_shrunk_first(index, fitted)
+                        first = planned._with_a_shrunk_first(index, fitted)
                         if first is not None:
                             return first
-                        index, fitted = self._widest(index, fitted)
-                        return self._with_a_shrunk_next(0, index, fitted) or fitted
+                        index, fitted = planned._widest(index, fitted)
+                        return planned._with_a_shrunk_next(0, index, fitted) or fitted
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
                     if index is not None and k > 0:
@@ -422,16 +444,14 @@ class _RecordFit:
         """The layout of an index's rows without its position column."""
         return index[0][1:] if self.position is not None and index[0][:1] == [self.position] else index[0]
 
-    def _last_cost(self) -> int:
-        """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
-        if self.last is _NO_LAST:
-            return 0
-        mid = 0 if self.middle is _NO_LAST else self.ratio.estimate(dumps(self.middle)) + _LAST_WRAP
-        return self.ratio.estimate(dumps(self.last)) + _LAST_WRAP + mid
+    @property
+    def _narrowest(self) -> int:
+        """Columns of the narrowest index layout (1 when there is none)."""
+        return len(self.index.layouts[-1]) if self.index.layouts else 1
 
-    def _plans(self, full: list[int], budget: int) -> Iterator[tuple[int, Index | None, bool]]:
-        """(whole records, index, index lists every other record) layouts to try, best first; each is costed
-        only when reached. When no index can list every record, a quarter of the budget goes to whole records
+    def _plans(self, full: list[int], budget: int) -> Iterator[_Plan]:
+        """The layouts to try, best first; each is costed only when reached, and each carries all it needs (this
+        fit is not changed). When no index can list every record, a quarter of the budget goes to whole records
         and the rest to index rows for as many of the following records as fit."""
         rest, layouts = self.rest, self.index.layouts
         room = budget - _INDEX_HEADER
@@ -449,56 +469,55 @@ class _RecordFit:
             rows, row_costs = self._measured(self.index.each(columns, 0), slack)
             if len(row_costs) == len(rest) and sum(row_costs) <= slack:
                 k = _most_records(full, row_costs, room)
-                self._narrowest = len(layouts[-1])
                 if k == 0 and len(columns) > self._narrowest + 2:
-                    deferred = deferred or (k, (columns, rows[k:]), True)
+                    deferred = deferred or _Plan(k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
                 head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
                 # for a record of the head, when not much larger
-                self.last = self._last_whole(int(head * _LANDMARK_SLACK) + _LAST_WRAP, k)
-                if self.last is not _NO_LAST:
-                    beside = self._beside_landmarks(full, row_costs, room)
+                last = self._last_whole(int(head * _LANDMARK_SLACK) + _LAST_WRAP, k)
+                if last is not None:
+                    beside, last = self._beside_landmarks(full, row_costs, room, last)
                     if 0 < beside < len(rest) - 1:
-                        yield beside, (columns, rows[beside:]), True
-                    self.last = _NO_LAST
-                yield k, (columns, rows[k:]), True
+                        yield _Plan(beside, (columns, rows[beside:]), True, last)
+                yield _Plan(k, (columns, rows[k:]), True)
         if deferred is not None:
-            self.last = _NO_LAST
             yield deferred
         if layouts:  # no listing of every record fits: a quarter of the room to whole records, the rest to rows
             columns = self.index.partial or layouts[-1]
             share = room // _WHOLE_SHARE
             k = _most_records(full, [0] * len(full), share)
             last = self._last_whole(share // 2, k)
-            if last is not _NO_LAST:  # shown when a whole record still comes first
-                self.last = last
-                beside = self._beside_landmarks(full, [0] * len(full), share)
-                self.last, k = (last, beside) if beside else (_NO_LAST, k)
-            used = sum(full[:k]) + self._last_cost()
+            if last is not None:  # shown when a whole record still comes first
+                beside, last = self._beside_landmarks(full, [0] * len(full), share, last)
+                last, k = (last, beside) if beside else (None, k)
+            used = sum(full[:k]) + _last_cost(last, self.ratio)
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
             costs = _costs_within((dumps(row) for row in following), self.ratio, room - used)
             listed = _prefix_within(costs, room - used)
             per_row = sum(costs[:listed] or costs[:1]) / max(1, listed)
             width = self.ratio.estimate(f"{self.offset + len(rest)},")  # a position's tokens in a row
+            end = min(k + max(1, listed), listable)
             if k + listed >= len(rest) or not costs:  # the following rows reach the end: listed as they are
-                self.last = _NO_LAST
-                yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
+                yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False)
             elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
-                self.position = _position_name(columns, self.last)
-                yield k, self._spread(columns, k, max(1, int((room - used) / (per_row + width)))), False
+                position = _position_name(columns, last.record if last else None)
+                spread = dataclasses.replace(self, position=position)._spread(
+                    columns, k, max(1, int((room - used) / (per_row + width)))
+                )
+                yield _Plan(k, spread, False, last, position)
             else:  # positions would crowd out the rows: the following ones, and the last whole
-                yield k, (columns, self.index.rows_in(columns, k, min(k + max(1, listed), listable))), False
-        yield _most_records(full, [0] * len(full), budget), None, True
+                yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False, last)
+        yield _Plan(_most_records(full, [0] * len(full), budget), None, True)
 
-    def _beside_landmarks(self, full: list[int], rows: list[int], room: int) -> int:
-        """The whole records that fit ``room`` beside the last (and middle) record shown whole, index rows of cost
-        ``rows`` included; the middle is given up when no whole record would fit beside both, or the whole records
-        reach it."""
-        beside = _most_records(full, rows, room - self._last_cost())
-        if self.middle is not _NO_LAST and (beside == 0 or beside > _middle_of(self.rest)):
-            self.middle = _NO_LAST
-            beside = _most_records(full, rows, room - self._last_cost())
-        return beside
+    def _beside_landmarks(self, full: list[int], rows: list[int], room: int, last: _Last) -> tuple[int, _Last]:
+        """The whole records that fit ``room`` beside ``last`` (and its middle record) shown whole, index rows of
+        cost ``rows`` included, and ``last`` without its middle when no whole record would fit beside both, or the
+        whole records reach it."""
+        beside = _most_records(full, rows, room - _last_cost(last, self.ratio))
+        if last.middle is not None and (beside == 0 or beside > _middle_of(self.rest)):
+            last = dataclasses.replace(last, middle=None)
+            beside = _most_records(full, rows, room - _last_cost(last, self.ratio))
+        return beside, last
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
@@ -548,21 +567,22 @@ class _RecordFit:
         last = middle = None
         if index is not None and rows and self.position is not None and index[0][:1] == [self.position]:
             facts = self._spread_noted(facts, rows)
-        if index is not None and rows and self.last is not _NO_LAST and k < len(rest) - 1:
+        if index is not None and rows and self.last is not None and k < len(rest) - 1:
             at = self.offset + len(rest) - 1
-            last = (self.position or _position_name(index[0], self.last), at, self.last)
+            last = (self.position or _position_name(index[0], self.last.record), at, self.last.record)
             listed = self.position is not None or k + len(rows) == len(rest)  # its row is the index's last
             facts = _noted(facts, last_shown(at, listed))
             if not listed:  # shown whole, not listed: counted once, among the records returned
                 facts, dropped = dataclasses.replace(facts, returned=k + 1), dropped - 1
             mid = _middle_of(rest)
-            if self.middle is not _NO_LAST and k <= mid and not _holds(self.middle, last[0]):
-                middle = (last[0], self.offset + mid, self.middle)
+            midway = self.last.middle
+            if midway is not None and k <= mid and not (isinstance(midway, dict) and last[0] in midway):
+                middle = (last[0], self.offset + mid, midway)
                 listed = any(r[0] == self.offset + mid for r in rows) if self.position else k + len(rows) > mid
                 facts = _noted(facts, middle_shown(self.offset + mid, listed))
                 if not listed:
                     facts, dropped = dataclasses.replace(facts, returned=(facts.returned or k) + 1), dropped - 1
-            if self.last_cut and not facts.text_cut and self.index.level is not None:
+            if self.last.cut and not facts.text_cut and self.index.level is not None:
                 facts = dataclasses.replace(_noted(facts, text_fields_cut(self.index.level)), text_cut=True)
         tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None
         if tabled is not None:
@@ -577,29 +597,28 @@ class _RecordFit:
         query = None if "[]" in (facts.list_path or "[]") else facts.list_path if self.path else ""
         return _noted(facts, spread_index(len(rows), at[0], at[-1], step, str(self.position), query))
 
-    def _last_whole(self, most: int, k: int) -> Any:
+    def _last_whole(self, most: int, k: int) -> _Last | None:
         """The list's last record, previewed as the others are, when it is worth showing whole beside the first
-        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else _NO_LAST. The
-        record midway from the page's first to the last is kept in ``middle`` on the same terms (past the first
-        ``k``, at most ``most`` tokens), to be shown with it: records from the start, the middle and the end of
-        a list show how its values vary over it, whatever order it is in."""
+        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else None. With it,
+        on the same terms (past the first ``k``, at most ``most`` tokens), the record midway from the page's first
+        to the last: records from the start, the middle and the end of a list show how its values vary over it,
+        whatever order it is in."""
         rest = self.rest
         if k < 1 or k >= len(rest) - 1 or not isinstance(rest[-1], (dict, list)):
-            return _NO_LAST
+            return None
         last, level, cuts = rest[-1], self.index.level, [0]
         if level is not None and not _all_short(last, level):
             last = cap_strings(last, level, cuts)
         if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
-            return _NO_LAST
-        self.middle, at = _NO_LAST, _middle_of(rest)
+            return None
+        middle, at = None, _middle_of(rest)
         if k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list)):
             middle = rest[at]
             if level is not None and not _all_short(middle, level):
                 middle = cap_strings(middle, level, cuts)
-            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP <= most:
-                self.middle = middle
-        self.last_cut = cuts[0] > 0
-        return last
+            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most:
+                middle = None
+        return _Last(last, cuts[0] > 0, middle)
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -667,6 +686,19 @@ class _RecordFit:
         return fit_object(container, facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None)
 
 
+def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:
+    """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
+    if last is None:
+        return 0
+    middle = 0 if last.middle is None else ratio.estimate(dumps(last.middle)) + _LAST_WRAP
+    return ratio.estimate(dumps(last.record)) + _LAST_WRAP + middle
+
+
+def _middle_of(records: list[Any]) -> int:
+    """The position of the record midway through ``records`` (the earlier of two)."""
+    return (len(records) - 1) // 2
+
+
 def _noted(facts: Facts, note: str) -> Facts:
     return dataclasses.replace(facts, notes=[*facts.notes, note])
 
@@ -680,15 +712,6 @@ def _positions(start: int, end: int, count: int) -> list[int]:
     if count <= 1:
         return [start]
     return [start + i * (span - 1) // (count - 1) for i in range(count)]
-
-
-def _middle_of(records: list[Any]) -> int:
-    """The position of the record midway through ``records`` (the earlier of two)."""
-    return (len(records) - 1) // 2
-
-
-def _holds(record: Any, name: str) -> bool:
-    return isinstance(record, dict) and name in record
 
 
 def _position_name(columns: list[str], last: Any) -> str:
