@@ -113,3 +113,33 @@ def test_the_middle_record_is_shrunk_as_the_head_is(tmp_path: Path) -> None:
     doc = _shaped({"findings": records}, 4000, tmp_path)
     assert doc["_middle"]["#"] == 1499 and doc["_middle"]["id"] == records[1499]["id"]
     assert "api.example.com" not in json.dumps(doc)
+
+
+@pytest.mark.parametrize("budget", [2000, 4000, 8000])
+def test_the_first_record_comes_whole_before_the_middle_and_the_last(tmp_path: Path, budget: int) -> None:
+    records = _findings(2000)
+    for record in records[1:]:
+        record["detail"] = " ".join(_WORDS * 3)  # every record past the first as large as the room for whole ones
+    doc = _shaped({"findings": records}, budget, tmp_path)
+    head = as_records(doc["findings"])
+    assert head and head[0]["id"] == records[0]["id"]
+    assert doc["_hostshape"]["returned"] >= len(head) >= 1
+
+
+_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+@pytest.mark.parametrize("budget", [2000, 4000])
+def test_a_record_shown_whole_beside_the_index_never_displaces_the_first(tmp_path: Path, budget: int) -> None:
+    """On every JSON list payload of the corpus: when the middle or last record is shown whole, so is the first."""
+    for path in sorted(_CORPUS.glob("*.json")):
+        text = path.read_text(encoding="utf-8")
+        shaped = shape(text, policy=Policy(budget=budget, spill_dir=tmp_path)).text
+        assert count_tokens(shaped) <= budget
+        doc = json.loads(shaped)
+        if not isinstance(doc, dict) or not ({"_middle", "_last"} & set(doc)):
+            continue
+        env = doc["_hostshape"]
+        whole = [n for n in env.get("notes", []) if "shown whole in '_" in n]
+        unlisted = sum("listed" not in n for n in whole)  # counted among those returned
+        assert env["returned"] - unlisted >= 1, (path.name, budget)  # the head's first record, whole

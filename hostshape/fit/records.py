@@ -347,13 +347,7 @@ class _RecordFit:
             planned = dataclasses.replace(self, last=plan.last, position=plan.position)
             fit = planned
             if index is not None and not complete and table is not None:
-                # no listing of every record fits: its quarter of the budget shows whole records as objects, whose
-                # cost is known better than a table's, and the rows listed run to the same record
-                fit = dataclasses.replace(planned, table=None)
-                plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
-                share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - _last_cost(plan.last, self.ratio)
-                whole = _most_records(plain, [0] * len(plain), share)
-                index, k = fit._restarted(index, whole, k + len(index[1])), whole
+                fit, index, k = planned._objects_first(index, k, budget)
             while k > 0 or index is not None:
                 text, facts = fit._text(rest, k, index)
                 fitted = fit._verified(text, facts, "index" if index else "records")
@@ -384,6 +378,19 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first()
+
+    def _objects_first(self, index: Index, k: int, budget: int) -> tuple[_RecordFit, Index, int]:
+        """No listing of every record fits: its quarter of the budget shows whole records as objects, whose cost is
+        known better than a table's, and the rows listed run to the same record; the middle and the last shown
+        whole give way to the head's first record. Returns the fit, its index and its whole records."""
+        fit = dataclasses.replace(self, table=None)
+        plain = _costs_within((dumps(r) for r in self.rest), self.ratio, budget)
+        share = (budget - _INDEX_HEADER) // _WHOLE_SHARE
+        whole = _most_records(plain, [0] * len(plain), share - _last_cost(fit.last, self.ratio))
+        while whole == 0 and fit.last is not None:
+            fit = dataclasses.replace(fit, last=_fewer_landmarks(fit.last))
+            whole = _most_records(plain, [0] * len(plain), share - _last_cost(fit.last, self.ratio))
+        return fit, fit._restarted(index, whole, k + len(index[1])), whole
 
     def _widest(self, index: Index, fitted: Fitted) -> tuple[Index, Fitted]:
         """A listing of every record and nothing else: the widest layout that lists every record within the
@@ -692,6 +699,11 @@ def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:
         return 0
     middle = 0 if last.middle is None else ratio.estimate(dumps(last.middle)) + _LAST_WRAP
     return ratio.estimate(dumps(last.record)) + _LAST_WRAP + middle
+
+
+def _fewer_landmarks(last: _Last) -> _Last | None:
+    """``last`` without its middle record, or nothing when it has none: what gives way to the head's first."""
+    return dataclasses.replace(last, middle=None) if last.middle is not None else None
 
 
 def _middle_of(records: list[Any]) -> int:
