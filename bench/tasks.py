@@ -13,7 +13,7 @@ A small deterministic reader answers them from the text a tool sent to the model
    columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order; members an
    envelope states once for all records (hostshape's ``_hostshape.same``) apply to each. A record that states its
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
-   hostshape's ``_index`` rows and ``_last``) is the record at that position, and the records after it without one
+   hostshape's ``_index`` rows, ``_middle`` and ``_last``) is the record at that position, and the records after it without one
    follow it; an object that states its position and carries the identifier is a record wherever it is; what two
    records at one position say is read together;
 2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
