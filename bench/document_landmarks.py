@@ -4,7 +4,8 @@
 ``bench/documents.toml``. The rules are deliberately simple and independent of hostshape's document engine (regular
 expressions, the standard library's HTML, XML and ``ast`` parsers, PyYAML), one per kind:
 
-- markdown, html: the headings (ATX and setext outside code fences; ``<h1>``-``<h6>`` outside scripts and styles),
+- markdown, markdown-page (a page converted whole), html: the headings (ATX and setext outside code fences;
+  ``<h1>``-``<h6>`` outside scripts, styles, navigation and sidebars),
   as many levels as keep them to at most ``MAX_LANDMARKS`` (at least the top level);
 - feed: the title of every item (RSS) or entry (Atom);
 - junit: the name of every failed or errored test, the suite holding each, the total number of tests, and every
@@ -53,7 +54,7 @@ Landmark = str | list[str]
 
 
 # a heading's permalink symbols (``¶``, ``§``, ``◆``, an icon font's private-use glyph) are not its title
-_PERMALINK = re.compile(r"^[¶§◆#\ue000-\uf8ff\s]+|[¶§◆#\ue000-\uf8ff\s]+$")
+_PERMALINK = re.compile(r"^[¶§◆#\u200b\ue000-\uf8ff\s]+|[¶§◆#\u200b\ue000-\uf8ff\s]+$")  # and a zero-width space
 
 
 def _clean(text: str) -> str:
@@ -126,15 +127,15 @@ class _Headings(HTMLParser):
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "nav", "aside"):  # a site's navigation and sidebars are not the page's
             self._skip += 1
         elif re.fullmatch(r"h[1-6]", tag):
             self._level, self._buf = int(tag[1]), []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
+        if tag in ("script", "style", "nav", "aside"):
             self._skip = max(0, self._skip - 1)
-        elif re.fullmatch(r"h[1-6]", tag) and self._level:
+        elif re.fullmatch(r"h[1-6]", tag) and self._level and not self._skip:
             title = " ".join("".join(self._buf).split())
             self.items.append((self._level, _PERMALINK.sub("", title).strip()))
             self._level = 0
@@ -265,6 +266,7 @@ def aria(text: str) -> tuple[list[Landmark], str]:
 
 RULES = {
     "markdown": markdown,
+    "markdown-page": markdown,
     "html": html_doc,
     "feed": feed,
     "junit": junit,

@@ -6,7 +6,9 @@
 For each payload and budget it reports, for the payload's main record list (corpus/manifest.toml):
 
 - hostshape: ``shape(text, Policy(budget=B))`` with zero configuration; its output's exact o200k count and its
-  identifier recall (the share of the list's records whose identifier appears in the output, see ``present``);
+  identifier recall (the share of the list's records whose identifier appears in the output, see ``Present``; a
+  member the envelope states as built from each record's own values, ``_hostshape.derived``, counts as present
+  where a record or row holds its parts: a lossless re-encoding, decoded as a model told the format would);
 - the identifier-only floor: the o200k count of a compact JSON list of just the identifiers, and whether it fits
   in 80% of the budget (then a recall of 1.00 is physically possible with room left for an envelope);
 - shrinkfit with ``array_strategy="condense"`` at its most favourable setting: the largest ``max_chars`` whose
@@ -40,6 +42,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from hostshape.records.derived import rebuilt  # noqa: E402 - needs the repository root on sys.path
 from hostshape.tokens import count_tokens  # noqa: E402 - needs the repository root on sys.path
 
 MANIFEST = ROOT / "corpus" / "manifest.toml"
@@ -255,6 +258,7 @@ class Present:
         except ValueError:
             return
         self.doc = doc
+        self.values.update(_derived_values(doc))
         stack = [doc]
         while stack:
             node = stack.pop()
@@ -289,6 +293,38 @@ class Present:
             return self.together(value)
         s = value if isinstance(value, str) else json.dumps(value)
         return s in self.values or s in self.tokens
+
+
+def _derived_values(doc: Any) -> set[str]:
+    """The values an envelope's ``derived`` templates (hostshape's ``_hostshape.derived``, syntax in
+    hostshape.records.derived) rebuild from each record or table row of ``doc`` that holds their parts: a lossless
+    re-encoding, read as a model told the format would."""
+    env = doc.get(ENVELOPE) if isinstance(doc, dict) else None
+    templates = env.get("derived") if isinstance(env, dict) else None
+    if not isinstance(templates, dict) or not templates:
+        return set()
+    same = env.get("same") if isinstance(env.get("same"), dict) else {}
+    out: set[str] = set()
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            fields, rows = node.get("fields"), node.get("rows")
+            records = (
+                [dict(zip(fields, r, strict=False)) for r in rows if isinstance(r, list)]
+                if (isinstance(fields, list) and isinstance(rows, list))
+                else [node]
+            )
+            for record in records:
+                full = rebuilt({**same, **record}, templates)
+                out.update(v for k, v in full.items() if k in templates and k not in record and isinstance(v, str))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
+ENVELOPE = "_hostshape"
 
 
 def text_units(text: str, units: str) -> list[str]:

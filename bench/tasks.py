@@ -15,7 +15,10 @@ A small deterministic reader answers them from the text a tool sent to the model
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
    hostshape's ``_index`` rows, ``_middle`` and ``_last``) is the record at that position, and the records after it without one
    follow it; an object that states its position and carries the identifier is a record wherever it is; what two
-   records at one position say is read together;
+   records at one position say is read together; members an envelope states as built from each record's own
+   values (hostshape's ``_hostshape.derived``: templates such as ``https://host/{zone}/types/{name}``, syntax in
+   hostshape.records.derived) are rebuilt in every record and row that holds their parts, a lossless re-encoding
+   decoded as a model told the format would, like terse's codec;
 2. otherwise, every ``"<id field>": value`` member in the text, in order, each with the ``"title"`` / ``"state"``
    members found after it and before the next identifier (so cut-off JSON, previews and JSON fragments count).
 
@@ -34,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.corpus import LIST_IDENTIFIERS, Payload
+from hostshape.records.derived import rebuilt
 
 #: file -> (title field, status field), dotted paths into a record; None where the records have none.
 FIELDS: dict[str, tuple[str | None, str | None]] = {
@@ -70,6 +74,17 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/linode_types.json": ("label", None),
     "corpus/mollie_payments_list_hal.json": ("description", "status"),
     "corpus/upcloud_storage_cdrom.json": ("title", "state"),
+    "corpus/azure_role_definitions_list.json": ("properties.roleName", "properties.type"),
+    "corpus/bitbucket_src_directory_listing.json": (None, "type"),
+    "corpus/dotnet_release_notes_9_0.json": (None, "security"),
+    "corpus/flutter_sdk_releases_linux.json": ("version", "channel"),
+    "corpus/gcp_kms_locations.json": (None, None),
+    "corpus/gcp_serviceusage_services_list.json": ("config.title", "state"),
+    "corpus/gcp_vertexai_batch_prediction_jobs.json": ("displayName", "state"),
+    "corpus/gitlab_merge_requests_list.json": ("title", "state"),
+    "corpus/gradle_distributions_versions_all.json": (None, "snapshot"),
+    "corpus/pub_dev_package_meta.json": (None, None),
+    "corpus/terraform_registry_module_versions.json": (None, None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -108,6 +123,16 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/linode_types.json": ("price.monthly", "vcpus", "memory"),
     "corpus/mollie_payments_list_hal.json": ("amount.value", "createdAt"),
     "corpus/upcloud_storage_cdrom.json": ("access", "size"),
+    "corpus/azure_role_definitions_list.json": ("properties.description", "properties.updatedOn"),
+    "corpus/bitbucket_src_directory_listing.json": ("size", "commit.hash"),
+    "corpus/dotnet_release_notes_9_0.json": ("release-date", "sdk.version", "runtime.version"),
+    "corpus/flutter_sdk_releases_linux.json": ("release_date", "dart_sdk_version"),
+    "corpus/gcp_kms_locations.json": ("locationId", "metadata.hsmAvailable", "metadata.ekmAvailable"),
+    "corpus/gcp_serviceusage_services_list.json": ("config.name",),
+    "corpus/gcp_vertexai_batch_prediction_jobs.json": ("createTime", "error.message", "model"),
+    "corpus/gitlab_merge_requests_list.json": ("source_branch", "merge_status", "created_at"),
+    "corpus/gradle_distributions_versions_all.json": ("buildTime", "current", "rcFor"),
+    "corpus/pub_dev_package_meta.json": ("published", "pubspec.environment.sdk"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
@@ -258,6 +283,10 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
     their position and carry the identifier."""
     out: list[dict[str, Any]] = []
     leaf = id_field.split(".")[-1]
+    same, derived = _envelope_block(doc, "same"), _envelope_block(doc, "derived")
+
+    def decoded(x: Any) -> Any:  # a record with the members the envelope derives rebuilt from its own
+        return rebuilt({**same, **x}, derived) if derived and isinstance(x, dict) else x
 
     def like(items: list[dict[str, Any]]) -> bool:
         return not known or any(str(_get(x, id_field)) in known for x in items)
@@ -267,37 +296,42 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             return
         if isinstance(node, dict):
             cols, rows = node.get("fields"), node.get("rows")
-            if isinstance(cols, list) and isinstance(rows, list) and (id_field in cols or leaf in cols):
-                out.extend(dict(zip(cols, r, strict=False)) for r in rows if isinstance(r, list))
+            if (
+                isinstance(cols, list)
+                and isinstance(rows, list)
+                and (id_field in cols or leaf in cols or id_field in derived)
+            ):
+                out.extend(decoded(dict(zip(cols, r, strict=False))) for r in rows if isinstance(r, list))
                 return
-            if depth and _position(node) is not None and _get(node, id_field) is not None:
-                out.append(node)
+            if depth and _position(node) is not None and _get(decoded(node), id_field) is not None:
+                out.append(decoded(node))
                 return
             for value in node.values():
                 walk(value, depth + 1)
         elif isinstance(node, list):
+            items = [decoded(x) for x in node]
             if (
-                node
-                and all(isinstance(x, dict) for x in node)
-                and any(_get(x, id_field) is not None for x in node)
-                and like(node)
+                items
+                and all(isinstance(x, dict) for x in items)
+                and any(_get(x, id_field) is not None for x in items)
+                and like(items)
             ):
-                out.extend(x for x in node if _get(x, id_field) is not None)
+                out.extend(x for x in items if _get(x, id_field) is not None)
                 return
             for value in node:
                 walk(value, depth + 1)
 
     walk(doc, 0)
-    same = _same_block(doc)
     return [{**same, **r} for r in out] if same else out
 
 
-def _same_block(doc: Any) -> dict[str, Any]:
-    """Members a shaper states once for every record (hostshape's ``_hostshape.same``), applied as defaults."""
+def _envelope_block(doc: Any, name: str) -> dict[str, Any]:
+    """A member a shaper's envelope states for every record (hostshape's ``_hostshape.same``: members applied as
+    defaults; ``_hostshape.derived``: templates rebuilding members from each record's own)."""
     if isinstance(doc, dict):
         for value in doc.values():
-            if isinstance(value, dict) and isinstance(value.get("same"), dict):
-                return value["same"]
+            if isinstance(value, dict) and isinstance(value.get(name), dict):
+                return value[name]
     return {}
 
 

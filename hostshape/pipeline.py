@@ -36,7 +36,18 @@ from hostshape import telemetry
 from hostshape.documents import kind_of
 from hostshape.documents.notebook import is_notebook
 from hostshape.fault import after_fault
-from hostshape.fit import CursorAt, Fitted, clean, fit_data, fit_object, fit_text, last_resort, narrow_wide, no_cursor
+from hostshape.fit import (
+    CursorAt,
+    Fitted,
+    clean,
+    clip_long,
+    fit_data,
+    fit_object,
+    fit_text,
+    last_resort,
+    narrow_wide,
+    no_cursor,
+)
 from hostshape.fit.budget import Limit
 from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
@@ -257,7 +268,8 @@ def _projected(
 
 
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    value, hidden = narrow_wide(payload.value, len(payload.text), s.limit)
+    value = clip_long(payload.value, len(payload.text), s.limit)
+    value, hidden = narrow_wide(value, len(payload.text), s.limit)
     if hidden:
         facts = dataclasses.replace(_noted(facts, too_wide(hidden)), truncated=True)
     allow_shrink = s.rule.shrink if s.rule is not None else True

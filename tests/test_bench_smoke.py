@@ -23,7 +23,19 @@ def bench_run(monkeypatch: pytest.MonkeyPatch):
 
 def test_bench_script_reports_every_installed_tool_on_one_payload(bench_run, tmp_path: Path, capsys) -> None:
     text = bench_run.main(
-        ["--files", "octokit_issues_page1.json", "--budgets", "2000", "--runs", "1", "--out", str(tmp_path), "--quiet"]
+        [
+            "--files",
+            "octokit_issues_page1.json",
+            "--budgets",
+            "2000",
+            "--runs",
+            "1",
+            "--host-runs",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ]
     )
 
     assert capsys.readouterr().out.strip() == text.strip()

@@ -304,7 +304,7 @@ def test_a_definitions_part_starts_at_the_comments_and_attributes_above_it(
 def test_a_log_shows_its_steps_and_errors_first_with_repeats_collapsed() -> None:
     outline = outline_of(LOG)
     assert [e.title for e in outline.entries] == ["Run actions/checkout@v4", "Run pytest -q"]
-    assert outline.highlights[0].startswith("L35 2025-01-06T10:00:05.0000000Z FAILED tests/test_api.py::test_post")
+    assert outline.highlights[0].startswith("L35 FAILED tests/test_api.py::test_post")  # its timestamp left out
     assert any("##[error]Process completed" in h for h in outline.highlights[:3])
     warning = next(h for h in outline.highlights if "WARNING" in h)
     assert "(x30)" in warning

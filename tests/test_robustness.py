@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -415,6 +416,42 @@ def test_fifty_megabyte_json_array(policy: Policy) -> None:
     env = envelope_of(res)
     assert env["truncated"] is True and env["total"] == 380_000 and env["handle"] == res.handle
     report_if_slow("50 MB JSON array", seconds)
+
+
+def _in_a_notebook_output(text: str) -> str:
+    cell = {"cell_type": "code", "source": ["train()"], "metadata": {}, "execution_count": 1}
+    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": [text]}]
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+@pytest.mark.parametrize("where", ["a notebook cell output", "a plain JSON object"])
+@pytest.mark.parametrize("budget", [5, 500])
+def test_one_huge_string_is_rendered_about_once_whatever_the_budget(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str, budget: int
+) -> None:
+    """Work, not wall time: every step rendered the whole value again (12 to 19 times its size at budget 5); a
+    string no answer can show whole is cut to a prefix before the fit, so the JSON rendered stays near one pass
+    (the compact form), at any size well past the floor of 262,144 characters (8 MB here, as for 50 MB)."""
+    huge = 'say "hi"\t\\ ' * 700_000  # 8 MB, escapes in every piece
+    raw = _in_a_notebook_output(huge) if where == "a notebook cell output" else json.dumps({"id": "x", "log": huge})
+    rendered = [0]
+    real = orjson.dumps
+
+    def counting(*args: Any, **kwargs: Any) -> bytes:
+        out = real(*args, **kwargs)
+        rendered[0] += len(out)
+        return out
+
+    monkeypatch.setattr(orjson, "dumps", counting)
+    policy = Policy(budget=budget, spill_dir=tmp_path / "spill")
+    res = shape(raw, policy=policy, tool="run")
+    assert_budgeted(res, policy, "run")
+    assert rendered[0] <= 3 * len(raw), f"rendered {rendered[0] / len(raw):.1f} times the input"
+    if budget >= 500 and where == "a plain JSON object":  # the cut says how long the whole string is
+        assert envelope_of(res)["truncated"] is True
+        shown: str = assert_json(res)["log"]
+        head, cut = shown.split("…[+")
+        assert huge.startswith(head) and int(cut.removesuffix(" chars]").replace(",", "")) == len(huge) - len(head)
 
 
 def test_broken_utf8_bytes_are_replaced_and_labelled(policy: Policy) -> None:

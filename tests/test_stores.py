@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SECRET = "a secret the workers share, 32+ bytes long"
 BUDGET = 600
 RECORDS = [{"id": i, "name": f"record {i}", "body": "word " * (20 + i % 7)} for i in range(240)]
+WORKER_RECORDS = RECORDS[:40]  # several pages at BUDGET, each read by a process of its own (about 0.5 s apiece)
 
 
 def worker_env(tmp_path: Path, name: str, url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -70,11 +71,20 @@ def ids(doc: dict[str, Any]) -> list[int]:
 
 
 def read_every_page_in_another_worker(tmp_path: Path, url: str, extra: dict[str, str] | None = None) -> None:
-    """Worker A shapes RECORDS; worker B, with other folders, follows ``next`` to the end: every record once."""
+    """Worker A shapes WORKER_RECORDS; worker B, with other folders, follows ``next`` over two pages or more to the
+    end: every record once."""
     first_env, second_env = worker_env(tmp_path, "a", url, extra), worker_env(tmp_path, "b", url, extra)
     shaped = json.loads(
         hostshape(
-            first_env, tmp_path / "a", "shape", "-", "--budget", str(BUDGET), "--tool", "t", stdin=json.dumps(RECORDS)
+            first_env,
+            tmp_path / "a",
+            "shape",
+            "-",
+            "--budget",
+            str(BUDGET),
+            "--tool",
+            "t",
+            stdin=json.dumps(WORKER_RECORDS),
         )
     )
     envelope = shaped["_hostshape"]
@@ -89,7 +99,8 @@ def read_every_page_in_another_worker(tmp_path: Path, url: str, extra: dict[str,
         seen += ids(doc)
         cursor, pages = doc["_hostshape"].get("next"), pages + 1
         assert pages < 200
-    assert sorted(seen) == [r["id"] for r in RECORDS] and len(seen) == len(set(seen))
+    assert sorted(seen) == [r["id"] for r in WORKER_RECORDS] and len(seen) == len(set(seen))
+    assert pages >= 2, pages
     for worker in "ab":  # neither used its own spill folder
         assert not (tmp_path / worker / "cache" / "hostshape" / "spill").exists()
 

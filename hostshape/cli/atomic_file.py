@@ -23,8 +23,9 @@ class UnsafePath(OSError):
 
 
 def read_bytes(path: Path) -> bytes:
-    """The bytes of the regular file at ``path`` (a link at ``path`` is followed: that is the file the user named)."""
-    with open(path, "rb") as f:
+    """The bytes of the regular file at ``path`` (a link at ``path`` is followed: that is the file the user named);
+    UnsafePath for anything else, told without blocking (opening a FIFO waits for a writer)."""
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise UnsafePath(f"{path} is not a regular file")
         return f.read()

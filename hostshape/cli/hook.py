@@ -193,6 +193,9 @@ def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
 
     try:
         data = json.loads(raw)
+    except RecursionError:  # a tool's structured content nested past the parser's depth: withheld, never unshaped
+        _log().warning("hook input nested too deep to parse")
+        return _Unread(raw[:HEAD_BYTES], "hook input nested too deep to parse")
     except ValueError as exc:  # includes UnicodeDecodeError
         if not complete:
             _log().warning("stdin still open after %g s with an incomplete input", READ_TIMEOUT_S)
@@ -249,6 +252,8 @@ def _parses(data: bytes) -> bool:
 
     try:
         json.loads(data)
+    except RecursionError:  # whole, as far as can be told: _read answers it
+        return True
     except ValueError:
         return False
     return True

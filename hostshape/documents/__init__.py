@@ -24,8 +24,10 @@ from hostshape.documents import (
     log,
     manpage,
     markdown,
+    nav,
     notebook,
     org,
+    overloads,
     prose,
     rst,
     sql,
@@ -33,7 +35,7 @@ from hostshape.documents import (
     yaml,
 )
 from hostshape.documents.detect import kind_of
-from hostshape.documents.model import Entry, Outline, Section
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, Section
 
 __all__ = ["KINDS", "Entry", "Outline", "Section", "kind_of", "outline_of"]
 
@@ -72,4 +74,30 @@ def outline_of(text: str) -> Outline:
         notes = (f"the {kind} reader failed ({type(exc).__name__}); outlined as prose",)
     if found is None or not found.entries:
         found = prose.outline(text) or Outline("text", (Entry("(text)", 1, 1),), structured=False)
+    else:
+        body = found.body if found.body is not None else text
+        found = dataclasses.replace(found, entries=overloads.distinguished(found.entries, body))
+        if found.kind in _PAGES:
+            found = _after_navigation(found, body)
     return dataclasses.replace(found, notes=(*notes, *found.notes)) if notes else found
+
+
+# kinds whose text a page may be (converted, or read as its readable text): links are ``[text](href)`` lines
+_PAGES = frozenset({"markdown", "html"})
+
+
+def _after_navigation(found: Outline, body: str) -> Outline:
+    """``found`` with its head at the content, when the page (``body``) opens with its site's navigation: the
+    navigation is an entry of its own (``navigation``), unless headings in it name it already, and a note says where
+    it is."""
+    navigation = nav.leading(body)
+    if navigation is None:
+        return found
+    last = navigation.content - 1
+    note = f"lines 1-{last:,} are the page's navigation ({navigation.links:,} links), before the head"
+    entries = found.entries
+    if entries[0].start > last:
+        level = entries[0].level
+        title = f"(navigation: {navigation.links:,} links)"
+        entries = (Entry(title, level, 1, last, name="navigation"), *entries[: MAX_ENTRIES - 1])
+    return dataclasses.replace(found, entries=entries, head=navigation.content, notes=(*found.notes, note))

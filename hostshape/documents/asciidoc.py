@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, heading_text, kept, title_of
 
-_TITLE = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
+_TITLE = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)$")  # its text without the closing marks: heading_text
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|\+{4,}|_{4,}|/{4,})[ \t]*$")
 #: what only AsciiDoc writes: attribute entries, block attributes, macros with brackets, admonitions
 MARKS = re.compile(
@@ -36,7 +36,9 @@ def outline(text: str) -> Outline | None:
             continue
         found = None if block else _TITLE.match(line)
         if found:
-            entries.append(Entry(title_of(found.group(2)) or "(untitled)", len(found.group(1)), number))
+            mark = found.group(1)
+            title = heading_text(found.group(2), mark.__eq__)
+            entries.append(Entry(title_of(title) or "(untitled)", len(mark), number))
             if len(entries) > MAX_ENTRIES:
                 break
     if not entries:

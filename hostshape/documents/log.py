@@ -30,7 +30,8 @@ _STEP = re.compile(
     r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
 )
 _WHOLE_LINE = frozenset({"i", "j", "k"})
-_BRANCH = re.compile(r"\[([^\]\n]{1,60})\] ")
+_GROUPS = frozenset({"a", "b"})
+_BRANCH = re.compile(r"\[([^\]\n]{0,59}\w[^\]\n]{0,59})\] ")  # a name, not a mark (``[*] 3 fixable``)
 _CATEGORY = re.compile(r"\[-?[A-Za-z][\w.:/=+-]{1,60}\]$")
 # A severity word, not part of a path or file name (``util/error.lo``, ``Exception.cpp``); exception and warning
 # class names (``ValueError``, ``DeprecationWarning``) count too.
@@ -42,18 +43,25 @@ _SEVERITY = re.compile(
 )
 _ZERO = re.compile(r"\b(?:0|no) (?:errors?|failures?|warnings?)\b|\berror[s]?[=:] ?0\b", re.IGNORECASE)
 _TIMESTAMP = re.compile(r"^\S*\d{2}:\d{2}:\d{2}[\d.,:Z+-]*\]?\s*")
+# a timestamp a line starts with (ISO date and time, or a time of day), left out of a highlight: its line places it
+_STAMP = re.compile(r"^\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}:\d{2}[\d.,:Z+-]{0,16}\]?\s+")
 _DIGITS = re.compile(r"\d+")
+# terminal colours and styles (CSI sequences: ``ESC [ 31;1 m``), as a CI runner keeps them
+ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 _CONTEXT_AFTER = 1
 
 
 def outline(text: str) -> Outline:
-    """Steps (or blocks) and the error and warning lines of ``text``."""
-    lines = text.splitlines()
+    """Steps (or blocks) and the error and warning lines of ``text``; a log in colour is read (and shown) without
+    its terminal codes, line for line."""
+    body = ANSI.sub("", text) if "\x1b[" in text else None
+    lines = (body if body is not None else text).splitlines()
     entries: list[Entry] = []
     seen: dict[str, int] = {}  # a repeated line's shape -> its index in found
     found: list[list[object]] = []  # [severity rank, line number, text, count]
     branches: set[str] = set()  # parallel branches interleave: each is an entry where it first speaks
     branch = ""
+    grouped = False  # whether a CI group (``##[group]``, ``::group::``) opened yet
     for number, line in enumerate(lines, 1):
         head = line[:400]
         rest = _TIMESTAMP.sub("", head, count=1)
@@ -66,7 +74,10 @@ def outline(text: str) -> Outline:
         if step and len(entries) < MAX_ENTRIES:
             # A group or task is titled by its name; a command or banner by its line, marker included.
             name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
-            entries.append(Entry(title_of(name), 2 if branch else 1, number))
+            grouped = grouped or step.lastgroup in _GROUPS
+            # a CI log's groups are its steps: the banners and tasks its tools print nest under them
+            inner = grouped and step.lastgroup not in _GROUPS
+            entries.append(Entry(title_of(name), 1 + bool(branch) + inner, number))
         severity = _SEVERITY.search(head)
         if severity is None or _ZERO.search(head):
             continue
@@ -78,8 +89,11 @@ def outline(text: str) -> Outline:
             continue
         if len(found) >= MAX_HIGHLIGHTS * 4:
             continue
-        context = [clip(lines[n], 160) for n in range(number, min(len(lines), number + _CONTEXT_AFTER))]
-        shown = clip(line)
+        context = [
+            clip(_STAMP.sub("", lines[n], count=1), 160)
+            for n in range(number, min(len(lines), number + _CONTEXT_AFTER))
+        ]
+        shown = clip(_STAMP.sub("", line, count=1))  # the line number places it: its timestamp is left out
         if category and category.group(0) not in shown:  # the category a long line ends with stays in sight
             shown = f"{clip(line, 200)} {category.group(0)}"
         shown += "".join(f"\n    {c}" for c in context if c.strip())
@@ -98,5 +112,7 @@ def outline(text: str) -> Outline:
         highlights=highlights,
         highlights_label="errors and warnings",
         summary=summary,
+        body=body,
+        notes=("terminal colour codes dropped",) if body is not None else (),
         structured=structured,
     )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, heading_text, kept, title_of
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")  # its text without the closing #s: heading_text
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 # Inline markup dropped from a title: links keep their text, emphasis and code marks go.
@@ -16,6 +16,10 @@ _MARKS = re.compile(r"[*_`]{1,3}")
 # a permalink: a link to a place on the page whose text is only a symbol (``[¶](#usage "Link to this heading")``,
 # as a page converted from HTML keeps it): dropped whole
 _PERMALINK = re.compile(r"\[[^\w\]\n]{0,10}\]\(#[^)\n]{0,2000}\)")
+
+
+def _closing_hashes(word: str) -> bool:
+    return bool(word) and not word.strip("#")
 
 
 # markdown-it-py parses about 0.3 MB a second; a longer text is read by the line scan (also linear, 50x faster).
@@ -81,7 +85,8 @@ def _scanned(text: str) -> list[Entry]:
             continue
         atx = _ATX.match(line[:2000])
         if atx:
-            entries.append(Entry(clean_title(atx.group(2) or "") or "(untitled)", len(atx.group(1)), number))
+            title = heading_text(atx.group(2) or "", _closing_hashes)
+            entries.append(Entry(clean_title(title) or "(untitled)", len(atx.group(1)), number))
         elif previous.strip() and _SETEXT.match(line) and not previous.lstrip().startswith(("-", "*", "+", ">")):
             level = 1 if line.strip()[0] == "=" else 2
             entries.append(Entry(clean_title(previous), level, number - 1))

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 
-from hostshape.documents.model import MAX_HIGHLIGHTS, Entry, Outline, clip, kept, title_of
+from hostshape.documents.model import MAX_HIGHLIGHTS, Entry, Outline, clip, heading_text, kept, title_of
 
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+)$")  # its text without the closing #s: heading_text
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 # Outputs shown as text, best first; any other kind of output (images, PDFs, widgets, JavaScript) is set aside.
@@ -197,7 +197,8 @@ class _Reader:
                 continue
             found = None if fence else _HEADING.match(line[:2000])
             if found:
-                title = title_of(found.group(2).replace("`", "").replace("*", "")) or "(untitled)"
+                text = heading_text(found.group(2), lambda word: bool(word) and not word.strip("#"))
+                title = title_of(text.replace("`", "").replace("*", "")) or "(untitled)"
                 self.entries.append(Entry(title, len(found.group(1)), first_line + offset))
 
     def _attachments(self, number: int, path: str, cell: dict[str, Any]) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_of
+from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, heading_text, kept, title_of
 
-_HEADLINE = re.compile(r"(\*+)[ \t]+(\S.*?)(?:[ \t]+:[\w@#%:]+:)?[ \t]*$")
+_HEADLINE = re.compile(r"(\*+)[ \t]+(\S.*)$")  # its text without the tags: heading_text
+_TAGS = re.compile(r":[\w@#%:]+:")
 _BEGIN = re.compile(r"[ \t]*#\+begin_(\w+)", re.I)
 _END = re.compile(r"[ \t]*#\+end_(\w+)", re.I)
 _KEYWORD = re.compile(r"^[ \t]*#\+\w+[:\s]|^[ \t]*:(?:PROPERTIES|END):[ \t]*$", re.M | re.I)
@@ -37,7 +38,8 @@ def outline(text: str) -> Outline | None:
             continue
         found = _HEADLINE.match(line)
         if found:
-            entries.append(Entry(title_of(found.group(2)) or "(untitled)", len(found.group(1)), number))
+            title = heading_text(found.group(2), lambda word: bool(_TAGS.fullmatch(word)))
+            entries.append(Entry(title_of(title) or "(untitled)", len(found.group(1)), number))
             if len(entries) > MAX_ENTRIES:
                 break
     if not entries:

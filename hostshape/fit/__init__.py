@@ -10,6 +10,7 @@ the cap absolute.
 """
 
 from hostshape.fit._base import CursorAt, Fitted, last_resort, no_cursor
+from hostshape.fit.long_strings import clip_long
 from hostshape.fit.objects import fit_object, narrow_wide
 from hostshape.fit.records import fit_data
 from hostshape.fit.text import clean, fit_text
@@ -18,6 +19,7 @@ __all__ = [
     "CursorAt",
     "Fitted",
     "clean",
+    "clip_long",
     "fit_data",
     "fit_object",
     "fit_text",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hostshape.output.envelope import OUTLINE_STEPS, hidden_by_marker, more_marker, query_of
-from hostshape.output.previews import preview
+from hostshape.output.previews import full_length, preview
 from hostshape.output.render import beside_path, dumps, with_path
 
 REST_SHARE = 0.25  # the members beside the record list may take this share of the budget before they are outlined
@@ -142,7 +142,7 @@ def _smaller(member: Any, ids: list[Any] | None) -> tuple[Any, str | None]:
         sized = {k: list(v) if isinstance(v, dict) and is_map(v) else outline_size(v) for k, v in member.items()}
         return sized, OUTLINE_STEPS["sizes"]
     if isinstance(member, str) and len(member) > _TEXT_CHARS:
-        return preview(member, _TEXT_CHARS), OUTLINE_STEPS["text"].format(cut=_TEXT_CHARS, n=len(member))
+        return preview(member, _TEXT_CHARS), OUTLINE_STEPS["text"].format(cut=_TEXT_CHARS, n=full_length(member))
     return member, None
 
 
@@ -166,5 +166,5 @@ def outline_size(value: Any) -> Any:
     if isinstance(value, dict):
         return f"{{{len(value)} members}}"
     if isinstance(value, str) and len(value) > _SHORT:
-        return f"<{len(value):,} chars>"
+        return f"<{full_length(value):,} chars>"
     return value

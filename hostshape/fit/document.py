@@ -226,20 +226,24 @@ def _assemble(
     if highlights:
         label = doc.outline.highlights_label or "what matters first"
         parts += [f"{label[:1].upper()}{label[1:]}:", *highlights]
-    head_end = 0
+    first = min(doc.outline.head, doc.lines.count)  # after the navigation a page opens with
+    start = doc.lines.offset(first)
+    rest = doc.body[start:] if start else doc.body
+    head_end = start
     if head_budget >= MIN_HEAD_TOKENS:
-        head_end = prefix_end(doc.body, head_budget, limit.chars or len(doc.body), limit)
+        head_end = start + prefix_end(rest, head_budget, limit.chars or len(rest), limit)
     for _ in range(_ROUNDS):
         body = list(parts)
-        if head_end > 0:
+        if head_end > start:
             last = doc.lines.line_at(head_end - 1)
-            body += [f"Head (lines 1-{last:,}):", doc.body[:head_end].rstrip("\n")]
+            body += [f"Head (lines {first:,}-{last:,}):", doc.body[start:head_end].rstrip("\n")]
         else:
             last = 0
         detail = f"outline {shown:,} of {len(doc.sections):,} entries; " + (
-            f"head lines 1-{last:,} of {doc.lines.count:,}" if last else "no head"
+            f"head lines {first:,}-{last:,} of {doc.lines.count:,}" if last else "no head"
         )
-        next_cursor = cursor_at(whole, head_end) if head_end < len(doc.body) else None
+        at = head_end if last else 0  # without a head, the next page starts at the top, navigation included
+        next_cursor = cursor_at(whole, at) if at < len(doc.body) else None
         if style == "json":
             shown_facts = dataclasses.replace(facts, notes=[detail, *facts.notes])
             text = object_json(shown_facts, way, next_cursor, {"document": "\n".join(body)})
@@ -247,9 +251,10 @@ def _assemble(
             text = "\n".join(body) + "\n" + text_line(facts, way, next_cursor, detail, style)
         if limit.fits(text):
             return text
-        if head_end <= 0:
+        if head_end <= start:
             return None
-        head_end = boundary(doc.body, int(head_end * 0.8)) if head_end > 200 else 0
+        shown_chars = head_end - start
+        head_end = start + (boundary(rest, int(shown_chars * 0.8)) if shown_chars > 200 else 0)
     return None
 
 

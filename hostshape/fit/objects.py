@@ -25,6 +25,7 @@ from hostshape.output.envelope import (
     preview_json,
     query_of,
 )
+from hostshape.output.previews import full_length, own_chars
 from hostshape.output.render import dumps
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
@@ -32,13 +33,22 @@ from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 IDENTIFIERS: tuple[str, ...] = ("number", "id", "key", "name", "title", "path", "filename", "state", "status")
 
 
-def fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
-    """See ``_fit_object``; sizes of members are measured once per call."""
+Place = tuple[str | int, ...]  # keys and list positions from the top of a value
+Record = tuple[Place, str]  # where a record stands in a value, and the query reading it from the saved result
+
+
+def fit_object(
+    value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None, record: Record | None = None
+) -> Fitted:
+    """See ``_fit_object``; sizes of members are measured once per call. ``record``: where in ``value`` a record
+    stands and the query that reads it from the saved result (cuts inside it are named from there)."""
     with _remembered_sizes():
-        return _fit_object(value, facts, limit, way, cursor)
+        return _fit_object(value, facts, limit, way, cursor, record)
 
 
-def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None) -> Fitted:
+def _fit_object(
+    value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: str | None = None, record: Record | None = None
+) -> Fitted:
     """Fit one value by cutting its largest members first, as little as the limit allows.
 
     The cut is a size in bytes searched for between "known to fit" and "known too large", steered by estimated
@@ -47,7 +57,11 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
     """
 
     def render(current: Any, cut: bool = False) -> str:
-        named = dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(current))]) if cut else facts
+        named = (
+            dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(current, record=record))])
+            if cut
+            else facts
+        )
         return object_json(named, way, cursor, current)
 
     text = render(value)
@@ -79,7 +93,9 @@ def _fit_object(value: Any, facts: Facts, limit: Limit, way: WayBack, cursor: st
         target = int(target * limit.tokens / max(used, 1) * 0.97)
     if best is not None:
         return Fitted(
-            best, dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(best_value))]), "object"
+            best,
+            dataclasses.replace(facts, notes=[*facts.notes, members_cut(*cuts_in(best_value, record=record))]),
+            "object",
         )
     return _json_preview(value, facts, limit, way, cursor)
 
@@ -236,8 +252,8 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
         return value
     if isinstance(value, str) or depth >= _MAX_REDUCE_DEPTH:
         text = value if isinstance(value, str) else dumps(value)
-        keep = max(0, min(len(text), int(len(text) * (target - 24) / size)))
-        return f"{text[:keep]}…[+{len(text) - keep:,} chars]"
+        keep = max(0, min(own_chars(text), int(len(text) * (target - 24) / size)))
+        return f"{text[:keep]}…[+{full_length(text) - keep:,} chars]"
     if isinstance(value, list):
         kept, used = [], 2
         for item in value:
@@ -317,15 +333,16 @@ def _reduce_object(value: dict[str, Any], size: int, target: int, depth: int) ->
     return out
 
 
-def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]], int]:
+def cuts_in(shown: Any, most: int = 4, record: Record | None = None) -> tuple[list[tuple[str, int, int, str]], int]:
     """Where ``cut_to_bytes`` cut members or items out of ``shown``, outermost first: the first ``most`` places, each
     as (place, how many shown, how many there were, the JMESPath query that reads them all), and how many places
-    in all (each is marked where it is)."""
+    in all (each is marked where it is). ``record`` (its place in ``shown``, the query that reads it from the saved
+    result): a place inside it is read from there (a page's first record is not the list's first)."""
     found: list[tuple[str, int, int, str]] = []
     places = 0
-    level: list[tuple[tuple[str, ...], Any]] = [((), shown)]
+    level: list[tuple[tuple[str | int, ...], Any]] = [((), shown)]
     for _ in range(_MAX_CUT_DEPTH):
-        deeper: list[tuple[tuple[str, ...], Any]] = []
+        deeper: list[tuple[tuple[str | int, ...], Any]] = []
         for where, item in level:
             kept, more, names = 0, None, False
             if isinstance(item, dict):
@@ -333,14 +350,23 @@ def cuts_in(shown: Any, most: int = 4) -> tuple[list[tuple[str, int, int, str]],
                 deeper += [((*where, str(k)), v) for k, v in item.items() if isinstance(v, (dict, list))]
             elif isinstance(item, list) and item:
                 kept, more = len(item) - 1, hidden_by_marker(item[-1])
-                deeper += [((*where, str(i)), v) for i, v in enumerate(item) if isinstance(v, (dict, list))]
+                deeper += [((*where, i), v) for i, v in enumerate(item) if isinstance(v, (dict, list))]
             if more:
                 places += 1
                 if len(found) < most:
-                    place = ".".join(where) or "the value"
-                    found.append((place, kept, kept + more, query_of(where, names=names)))
+                    place = ".".join(map(str, where)) or "the value"
+                    found.append((place, kept, kept + more, _query(where, names, record)))
         level = deeper[:_CUT_WALK]
     return found, places
+
+
+def _query(where: Place, names: bool, record: Record | None) -> str:
+    """``query_of(where)``, or the record's own query and the steps below it when ``where`` is inside ``record``."""
+    if record is None or where[: len(record[0])] != record[0]:
+        return query_of(where, names=names)
+    below = query_of(where[len(record[0]) :])
+    path = record[1] if below == "@" else f"{record[1]}{below}" if below.startswith("[") else f"{record[1]}.{below}"
+    return f"keys({path})" if names else path
 
 
 _MAX_CUT_DEPTH = 4

@@ -353,10 +353,10 @@ class _RecordFit:
                 fitted = fit._verified(text, facts, "index" if index else "records")
                 if fitted is not None:
                     if k == 0 and index is not None and complete:
+                        index, fitted = planned._widest(index, fitted)  # columns for every record before one's detail
                         first = planned._with_a_shrunk_first(index, fitted)
                         if first is not None:
                             return first
-                        index, fitted = planned._widest(index, fitted)
                         return planned._with_a_shrunk_next(0, index, fitted) or fitted
                     if index is not None and not complete:
                         return fit._more_rows(k, index, fitted)
@@ -648,7 +648,9 @@ class _RecordFit:
         room = self.limit.tokens - used
         if used >= self.limit.tokens * _FILL or not isinstance(rest[0], (dict, list)):
             return None
-        shrunk = dataclasses.replace(self, facts=_noted(self.facts, FIRST_RECORD_SHRUNK))
+        shrunk = dataclasses.replace(
+            self, facts=dataclasses.replace(_noted(self.facts, FIRST_RECORD_SHRUNK), shrunk=True)
+        )
         bytes_per_token = len(fitted.text.encode("utf-8")) / max(1, used)
         for share in (0.8, 0.6, 0.4):
             first = cut_to_bytes(rest[0], int(room * share * bytes_per_token))
@@ -690,7 +692,12 @@ class _RecordFit:
         facts = dataclasses.replace(facts, truncated=True, returned=1, listed=None)
         more = len(rest) > 1
         container = with_path(self.value, self.path, [rest[0]]) if self.path else rest[0]
-        return fit_object(container, facts, self.limit, self.way, self.cursor_at(self.offset + 1) if more else None)
+        # cuts inside the record are named from the record itself, found by its position in the saved list
+        at = f"[{self.offset}]"
+        place: tuple[str | int, ...] = (*self.path, 0) if self.path else ()
+        record = (place, f"{facts.list_path} | {at}" if self.path else at)
+        cursor = self.cursor_at(self.offset + 1) if more else None
+        return fit_object(container, facts, self.limit, self.way, cursor, record=record)
 
 
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:

@@ -3,8 +3,9 @@
 In JSON output it is the first member, ``"_hostshape"``; in text output, the last line, starting ``[hostshape]``.
 Keys are short and stable. "Nothing matched" (``"matched": false``) and "something was cut" (``"truncated":
 true``, with ``notes`` naming the cut) are different states and read differently. ``same`` states once the members
-identical in every record shown (removed from the records); ``form`` says the records shown take another form than
-a list of objects (``"table"``: hostshape.output.columns).
+identical in every record shown (removed from the records); ``derived`` states once, as a template, the members
+each record's own values rebuild exactly (removed from the records; syntax: hostshape.records.derived); ``form``
+says the records shown take another form than a list of objects (``"table"``: hostshape.output.columns).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,7 @@ class Facts:
     replaced: bool = False  # values the output cannot carry as they were (lone surrogates) were replaced
     filtered: bool = False  # a policy rule's query left records out
     same: dict[str, Any] = field(default_factory=dict)
+    derived: dict[str, str] = field(default_factory=dict)  # member -> template rebuilding it (records/derived.py)
     form: str | None = None  # "table": the records shown are a table of fields and rows (output/columns.py)
 
     @property
@@ -118,8 +120,12 @@ def compacted(facts: Facts, note_chars: int = 100) -> Facts:
         names = list(facts.same)
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
+    if facts.derived:
+        names = list(facts.derived)
+        more = f" +{len(names) - 8} more" if len(names) > 8 else ""
+        notes.append("built from other members, not shown: " + ", ".join(names[:8]) + more)
     notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in notes]
-    return dataclasses.replace(facts, notes=notes, same={})
+    return dataclasses.replace(facts, notes=notes, same={}, derived={})
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -139,6 +145,8 @@ def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
         env["form"] = facts.form
     if facts.same:
         env["same"] = facts.same
+    if facts.derived:
+        env["derived"] = facts.derived
     if facts.omitted:
         names = sorted(facts.omitted)
         extra = len(names) - MAX_OMITTED_NAMES
@@ -227,6 +235,12 @@ LAST_SHOWN_SHRUNK = f"last record shown shrunk to fit; {CUT_MARK}"
 AS_JSON_START = "shown as the start of its compact JSON text"
 
 
+def derived_checked_on(checked: int, total: int) -> str:
+    """The note of templates in ``derived`` checked on ``checked`` of ``total`` records (spread over a long list,
+    and every record shown whole)."""
+    return f"derived checked on {checked:,} of {total:,} records (spread over the list) and on each shown"
+
+
 def spread_index(rows: int, first: int, last: int, step: float, position: str, query: str | None) -> str:
     """The note of an index spread evenly over the records from ``first`` to ``last`` (0-based positions in the
     list): ``rows`` rows, about one every ``step`` records, each with its position in the ``position`` column;
@@ -304,10 +318,13 @@ def query_key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
 
 
-def query_of(where: tuple[str, ...] | list[str], names: bool = False) -> str:
+def query_of(where: Sequence[str | int], names: bool = False) -> str:
     """The JMESPath query that reads the member at ``where`` (its keys from the top, each as ``query_key`` writes
-    it); ``names``: its member names (``keys(...)``)."""
-    path = ".".join(query_key(str(step)) for step in where) or "@"
+    it, and a list's items by their positions, ``[0]``); ``names``: its member names (``keys(...)``)."""
+    path = ""
+    for step in where:
+        path += f"[{step}]" if isinstance(step, int) else f".{query_key(step)}" if path else query_key(step)
+    path = path or "@"
     return f"keys({path})" if names else path
 
 
@@ -405,7 +422,13 @@ def records_json(
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
-    out: dict[str, Any] = {KEY: env, **(with_path(document, path, shown) if path else {ITEMS: shown})}
+    body: dict[str, Any] = with_path(document, path, shown) if path else {ITEMS: shown}
+    for key, added in ((INDEX, index is not None and bool(index[1])), (LAST, last is not None)):
+        if added and key in body:  # the tool's own member of that name: kept, renamed, never overwritten
+            aside = next(n for n in (f"{key}_input", f"{key}_input_", f"{key}_input__") if n not in body)
+            body = {(aside if k == key else k): v for k, v in body.items()}
+            env["notes"] = [*env.get("notes", []), f"the result's own {key!r} member is shown as {aside!r}"]
+    out: dict[str, Any] = {KEY: env, **body}
     if index is not None and index[1]:
         out[INDEX] = {"fields": index[0], "rows": index[1]}
     if middle is not None:

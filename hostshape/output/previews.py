@@ -9,11 +9,40 @@ _BASE64 = re.compile(r"^[A-Za-z0-9+/=\r\n]{400,}$")
 _HAS_UPPER, _HAS_LOWER = re.compile("[A-Z]"), re.compile("[a-z]")
 
 
+class Clipped(str):
+    """A string too long for any answer, cut to its first ``kept`` characters before fitting and ending with the cut
+    mark (shown as it is, it still says it was cut); ``full`` is the length of the string it stands for, which
+    every later cut of it reports."""
+
+    full: int
+    kept: int
+
+
+def clipped(text: str, keep: int) -> str:
+    """``text`` cut to its first ``keep`` characters as a ``Clipped`` string; ``text`` itself when not longer."""
+    if len(text) <= keep:
+        return text
+    full = full_length(text)
+    out = Clipped(f"{text[:keep]}…[+{full - keep:,} chars]")
+    out.full, out.kept = full, keep
+    return out
+
+
+def full_length(text: str) -> int:
+    """The length of the text ``text`` stands for (a ``Clipped`` string's original length)."""
+    return text.full if isinstance(text, Clipped) else len(text)
+
+
+def own_chars(text: str) -> int:
+    """How many of ``text``'s first characters are the text it stands for (all but a ``Clipped`` string's mark)."""
+    return text.kept if isinstance(text, Clipped) else len(text)
+
+
 def text_placeholder(text: str) -> str:
     """A label for a long base64 blob (mixed-case letters and digits, no blanks); any other text as it is."""
     head = text[:1000]
     if len(text) >= 400 and _BASE64.match(head) and _HAS_UPPER.search(head) and _HAS_LOWER.search(head):
-        return f"[base64 omitted: {len(text):,} chars]"
+        return f"[base64 omitted: {full_length(text):,} chars]"
     return text
 
 
@@ -42,6 +71,7 @@ def preview(text: str, limit: int) -> str:
     text_head = text_placeholder(text)
     if text_head is not text:
         return text_head
+    limit = min(limit, own_chars(text))
     cut = text.rfind(" ", 0, limit)
     cut = cut if cut > limit // 2 else limit
-    return f"{text[:cut].rstrip()}…[+{len(text) - cut:,} chars]"
+    return f"{text[:cut].rstrip()}…[+{full_length(text) - cut:,} chars]"

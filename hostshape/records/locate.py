@@ -341,7 +341,8 @@ def _group_list(groups: list[dict[str, Any]]) -> str | None:
 
 def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, list[Any]]:
     """Records that each wrap one object under the same key (GraphQL ``edges[].node``, search ``hits[]._source``)
-    unwrapped; the wrapper's scalars stay beside the object's own fields."""
+    unwrapped; the wrapper's scalars stay beside the object's own fields, under their own names (often the
+    record's identifiers); an object's member of the same name is shown under its path (``config.name``)."""
     dicts = [r for r in records if isinstance(r, dict)]
     if len(dicts) < len(records) or not dicts:
         return path, records
@@ -349,22 +350,20 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
         return path, records
     out = []
-    renamed: dict[str, str] = {}  # a wrapper's member the object also has -> the name it is shown under
+    renamed: dict[str, str] = {}  # an object's member the wrapper also has -> the name it is shown under
     for r in dicts:
         own = r[inner] if isinstance(r.get(inner), dict) else {}
-        merged: dict[str, Any] = {}
-        for key, member in r.items():
-            if key == inner:
-                continue
+        merged = {key: member for key, member in r.items() if key != inner}  # the wrapper's first
+        for key, member in own.items():
             name = key
-            while name in own or name in merged:  # never over the object's own member, nor another renamed
-                name = f"_{name}"
-            if name != key:
+            if name in merged:
+                name = f"{inner}.{key}"
+                while name in merged or name in own:  # never over another member
+                    name = f"_{name}"
                 renamed.setdefault(key, name)
             merged[name] = member
-        merged.update(own)  # the wrapper's scalars (often its identifiers) first, then the object's own members
         out.append(merged)
-    shown_as = "; the wrapper's " + ", ".join(f"{k} shown as {v}" for k, v in list(renamed.items())[:6])
+    shown_as = f"; the {inner}'s " + ", ".join(f"{k} shown as {v}" for k, v in list(renamed.items())[:6])
     notes.append(f"records unwrapped from {'.'.join(path) or ''}[].{inner}" + (shown_as if renamed else ""))
     return _stepped(path, inner), out
 
@@ -400,6 +399,8 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         return None  # children of parents nobody can name are not records
     if len(kids) * 2 < len(dicts) * 3 and not structure.identifiers(kids[: structure.SAMPLE]):
         return None  # about one child each, named only within its parent: the parents are the records
+    if _same_parts(dicts, child):
+        return None  # the same few parts in every parent (each version's submodules): the parents are the records
     label = path[-1] if path else "parent"
     label = label.rsplit(".", 1)[-1].removesuffix("[]")
     ref = f"{label}:{parent_id}"
@@ -417,6 +418,23 @@ def _flattened(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
         note += f"; parent fields {', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} not shown"
     notes.append(note)
     return _stepped(path, child), out, ref
+
+
+def _same_parts(parents: list[dict[str, Any]], child: str) -> bool:
+    """The parents outnumber the children any one of them holds, and no member of the children takes more values
+    than that: every parent holds (some of) the same parts, which name nothing outside it."""
+    most = max(len(p[child]) for p in parents)
+    if len(parents) <= most:
+        return False
+    values: dict[str, set[Any]] = {}
+    for kid in itertools.islice((k for p in parents for k in p[child]), _PARTS_LOOKED_AT):
+        for key, member in kid.items():
+            if isinstance(member, (str, int, float)) and not isinstance(member, bool):
+                values.setdefault(key, set()).add(member)
+    return bool(values) and max(len(v) for v in values.values()) <= most
+
+
+_PARTS_LOOKED_AT = 2000  # children looked at for their distinct values (a bounded pass over a huge list)
 
 
 def _pair_lists(records: list[dict[str, Any]], child: str) -> bool:
@@ -576,14 +594,16 @@ MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at mos
 
 def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     """Records held in a text result: JSON lines (one object per line), or CSV/TSV whose first row names the
-    columns; with a note saying how they were read. None when the text is neither (then it is prose)."""
+    columns; with a note saying how they were read. None when the text is neither (then it is prose). A byte order
+    mark opening the text is not part of its first column's name."""
+    text = text.removeprefix("\ufeff")
     if text.count("\n", 0, 100_000) < 2:
         return None
     sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
-        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample)) is None:
+        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample, cut=True)) is None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
@@ -619,14 +639,17 @@ def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
     return records, f"JSON lines: {len(records)} lines read as records (shown as a JSON list)"
 
 
-def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
+def _delimited(lines: list[str], *, cut: bool = False) -> tuple[list[dict[str, Any]], str] | None:
     """CSV/TSV/semicolon/pipe-separated rows whose first row is a header: every sampled row has the header's
-    width, the header's cells are distinct names that do not recur in their columns below."""
+    width, the header's cells are distinct names that do not recur in their columns below. The sample's last row
+    is left out when the sample is cut (``cut``, or more lines follow): a quoted field may go on past it."""
     head = lines[:50]
     for delimiter in (",", "\t", ";", "|"):
         if delimiter not in head[0]:
             continue
         sample = [row for row in csv.reader(head, delimiter=delimiter) if row]
+        if (cut or len(head) < len(lines)) and len(sample) > 2:
+            sample.pop()
         width = len(sample[0])
         if width < 2 or any(len(row) != width for row in sample):
             continue
@@ -636,6 +659,8 @@ def _delimited(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
         if any(row[i].strip() == header[i] for row in sample[1:] for i in range(width)):
             continue
         rows = [row for row in csv.reader(lines[1:], delimiter=delimiter) if row]
+        if cut and rows and len(rows[-1]) != width:
+            rows.pop()
         if any(len(row) != width for row in rows):
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]

@@ -67,7 +67,7 @@ class Projection:
         changes: dict[str, Any] = {"omitted": sorted(self.omitted), "matched": self.matched, "notes": notes}
         changes["filtered"] = facts.filtered or self.filtered
         if self.cuts is not None:
-            changes.update(shrunk=self.cuts.cut, same=dict(self.cuts.same))
+            changes.update(shrunk=self.cuts.cut, same=dict(self.cuts.same), derived=dict(self.cuts.derived))
         return dataclasses.replace(facts, **changes)
 
     def listing(self, count: Count, *, rows: int = 0) -> Listing | None:

@@ -3,9 +3,9 @@ stripped of what its data shows to be noise, with every cut counted so the envel
 
 Decisions come from the values across records, the same for every API: machine links (API URLs, URL templates,
 maps of links), opaque tokens that identify nothing, empty values, values constant in every record (stated once),
-URLs derived from the identifier (stated once as a template). A nested object collapses to one value only when
-that value identifies it among its kind; a list of key/value pairs becomes an object; long nested lists keep
-their head and tail.
+members rebuilt from the record's own values (stated once as a template: records/derived.py). A nested object
+collapses to one value only when that value identifies it among its kind; a list of key/value pairs becomes an
+object; long nested lists keep their head and tail.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hostshape.output.envelope import query_key
-from hostshape.output.previews import preview, text_placeholder
+from hostshape.output.envelope import derived_checked_on, query_key
+from hostshape.output.previews import Clipped, preview, text_placeholder
 from hostshape.output.render import dumps
-from hostshape.records import structure
+from hostshape.records import derived, structure
 from hostshape.records.locate import Located, locate
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ class Cuts:
     deep: Counter[str] = field(default_factory=Counter)
     empty: Counter[str] = field(default_factory=Counter)  # members left out as null, "", [] or {}
     same: dict[str, Any] = field(default_factory=dict)
+    derived: dict[str, str] = field(default_factory=dict)  # member -> the template rebuilding it (records/derived.py)
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
     partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
@@ -182,6 +183,7 @@ class _Schema:
     noise: dict[str, set[str]] = field(default_factory=dict)
     keep: set[str] = field(default_factory=set)
     usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
+    derived: frozenset[str] = frozenset()  # a record's own members rebuilt from its other values (not shown)
 
 
 def shrink_located(
@@ -205,6 +207,7 @@ def shrink_located(
     key, alt = structure.record_keys(records, count, exclude=located.parent_refs)
     schema = _learn(objects, key, alt, cuts.depth)
     start = max(0, first - structure.SAMPLE)  # a sample before the page: constants are stated once as on page one
+    templates = _derived(records, objects, schema, (key, alt, *located.parent_refs), cuts)
     shrunk, size = [], 0
     for at in range(start, end):
         shrunk.append(_value(records[at], "", 0, schema, cuts, root=True))
@@ -214,6 +217,10 @@ def shrink_located(
                 break
     end = start + len(shrunk)
     shrunk = _state_once(shrunk, key, cuts)
+    if templates:  # a filling the shrink changed would rebuild a wrong value: that member is named as omitted
+        held = derived.shown_hold(templates, records[start:end], shrunk, cuts.same)
+        cuts.omitted.update(name for name in templates if name not in held)
+        cuts.derived = {name: template.text for name, template in held.items()}
     cuts.index = structure.index_columns(shrunk, count, (key, alt), spread=records)
     if located.map_key is not None and cuts.index:
         cuts.partial = structure.entry_layout(shrunk, cuts.index[0], located.map_key, count)
@@ -224,6 +231,41 @@ def shrink_located(
         if at >= end:
             after[at - end] = _value(records[at], "", 0, schema, cuts, root=True)
     return _around(located.value, located.path, records[:start] + shrunk + after, cuts)
+
+
+def _derived(
+    records: list[Any], objects: list[dict[str, Any]], schema: _Schema, keys: tuple[str | None, ...], cuts: Cuts
+) -> dict[str, derived.Template]:
+    """The records' members rebuilt from their own shown values (records/derived.py), learnt on ``objects`` (a
+    sample) and checked on ``records``; marked in ``schema`` so that the shrink leaves them out of each record,
+    and a note says so when a long list was checked on a spread of its records only."""
+    names = [k for k in keys if k]
+    named = bool(keys[0]) and structure.unique_over(objects, str(keys[0]))  # a shown identifier names each record
+    first = records[0] if records and isinstance(records[0], dict) else {}
+
+    def shown(path: derived.Path, value: Any) -> bool:  # another rendering of a sibling's text is left out
+        return _shown(schema, path, value) and not (len(path) == 1 and _is_rendering_of_sibling(path[0], first))
+
+    learnt = derived.learn(records, shown, exclude=frozenset(names), prefer=names, named=named)
+    templates = derived.checked(learnt, records)
+    schema.derived = frozenset(templates)
+    left = derived.unchecked(len(records))
+    if templates and left:
+        cuts.notes.append(derived_checked_on(len(records) - left, len(records)))
+    return templates
+
+
+def _shown(schema: _Schema, path: derived.Path, value: Any) -> bool:
+    """Whether the shrink keeps the member at ``path`` of a record (one member, or one of its object's) as it is:
+    not dropped as noise or a link, its object not collapsed."""
+    if _is_link(value) or _is_empty(value) or _child("", path[0]) in schema.collapse:
+        return False
+    parent = ""
+    for step in path:
+        if step in schema.noise.get(parent, ()):
+            return False
+        parent = _child(parent, step)
+    return True
 
 
 def shrink_document(
@@ -345,6 +387,11 @@ def _readable_members(obj: dict[str, Any], besides: str) -> int:
     )
 
 
+def _constant(values: list[Any]) -> bool:
+    """Two or more values, all the same."""
+    return len(values) > 1 and all(v == values[0] for v in values)
+
+
 def _noise(
     objects: list[dict[str, Any]],
     path: str,
@@ -372,8 +419,8 @@ def _noise(
             common = prefixes.most_common(1)
             if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
                 usual[dotted] = common[0][0]
-        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values):
-            noise.add(name)
+        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values) and not _constant(values):
+            noise.add(name)  # a constant one (the commit a listing is at) is one fact, stated once
     return noise
 
 
@@ -411,6 +458,8 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     noise = schema.noise.get(path, set())
     out: dict[str, Any] = {}
     for key, member in obj.items():
+        if root and key in schema.derived:
+            continue  # rebuilt from the record's other members: stated once, in the envelope's "derived"
         child = _child(path, key)
         if key in noise or (not schema.noise and _is_link(member)):
             usual = schema.usual.get(child)
@@ -482,8 +531,7 @@ def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
 
 
 def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
-    """Members identical in every record (3 or more), and URLs that are the identifier in a fixed frame,
-    removed from the records and stated once in ``cuts.same``."""
+    """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``."""
     objects = [r for r in records if isinstance(r, dict)]
     if len(objects) < 3 or len(objects) < len(records):
         return records
@@ -498,11 +546,6 @@ def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
             cuts.same[name] = value
             drop.append(name)
             room -= size
-        elif key is not None and "." not in key and structure.is_url(value):
-            template = _template(objects, name, key)
-            if template is not None:
-                cuts.same[name] = template
-                drop.append(name)
     inner = _inner_constants(objects, key, drop, room)
     cuts.same.update({f"{parent}.{name}": value for parent, members in inner.items() for name, value in members})
     if not drop and not inner:
@@ -547,18 +590,6 @@ def _without(record: dict[str, Any], drop: list[str], inner: dict[str, list[tupl
     return out
 
 
-def _template(records: list[dict[str, Any]], name: str, key: str) -> str | None:
-    first_id, first_url = str(records[0].get(key)), records[0].get(name)
-    if not isinstance(first_url, str) or not first_id or first_id not in first_url:
-        return None
-    at = first_url.rfind(first_id)
-    prefix, suffix = first_url[:at], first_url[at + len(first_id) :]
-    for r in records[1:]:
-        if r.get(name) != f"{prefix}{r.get(key)}{suffix}":
-            return None
-    return f"{prefix}{{{key}}}{suffix}"
-
-
 def _link_prefix(url: str) -> str:
     """A link without its last path segment (and query): what links built from one template share."""
     return url.split("?", 1)[0].rsplit("/", 1)[0]
@@ -592,9 +623,10 @@ def _url_leaves(value: Any, depth: int) -> bool | None:
 
 
 def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
-    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text."""
+    """``{"encoding": "base64", "content": ...}`` with the content decoded, when it is UTF-8 text (and whole: a
+    ``Clipped`` content is not)."""
     content = obj.get("content")
-    if obj.get("encoding") != "base64" or not isinstance(content, str):
+    if obj.get("encoding") != "base64" or not isinstance(content, str) or isinstance(content, Clipped):
         return obj
     try:
         text = base64.b64decode(content, validate=False).decode("utf-8")

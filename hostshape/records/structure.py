@@ -26,6 +26,10 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]{0,30}://", re.IGNORECASE)
 _API_LINK = re.compile(
     r"^https?://(api[.-]|[^/?#]+/([^?#]*/)?(api|apis|rest)(/|$))|/v\d+(\.\d+)?/|\{[?&/]?\w", re.IGNORECASE
 )
+#: an ISO 8601 basic-format date-time: yyyymmdd, an optional T, hhmm[ss[.f]], an optional Z or UTC offset
+_BASIC_TIME = re.compile(
+    r"^\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])T?\d{4}(?:\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$"
+)
 _UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.IGNORECASE)
 _HEX = re.compile(r"^[0-9a-f]{16,}$", re.IGNORECASE)
 _TOKEN = re.compile(r"^[A-Za-z0-9_+/=-]{16,}$")
@@ -69,6 +73,8 @@ def is_opaque(value: Any) -> bool:
         return False
     if _UUID.match(value) or _HEX.match(value) or _ETAG.match(value):
         return True
+    if _BASIC_TIME.match(value):
+        return False  # a date-time in ISO 8601's basic format (20250819013317+0000): when, readable
     if _TOKEN.match(value) and _DIGIT.search(value):
         return bool(_UPPER.search(value) and _LOWER.search(value)) or not _LETTER.search(value)
     return value.isdigit() and len(value) >= 16  # shorter digit strings are counters, ids and timestamps
@@ -151,10 +157,12 @@ def pairs_of(items: list[Any]) -> dict[str, Any] | None:
     return None
 
 
-def columns(records: Sequence[Any], depth: int = 2) -> list[str]:
-    """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep."""
+def columns(records: Sequence[Any], depth: int = 2, least: int = 0) -> list[str]:
+    """Scalar columns of the records, in first-seen order, as dotted paths up to ``depth`` levels deep; ``least``:
+    only those holding a value in at least that many of the sampled records (records of distinct members have as
+    many columns as members: a search for an identifier then reads only the columns that can be one)."""
     table = _table(records)
-    return [p for p in table if table.levels.get(p, 0) < depth]
+    return [p for p in table if table.levels.get(p, 0) < depth and table.present.get(p, 0) >= least]
 
 
 class _Table(dict[str, list[Any]]):
@@ -163,6 +171,7 @@ class _Table(dict[str, list[Any]]):
     def __init__(self) -> None:
         super().__init__()
         self.levels: dict[str, int] = {}
+        self.present: dict[str, int] = {}  # records holding a scalar there (the rest None)
 
 
 _last: tuple[list[Any], _Table] | None = None
@@ -201,6 +210,8 @@ def _collect(obj: dict[str, Any], prefix: str, depth: int, table: _Table, row: i
             if column is None:
                 column = table[prefix + key] = [None] * rows
                 table.levels[prefix + key] = 2 - depth
+            if column[row] is None and value is not None:
+                table.present[prefix + key] = table.present.get(prefix + key, 0) + 1
             column[row] = value
 
 
@@ -403,7 +414,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         return []
     skip = set(exclude)
     found = []
-    for order, path in enumerate(columns(sample)):
+    for order, path in enumerate(columns(sample, least=len(sample))):
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
@@ -475,7 +486,7 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         return None
     skip = set(exclude)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample)):
+    for order, path in enumerate(columns(sample, least=(len(sample) + 1) // 2)):
         if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
             continue
         col = stats(sample, path, order)
@@ -494,7 +505,7 @@ def _last_resort_identifier(sample: Sequence[Any], skip: set[str]) -> str | None
     """With no key-like column, a unique top-level text column in every record (a search result's URL, a
     document's title): a link a model can follow beats no identifier at all. URLs first, then shorter texts."""
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=1)):
+    for order, path in enumerate(columns(sample, depth=1, least=len(sample))):
         values = _values(sample, path)
         if path in skip or not all(isinstance(v, str) and 0 < len(v) <= 300 for v in values):
             continue
@@ -552,7 +563,7 @@ def _best_column(
     sample = [r for r in records[:SAMPLE] if isinstance(r, dict)]
     skipped = set(skip)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, depth=2)):
+    for order, path in enumerate(columns(sample, depth=2, least=-(-len(sample) // SPARSE))):
         if path in skipped:
             continue
         scored = score(path, _values(sample, path), len(sample))

@@ -22,7 +22,7 @@ from hostshape.fit import clean, fit_data, fit_text, last_resort
 from hostshape.fit.budget import Limit
 from hostshape.input.lossless import losses
 from hostshape.input.parse import parse_json
-from hostshape.output.envelope import Facts, WayBack
+from hostshape.output.envelope import ITEMS, Facts, WayBack
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
 from hostshape.records.listing import listing
@@ -164,7 +164,10 @@ def _read_from(
     value, facts = _saved_value(text, table)
     if query:
         try:
-            value = bounded_search(query, value, len(text))
+            found = bounded_search(query, value, len(text))
+            if found is None and isinstance(value, list):  # the envelope names a top-level list "items"
+                found = bounded_search(query, {ITEMS: value}, len(text))
+            value = found
         except QueryTooCostly as exc:
             return (
                 f"[hostshape] the query {_shown(query)} was stopped: {exc}. Narrow it (filter records first, "
