@@ -4,6 +4,7 @@ steers choices before the final text is counted."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from hostshape.policy import Policy
@@ -22,6 +23,17 @@ PROBE_REJECT_FACTOR = 2
 REMEMBERED_COUNTS = 4
 # The estimate's first measurement counts at most this many characters (a whole candidate when it is this short).
 SAMPLE_CHARS = 8000
+# A text longer than this is counted as the sum of its chunks, each remembered: the candidates of one fit share
+# most of their text (the same records and rows, a count in the envelope changed), so each tokenizes what changed.
+CHUNKED_CHARS = 4096
+# Chunks end where every encoding of tokens.ENCODINGS ends a piece whatever follows and begins one whatever came
+# before: two ASCII punctuation marks then a letter or digit (the marks are one run of the punctuation alternative,
+# which stops at the letter; a single mark could lead the word that follows, two cannot). The counts of chunks
+# cut there add up to the text's exact count, as BPE merges only within pieces.
+_CUT = re.compile(r'[\[\]{}",:]{2}(?=[A-Za-z0-9])')
+_CUT_EVERY = 32  # of those places, about one in this many ends a chunk (chosen by the text after it: the same
+# text is cut at the same places wherever it sits in a candidate)
+_REMEMBERED_CHUNKS = 8192
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,7 @@ class Limit:
     _probed: list[tuple[str, list[int]]] = field(
         default_factory=list, init=False, repr=False, compare=False, hash=False
     )
+    _chunks: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @classmethod
     def of(cls, policy: Policy, budget: int) -> Limit:
@@ -44,11 +57,32 @@ class Limit:
         """Exact token count of ``text`` (tokenized once: the last few counts are remembered)."""
         known = self._counted.get(text)
         if known is None:
-            known = counter(self.encoding_name).count(text)
+            known = self._chunked(text) if len(text) > CHUNKED_CHARS else counter(self.encoding_name).count(text)
             if len(self._counted) >= REMEMBERED_COUNTS:
                 del self._counted[next(iter(self._counted))]
             self._counted[text] = known
         return known
+
+    def _chunked(self, text: str) -> int:
+        """Exact tokens of ``text``, as the sum of its chunks' (see ``_CUT``), each tokenized once per limit."""
+        chunks, tokens = self._chunks, counter(self.encoding_name)
+        if len(chunks) > _REMEMBERED_CHUNKS:
+            chunks.clear()
+        total, start = 0, 0
+        for cut in _CUT.finditer(text):
+            end = cut.end()
+            if hash(text[end : end + 8]) % _CUT_EVERY or end - start < 64:
+                continue
+            chunk = text[start:end]
+            known = chunks.get(chunk)
+            if known is None:
+                known = chunks[chunk] = tokens.count(chunk)
+            total, start = total + known, end
+        chunk = text[start:]
+        known = chunks.get(chunk)
+        if known is None:
+            known = chunks[chunk] = tokens.count(chunk)
+        return total + known
 
     def cheap_fit(self, text: str) -> bool:
         """True when ``text`` certainly fits without tokenizing: every BPE token covers at least one byte."""

@@ -530,9 +530,9 @@ class _RecordFit:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
         spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``)."""
         read: list[list[Any]] = []
-        if self._over(rows, room, read):
+        texts: list[str] = []
+        if self._over(rows, room, read, texts):
             return read, []
-        texts = [dumps(row) for row in read]
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
         listing = ",".join(texts)
         exact = self.limit.count(listing)
@@ -542,15 +542,20 @@ class _RecordFit:
         scale = exact / max(1, sum(estimates))
         return read, [max(1, round(e * scale)) for e in estimates]
 
-    def _over(self, rows: Iterable[list[Any]], room: int, read: list[list[Any]] | None = None) -> bool:
+    def _over(
+        self, rows: Iterable[list[Any]], room: int, read: list[list[Any]] | None = None, texts: list[str] | None = None
+    ) -> bool:
         """Whether a listing of ``rows`` is clearly over ``room`` by its size or estimate (short rows are never
         estimated within: their tokens run denser than the records' the estimate learnt from), found as soon as
-        the rows read so far are (the rest are not made); ``read`` receives the rows read. Changes nothing."""
+        the rows read so far are (the rest are not made); ``read`` receives the rows read and ``texts`` their JSON.
+        Changes nothing."""
         size = estimated = 0
         for row in rows:
+            text = dumps(row)
             if read is not None:
                 read.append(row)
-            text = dumps(row)
+            if texts is not None:
+                texts.append(text)
             size += len(text) + 1
             estimated += self.ratio.estimate(text) + 1
             if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:

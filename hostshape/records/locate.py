@@ -125,13 +125,17 @@ def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:
 
 def _members_bounded(value: Any, nodes: int = MAX_NODES) -> Iterator[tuple[Path, Any]]:
     """Like ``_members`` (depth first, in document order) at any depth, over at most ``nodes`` objects: a record
-    list six wrappers down is found, and a huge or deeply nested document costs a bounded walk."""
+    list six wrappers down is found, and a huge or deeply nested document costs a bounded walk. A map of objects
+    (more than MAP_ENTRIES members, the first MAP_ENTRIES all objects: entries of one kind, a lockfile's packages)
+    is read through its first MAP_ENTRIES entries only (the others are neither candidates nor walked into): what
+    they hold stands for what the others hold, and the walk's objects go to the rest of the document."""
     left = [nodes]
 
     def walk(obj: dict[str, Any], path: Path) -> Iterator[tuple[Path, Any]]:
         left[0] -= 1
-        for key, member in obj.items():
-            if not isinstance(key, str):
+        entries = len(obj) if not _is_object_map(obj) else MAP_ENTRIES
+        for at, (key, member) in enumerate(obj.items()):
+            if not isinstance(key, str) or (at >= entries and isinstance(member, dict)):
                 continue
             yield (*path, key), member
             if isinstance(member, dict) and left[0] > 0 and len(path) < 100:
@@ -139,6 +143,14 @@ def _members_bounded(value: Any, nodes: int = MAX_NODES) -> Iterator[tuple[Path,
 
     if isinstance(value, dict):
         yield from walk(value, ())
+
+
+MAP_ENTRIES = 64  # entries of a map of objects the search walks into
+
+
+def _is_object_map(obj: dict[str, Any]) -> bool:
+    """More than MAP_ENTRIES members, the first MAP_ENTRIES of them objects (a map's entries, not a wrapper's)."""
+    return len(obj) > MAP_ENTRIES and all(isinstance(v, dict) for v in itertools.islice(obj.values(), MAP_ENTRIES))
 
 
 def _lists(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, list[Any]]]:
@@ -281,7 +293,9 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str, str] | None:
         return None
     if len(obj) < 3 and (len(obj) < 2 or _group_list(list(obj.values())) is None):
         return None  # two objects are a map of groups only when each holds the same kind of list
-    key_sets = [set(v) for v in obj.values()]
+    values = list(obj.values())
+    step = max(1, len(values) // _KIND_SAMPLE)  # objects of one kind: told from a sample spread over the map
+    key_sets = [set(v) for v in values[::step]]
     if not _share_keys(key_sets):
         return None
     own = _own_key(obj)
@@ -290,6 +304,9 @@ def _keyed_map(obj: dict[str, Any]) -> tuple[list[Any], str, str] | None:
     name = next(n for n in ("key", "_key", "__key") if not any(n in v for v in obj.values()))
     records = [{name: k} | v for k, v in obj.items()]  # (not **v: members may have non-string names)
     return records, f"map keyed by identifier: shown as a list, each record's map key as {name!r}", name
+
+
+_KIND_SAMPLE = 1000  # entries of a map whose member names tell whether they are of one kind, at most about
 
 
 def _own_key(obj: dict[str, dict[str, Any]]) -> str | None:

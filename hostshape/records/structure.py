@@ -5,6 +5,7 @@ length, URL-ness, presence), never from one service's field names.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -639,11 +640,11 @@ def _checked(
 def unique_over(records: Sequence[Any], path: str) -> bool:
     """``path`` has a scalar value in every one of ``records``, no two the same: a set over one column."""
     values = _column(records, path)
-    if any(v is None or isinstance(v, (dict, list)) for v in values):
-        return False
-    kinds = {type(v) for v in values}
+    kinds = set(map(type, values))
     if kinds == {str} or kinds == {int}:
         return len(set(values)) == len(values)
+    if any(v is None or isinstance(v, (dict, list)) for v in values):
+        return False
     return len(set(map(repr, values))) == len(values)  # 1, 1.0 and True are one set member, three values
 
 
@@ -651,8 +652,11 @@ def _column(records: Sequence[Any], path: str) -> list[Any]:
     """``dotted(r, path)`` of every record, read directly when ``path`` is one member name."""
     if "." in path:
         return [dotted(r, path) for r in records]
-    values = [r.get(path) if isinstance(r, dict) else dotted(r, path) for r in records]
-    return [_typed(v) for v in values] if any(isinstance(v, dict) for v in values) else values
+    if set(map(type, records)) == {dict}:  # read at C speed: every record a plain object
+        values = list(map(dict.get, records, itertools.repeat(path)))
+    else:
+        values = [r.get(path) if isinstance(r, dict) else dotted(r, path) for r in records]
+    return [_typed(v) for v in values] if any(issubclass(t, dict) for t in set(map(type, values))) else values
 
 
 def _telling_apart(repeats: Sequence[Any], sample: Sequence[Any], key: str) -> str | None:
