@@ -13,9 +13,9 @@ A small deterministic reader answers them from the text a tool sent to the model
    columnar table (``{"fields": [...], "rows": [[...]]}``, hostshape's ``_index``), in document order; members an
    envelope states once for all records (hostshape's ``_hostshape.same``) apply to each. A record that states its
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
-   hostshape's ``_index`` rows and ``_last``) is the record at that position, and the records after it without one
-   follow it; an object that states its position and carries the identifier is a record wherever it is; what two
-   records at one position say is read together; members an envelope states as built from each record's own
+   hostshape's ``_index`` rows, ``_middle`` and ``_last``) is the record at that position, and the records after it
+   without one follow it; an object that states its position and carries the identifier is a record wherever it is;
+   what two records at one position say is read together; members an envelope states as built from each record's own
    values (hostshape's ``_hostshape.derived``: templates such as ``https://host/{zone}/types/{name}``, syntax in
    hostshape.records.derived) are rebuilt in every record and row that holds their parts, a lossless re-encoding
    decoded as a model told the format would, like terse's codec;

@@ -49,8 +49,9 @@ def test_every_record_identifier_survives(tmp_path, name: str, budget: int) -> N
     index = shown.get("_index", {}) if isinstance(shown, dict) else {}
     at = 1 if index.get("fields", [])[:1] == ["#"] else 0  # an index spread over the list: each row's position first
     kept = {r.get(key) for r in _records_in(shown)} | {row[at] for row in index.get("rows", [])}
-    if isinstance(shown, dict) and isinstance(shown.get("_last"), dict):  # the list's last record, shown whole
-        kept.add(shown["_last"].get(key))
+    for whole in ("_middle", "_last"):  # the list's middle and last records, shown whole
+        if isinstance(shown, dict) and isinstance(shown.get(whole), dict):
+            kept.add(shown[whole].get(key))
     wanted = {r.get(key) for r in records}
     recall = len(wanted & kept) / len(wanted)
     assert recall >= (0.98 if budget >= 4000 else 0.5), (name, budget, recall)
@@ -59,7 +60,9 @@ def test_every_record_identifier_survives(tmp_path, name: str, budget: int) -> N
 def _records_in(shown: dict | list) -> list[dict]:  # type: ignore[type-arg]
     if isinstance(shown, list):
         return shown
-    found = find_records({k: as_records(v) for k, v in shown.items() if k not in ("_hostshape", "_index", "_last")})
+    found = find_records(
+        {k: as_records(v) for k, v in shown.items() if k not in ("_hostshape", "_index", "_middle", "_last")}
+    )
     return [r for r in (found[1] if found else []) if isinstance(r, dict)]
 
 

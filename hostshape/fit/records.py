@@ -23,6 +23,7 @@ from hostshape.output.envelope import (
     compacted,
     envelope,
     last_shown,
+    middle_shown,
     outlined_beside,
     records_json,
     spread_index,
@@ -269,10 +270,12 @@ _NO_INDEX = _IndexSource([], [])  # never filled
 @dataclass(frozen=True)
 class _Last:
     """The list's last record, previewed as the others are, shown whole after a partial index; ``cut``: its
-    preview cut text."""
+    preview (or the middle's) cut text; ``middle``: the record midway from the page's first to the last, previewed,
+    shown whole with it (None: not shown)."""
 
     record: Any
     cut: bool
+    middle: Any = None
 
 
 @dataclass(frozen=True)
@@ -344,13 +347,7 @@ class _RecordFit:
             planned = dataclasses.replace(self, last=plan.last, position=plan.position)
             fit = planned
             if index is not None and not complete and table is not None:
-                # no listing of every record fits: its quarter of the budget shows whole records as objects, whose
-                # cost is known better than a table's, and the rows listed run to the same record
-                fit = dataclasses.replace(planned, table=None)
-                plain = _costs_within((dumps(r) for r in rest), self.ratio, budget)
-                share = (budget - _INDEX_HEADER) // _WHOLE_SHARE - _last_cost(plan.last, self.ratio)
-                whole = _most_records(plain, [0] * len(plain), share)
-                index, k = fit._restarted(index, whole, k + len(index[1])), whole
+                fit, index, k = planned._objects_first(index, k, budget)
             while k > 0 or index is not None:
                 text, facts = fit._text(rest, k, index)
                 fitted = fit._verified(text, facts, "index" if index else "records")
@@ -381,6 +378,19 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first()
+
+    def _objects_first(self, index: Index, k: int, budget: int) -> tuple[_RecordFit, Index, int]:
+        """No listing of every record fits: its quarter of the budget shows whole records as objects, whose cost is
+        known better than a table's, and the rows listed run to the same record; the middle and the last shown
+        whole give way to the head's first record. Returns the fit, its index and its whole records."""
+        fit = dataclasses.replace(self, table=None)
+        plain = _costs_within((dumps(r) for r in self.rest), self.ratio, budget)
+        share = (budget - _INDEX_HEADER) // _WHOLE_SHARE
+        whole = _most_records(plain, [0] * len(plain), share - _last_cost(fit.last, self.ratio))
+        while whole == 0 and fit.last is not None:
+            fit = dataclasses.replace(fit, last=_fewer_landmarks(fit.last))
+            whole = _most_records(plain, [0] * len(plain), share - _last_cost(fit.last, self.ratio))
+        return fit, fit._restarted(index, whole, k + len(index[1])), whole
 
     def _widest(self, index: Index, fitted: Fitted) -> tuple[Index, Fitted]:
         """A listing of every record and nothing else: the widest layout that lists every record within the
@@ -470,9 +480,10 @@ class _RecordFit:
                     deferred = deferred or _Plan(k, (columns, rows[k:]), True)
                     continue  # short columns beside the key crowd out every whole record: narrower first
                 head = max((self.ratio.estimate(dumps(r)) for r in rest[: min(k, _TABLE_HEAD)]), default=0)
-                last = self._last_whole(head + _LAST_WRAP, k)  # for a record of the head, when no larger
+                # for a record of the head, when not much larger
+                last = self._last_whole(int(head * _LANDMARK_SLACK) + _LAST_WRAP, k)
                 if last is not None:
-                    beside = _most_records(full, row_costs, room - _last_cost(last, self.ratio))
+                    beside, last = self._beside_landmarks(full, row_costs, room, last)
                     if 0 < beside < len(rest) - 1:
                         yield _Plan(beside, (columns, rows[beside:]), True, last)
                 yield _Plan(k, (columns, rows[k:]), True)
@@ -484,7 +495,7 @@ class _RecordFit:
             k = _most_records(full, [0] * len(full), share)
             last = self._last_whole(share // 2, k)
             if last is not None:  # shown when a whole record still comes first
-                beside = _most_records(full, [0] * len(full), share - _last_cost(last, self.ratio))
+                beside, last = self._beside_landmarks(full, [0] * len(full), share, last)
                 last, k = (last, beside) if beside else (None, k)
             used = sum(full[:k]) + _last_cost(last, self.ratio)
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
@@ -504,6 +515,16 @@ class _RecordFit:
             else:  # positions would crowd out the rows: the following ones, and the last whole
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False, last)
         yield _Plan(_most_records(full, [0] * len(full), budget), None, True)
+
+    def _beside_landmarks(self, full: list[int], rows: list[int], room: int, last: _Last) -> tuple[int, _Last]:
+        """The whole records that fit ``room`` beside ``last`` (and its middle record) shown whole, index rows of
+        cost ``rows`` included, and ``last`` without its middle when no whole record would fit beside both, or the
+        whole records reach it."""
+        beside = _most_records(full, rows, room - _last_cost(last, self.ratio))
+        if last.middle is not None and (beside == 0 or beside > _middle_of(self.rest)):
+            last = dataclasses.replace(last, middle=None)
+            beside = _most_records(full, rows, room - _last_cost(last, self.ratio))
+        return beside, last
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
@@ -555,7 +576,7 @@ class _RecordFit:
         facts = dataclasses.replace(self.facts, returned=k, listed=len(rows) if index else None, truncated=more)
         cursor = self.cursor_at(self.offset + k) if more else None
         dropped = len(rest) - k - len(rows)
-        last = None
+        last = middle = None
         if index is not None and rows and self.position is not None and index[0][:1] == [self.position]:
             facts = self._spread_noted(facts, rows)
         if index is not None and rows and self.last is not None and k < len(rest) - 1:
@@ -565,13 +586,21 @@ class _RecordFit:
             facts = _noted(facts, last_shown(at, listed))
             if not listed:  # shown whole, not listed: counted once, among the records returned
                 facts, dropped = dataclasses.replace(facts, returned=k + 1), dropped - 1
+            mid = _middle_of(rest)
+            midway = self.last.middle
+            if midway is not None and k <= mid and not (isinstance(midway, dict) and last[0] in midway):
+                middle = (last[0], self.offset + mid, midway)
+                listed = any(r[0] == self.offset + mid for r in rows) if self.position else k + len(rows) > mid
+                facts = _noted(facts, middle_shown(self.offset + mid, listed))
+                if not listed:
+                    facts, dropped = dataclasses.replace(facts, returned=(facts.returned or k) + 1), dropped - 1
             if self.last.cut and not facts.text_cut and self.index.level is not None:
                 facts = dataclasses.replace(_noted(facts, text_fields_cut(self.index.level)), text_cut=True)
         tabled = self.table.render(rest[:k]) if self.table is not None and k > 1 else None
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last), facts
+        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle), facts
 
     def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
         """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
@@ -582,7 +611,10 @@ class _RecordFit:
 
     def _last_whole(self, most: int, k: int) -> _Last | None:
         """The list's last record, previewed as the others are, when it is worth showing whole beside the first
-        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else None."""
+        ``k``: past them and not the next, an object or list, costing at most ``most`` tokens; else None. With it,
+        on the same terms (past the first ``k``, at most ``most`` tokens), the record midway from the page's first
+        to the last: records from the start, the middle and the end of a list show how its values vary over it,
+        whatever order it is in."""
         rest = self.rest
         if k < 1 or k >= len(rest) - 1 or not isinstance(rest[-1], (dict, list)):
             return None
@@ -591,7 +623,14 @@ class _RecordFit:
             last = cap_strings(last, level, cuts)
         if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
             return None
-        return _Last(last, cuts[0] > 0)
+        middle, at = None, _middle_of(rest)
+        if k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list)):
+            middle = rest[at]
+            if level is not None and not _all_short(middle, level):
+                middle = cap_strings(middle, level, cuts)
+            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most:
+                middle = None
+        return _Last(last, cuts[0] > 0, middle)
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -667,8 +706,21 @@ class _RecordFit:
 
 
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:
-    """Estimated tokens of the last record shown whole (0 when it is not)."""
-    return 0 if last is None else ratio.estimate(dumps(last.record)) + _LAST_WRAP
+    """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
+    if last is None:
+        return 0
+    middle = 0 if last.middle is None else ratio.estimate(dumps(last.middle)) + _LAST_WRAP
+    return ratio.estimate(dumps(last.record)) + _LAST_WRAP + middle
+
+
+def _fewer_landmarks(last: _Last) -> _Last | None:
+    """``last`` without its middle record, or nothing when it has none: what gives way to the head's first."""
+    return dataclasses.replace(last, middle=None) if last.middle is not None else None
+
+
+def _middle_of(records: list[Any]) -> int:
+    """The position of the record midway through ``records`` (the earlier of two)."""
+    return (len(records) - 1) // 2
 
 
 def _noted(facts: Facts, note: str) -> Facts:
@@ -724,6 +776,8 @@ _NEXT_ROOM = 0.05  # whole records and a listing leaving this share of the budge
 _FILL = 0.5  # an index-only answer using less of the budget than this also shows the first record, shrunk
 _INDEX_HEADER = 12  # tokens of ',"_index":{"fields":[...],"rows":[]}' beyond the rows themselves
 _LAST_WRAP = 40  # tokens of ',"_last":{"#":N,...}' and its note beyond the record itself
+_LANDMARK_SLACK = 1.5  # beside a listing of every record, the last (and middle) record shown whole may cost this
+# many times the largest record of the head (records vary in size; whole records beside them are counted after)
 _POSITION_SHARE = 0.25  # an index is spread over the list, each row led by its position, when a position costs at
 # most this share of a row's tokens; else it lists the records that follow the whole ones
 

@@ -24,6 +24,7 @@ TEXT_PREFIX = "[hostshape]"
 # Members beside the envelope in JSON output: a shown value that is not an object, a record list that is the whole
 # value, the start of a compact JSON text shown as one string, and the index of records not shown whole.
 VALUE, ITEMS, PREVIEW, INDEX = "value", "items", "preview", "_index"
+MIDDLE = "_middle"  # the record midway through the list, shown whole with the last (with its position)
 LAST = "_last"  # the list's last record, shown whole after a spread index (with its position), when room allows
 SPILL_OFF = "spill is off"  # why there is no way back, by default
 MAX_OMITTED_NAMES = 12
@@ -249,6 +250,13 @@ def spread_index(rows: int, first: int, last: int, step: float, position: str, q
     return f"index: {rows:,} of #{first}-#{last}, {spread}{read}"
 
 
+def middle_shown(at: int, listed: bool) -> str:
+    """The note of the record midway through the list (position ``at``) shown whole (``listed``: the index has
+    its row too)."""
+    how = "listed and shown whole" if listed else "shown whole"
+    return f"the record midway through the list (#{at}) {how} in {MIDDLE!r}"
+
+
 def last_shown(at: int, listed: bool) -> str:
     """The note of the list's last record (position ``at``) shown whole after the index (``listed``: the index's
     last row is its row too)."""
@@ -402,13 +410,15 @@ def records_json(
     index: tuple[list[str], list[list[Any]]] | None = None,
     dropped: int = 0,
     last: tuple[str, int, Any] | None = None,
+    middle: tuple[str, int, Any] | None = None,
 ) -> str:
     """JSON output of a record list: the envelope first, then ``document`` with the ``shown`` records in place of
     its list at ``path`` (``()``: the document is the list, shown as ``items``; a list, or the table of
     hostshape.output.columns), then the ``index`` (columns and
     rows) of records not shown whole. With an index, the envelope's ``dropped`` counts the records neither shown nor
     listed. ``last`` (position member, position, record) is a record shown whole after the index, as ``_last``:
-    its members after its position (a record that is not an object as ``value``)."""
+    its members after its position (a record that is not an object as ``value``); ``middle``, the same for the
+    record midway through the list, as ``_middle`` before it."""
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
@@ -421,6 +431,9 @@ def records_json(
     out: dict[str, Any] = {KEY: env, **body}
     if index is not None and index[1]:
         out[INDEX] = {"fields": index[0], "rows": index[1]}
+    if middle is not None:
+        name, at, record = middle
+        out[MIDDLE] = {name: at, **record} if isinstance(record, dict) else {name: at, VALUE: record}
     if last is not None:
         name, at, record = last
         out[LAST] = {name: at, **record} if isinstance(record, dict) else {name: at, VALUE: record}

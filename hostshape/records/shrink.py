@@ -225,8 +225,11 @@ def shrink_located(
     if located.map_key is not None and cuts.index:
         cuts.partial = structure.entry_layout(shrunk, cuts.index[0], located.map_key, count)
     after = records[end:]
-    if after:  # the last record is shrunk too: a fit may show it whole after an index spread over the list
-        after = [*after[:-1], _value(records[-1], "", 0, schema, cuts, root=True)]
+    # the records midway from the page's first to the last (fit.records._middle_of) and the last are shrunk too: a
+    # fit may show them whole beside an index
+    for at in dict.fromkeys((first + (len(records) - first - 1) // 2, len(records) - 1)):
+        if at >= end:
+            after[at - end] = _value(records[at], "", 0, schema, cuts, root=True)
     return _around(located.value, located.path, records[:start] + shrunk + after, cuts)
 
 
