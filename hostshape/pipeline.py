@@ -268,7 +268,7 @@ def _projected(
 
 
 def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
-    value = clip_long(payload.value, len(payload.text), s.limit)
+    value = clip_long(payload.value, payload.text, s.limit)
     value, hidden = narrow_wide(value, len(payload.text), s.limit)
     if hidden:
         facts = dataclasses.replace(_noted(facts, too_wide(hidden)), truncated=True)

@@ -12,20 +12,53 @@ from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 LONGEST_FLOOR = 1 << 18  # characters a string keeps whatever the budget (text this long is cut by every answer)
 
 
-def clip_long(value: Any, text_chars: int, limit: Limit) -> Any:
+def clip_long(value: Any, text: str, limit: Limit) -> Any:
     """``value`` with every string longer than any answer within ``limit`` can hold (``limit.tokens *
     SURELY_OVER_CHARS_PER_TOKEN`` characters, and at least ``LONGEST_FLOOR``) cut to that many characters as a
     ``Clipped`` string, which every later cut reports at its full length (``output.previews``); the containers
     along the way are copied, ``value`` is not changed. Such a string is never shown whole (``Limit.fits`` refuses
     any longer text), so the answer cuts it as it would have; only the time it takes no longer grows with it.
 
-    A value whose JSON text (``text_chars`` long) is no longer than that is returned at once. The walk is bounded
+    ``text`` is the JSON text that holds every string of ``value`` (escaped or not: a string's text is at least as
+    long as the string). A value whose text has no stretch that long free of unescaped quotes is returned at once
+    (``_may_hold``, at C speed). The walk is bounded
     as ``narrow_wide``'s is: within ``_STEPS`` members visited, into the first ``_DEEP_ITEMS`` members of each
     container, ``_MAX_DEPTH`` levels deep; the strings among later members are cut too."""
     longest = max(limit.tokens * SURELY_OVER_CHARS_PER_TOKEN, LONGEST_FLOOR)
-    if text_chars <= longest:
+    if not _may_hold(text, longest):
         return value
     return _Walk(longest, _STEPS).visit(value, 0)
+
+
+_ESCAPED_QUOTES = 8  # escaped quotes looked past in one block before it is taken to be inside a long string
+_LONGEST_ESCAPE_RUN = 64  # backslashes counted before a quote; a longer run is taken as an escape
+
+
+def _may_hold(text: str, longest: int) -> bool:
+    """Whether ``text`` may hold a JSON string longer than ``longest`` characters. False is certain: such a string
+    spans, between its quotes, a whole block of ``longest // 2`` characters aligned at a multiple of that, and each
+    block is found to hold an unescaped quote (one after an even run of backslashes)."""
+    if len(text) <= longest:
+        return False
+    block = max(1, longest // 2)
+    for start in range(0, len(text) - block + 1, block):
+        end, at, seen = start + block, start, 0
+        while True:
+            at = text.find('"', at, end)
+            if at < 0 or seen >= _ESCAPED_QUOTES:
+                return True
+            if not _escaped(text, at):
+                break
+            seen, at = seen + 1, at + 1
+    return False
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Whether the quote at ``at`` follows an odd run of backslashes (a run too long to count is taken as one)."""
+    run = 0
+    while run <= _LONGEST_ESCAPE_RUN and at > run and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1 or run > _LONGEST_ESCAPE_RUN
 
 
 _STEPS = 20_000
