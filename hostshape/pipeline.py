@@ -222,8 +222,9 @@ def fit(s: Shaping) -> Shaping:
     # without saying so
     replaced = [*([note] if note else []), *s.lost]
     facts = Facts(notes=[*s.payload.notes, *replaced], replaced=bool(replaced))
-    kind = next(k for k in KINDS if k.read(s.payload) is not None)  # prose reads every payload
-    return dataclasses.replace(s, fitted=kind.fit(s, kind.read(s.payload), facts))
+    # read once (a table's rows, an error's JSON): prose reads every payload
+    kind, reading = next((k, reading) for k in KINDS if (reading := k.read(s.payload)) is not None)
+    return dataclasses.replace(s, fitted=kind.fit(s, reading, facts))
 
 
 def cap(s: Shaping) -> Shaping:
@@ -279,6 +280,7 @@ def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
 def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
     """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
     records, note = table
+    records = clip_long(records, s.payload.text, s.limit, json_text=False)  # CSV's quotes are not JSON's
     return _projected(s, records, _noted(facts, note), cursor_at=s.cursor_at)
 
 
@@ -347,7 +349,8 @@ def _error_json(payload: Payload) -> tuple[Any] | None:
 
 def _fit_error_json(s: Shaping, error: tuple[Any], facts: Facts) -> Fitted:
     """An error whose text is JSON stays JSON: fitted as data, with the note that the tool reported an error."""
-    return _projected(s, error[0], _noted(facts, TOOL_ERROR))
+    value = clip_long(error[0], s.payload.text, s.limit)
+    return _projected(s, value, _noted(facts, TOOL_ERROR))
 
 
 def _fit_error(s: Shaping, payload: Payload, facts: Facts) -> Fitted:

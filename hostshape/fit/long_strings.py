@@ -12,20 +12,21 @@ from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 LONGEST_FLOOR = 1 << 18  # characters a string keeps whatever the budget (text this long is cut by every answer)
 
 
-def clip_long(value: Any, text: str, limit: Limit) -> Any:
+def clip_long(value: Any, text: str, limit: Limit, *, json_text: bool = True) -> Any:
     """``value`` with every string longer than any answer within ``limit`` can hold (``limit.tokens *
     SURELY_OVER_CHARS_PER_TOKEN`` characters, and at least ``LONGEST_FLOOR``) cut to that many characters as a
     ``Clipped`` string, which every later cut reports at its full length (``output.previews``); the containers
     along the way are copied, ``value`` is not changed. Such a string is never shown whole (``Limit.fits`` refuses
     any longer text), so the answer cuts it as it would have; only the time it takes no longer grows with it.
 
-    ``text`` is the JSON text that holds every string of ``value`` (escaped or not: a string's text is at least as
-    long as the string). A value whose text has no stretch that long free of unescaped quotes is returned at once
-    (``_may_hold``, at C speed). The walk is bounded
+    ``text`` is the text ``value`` was read from (a string's text is at least as long as the string): a value
+    whose text is no longer than the cut is returned at once; so is one whose text is JSON (``json_text``: each
+    string between quotes, as in JSON lines too) with no stretch that long free of unescaped quotes (``_may_hold``,
+    at C speed). Any other text (CSV, whose doubled quotes are no JSON escapes) is walked. The walk is bounded
     as ``narrow_wide``'s is: within ``_STEPS`` members visited, into the first ``_DEEP_ITEMS`` members of each
     container, ``_MAX_DEPTH`` levels deep; the strings among later members are cut too."""
     longest = max(limit.tokens * SURELY_OVER_CHARS_PER_TOKEN, LONGEST_FLOOR)
-    if not _may_hold(text, longest):
+    if len(text) <= longest or (json_text and not _may_hold(text, longest)):
         return value
     return _Walk(longest, _STEPS).visit(value, 0)
 

@@ -222,13 +222,13 @@ class Proxy:
         model. Larger ones become one shaped message (its full form saved behind a handle) and no data."""
         from mcp import types
 
+        from hostshape.fit.budget import Limit
         from hostshape.pipeline import shape
-        from hostshape.tokens import count_tokens
 
         budget = self.policy.budget_for(name, self.server_name)
         data = "" if error.data is None else json.dumps(error.data, ensure_ascii=False, default=str)
         message = error.message if not data else f"{error.message}\n{data}"
-        if count_tokens(message, self.policy.encoding) * self.policy.safety_factor <= budget:
+        if Limit.of(self.policy, budget).fits(message):  # a long message is not tokenized whole
             return error
         room = max(1, budget - 40)  # the host's own words around it ("MCP error -32000: ...")
         shaped = shape(message, policy=self.policy.replace(budget=room), tool=name, server=self.server_name)

@@ -50,8 +50,23 @@ def shape_mcp_result(
     others the text, Google ADK both), so the text and the structured copy as the host serialises it (compact JSON)
     fit the budget together. A structured copy of the text (FastMCP's ``{"result": "<text>"}`` wrapper, or the
     text's JSON) is rebuilt from the shaped text; structured content that is not a copy is shaped on its own
-    (its full form saved behind its own handle) and the text kept or shaped beside it."""
+    (its full form saved behind its own handle) and the text kept or shaped beside it.
+
+    A fault in this glue is answered as every adapter's is (``hostshape.host.glue_fault``, per ``policy.on_fault``):
+    a budgeted cut by default, never the result unshaped unless the policy says ``"pass"``."""
     fit = _Fit(policy, tool, server, args)
+    try:
+        return _shape_mcp_result(raw, fit)
+    except Exception as exc:  # noqa: BLE001 - the proxy and the middleware keep running
+        log.exception("hostshape proxy could not shape the result of %s", tool)
+        from hostshape.host import glue_fault
+
+        text = glue_fault(dict(raw), policy, exc, tool=tool, server=server)
+        return None if text is None else (text, None)
+
+
+def _shape_mcp_result(raw: Mapping[str, Any], fit: _Fit) -> tuple[str, dict[str, Any] | None] | None:
+    policy, tool, server = fit.policy, fit.tool, fit.server
     original = raw.get("structuredContent")
     if original is None:
         shaped = fit.shape(raw, policy)
@@ -59,8 +74,9 @@ def shape_mcp_result(
     budget = policy.budget_for(tool, server)
     text_raw = {k: v for k, v in raw.items() if k != "structuredContent"}
     text = _joined_text(raw)
-    structured_tokens = fit.tokens(_compact(original))
-    text_tokens = fit.tokens(text) if text is not None else budget + 1  # other blocks: let shape decide
+    # Each count is compared with the budget only: one surely over it is not tokenized whole.
+    structured_tokens = fit.tokens_within(_compact(original), budget)
+    text_tokens = fit.tokens_within(text, budget) if text is not None else budget + 1  # other blocks: shape decides
     if text is not None and text_tokens + structured_tokens <= budget:
         return None
     if _is_copy(text, original):
@@ -94,6 +110,15 @@ class _Fit:
 
         return count_tokens(value, self.policy.encoding) * self.policy.safety_factor
 
+    def tokens_within(self, value: str, budget: int) -> float:
+        """``tokens(value)``, or ``budget + 1`` without tokenizing when ``value`` is surely over ``budget``: longer
+        than ``SURELY_OVER_CHARS_PER_TOKEN`` characters a token (``Limit.fits`` takes such a text to be over too)."""
+        from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
+
+        if len(value) > budget / self.policy.safety_factor * SURELY_OVER_CHARS_PER_TOKEN:
+            return budget + 1
+        return self.tokens(value)
+
     def shape(self, raw: Any, policy: Policy) -> Any:
         from hostshape.pipeline import shape
 
@@ -121,7 +146,7 @@ def _is_copy(text: str | None, structured: Any) -> bool:
         return True
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: no copy of a structured value
         return False
     return bool(value == structured or structured == {"result": value})
 
@@ -183,8 +208,15 @@ def _structured(original: Any, shaped: Any) -> dict[str, Any]:
 
 
 def _compact(value: Any) -> str:
-    """As hosts written in JavaScript serialise it (JSON.stringify)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """As hosts written in JavaScript serialise it (JSON.stringify); a value the standard library cannot render
+    (nested past its depth, an integer too long to print) as ``render.dumps`` makes it safe, each such member
+    replaced by a labelled string."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, TypeError, RecursionError):
+        from hostshape.output.render import dumps
+
+        return dumps(value)
 
 
 def _with_budget(policy: Policy, tool: str, server: str | None, budget: int) -> Policy:

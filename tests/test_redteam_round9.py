@@ -1,0 +1,160 @@
+"""Red team, round 9: strings longer than any answer outside JSON data (JSON-lines and CSV cells, an error's JSON),
+...; each asserting on what the model receives (o200k) through ``hostshape.shape``, ``read`` or the hook itself."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hostshape import Policy, pipeline, shape
+from hostshape.fit.long_strings import LONGEST_FLOOR
+from hostshape.tokens import count_tokens
+
+
+def _policy(tmp_path: Path, budget: int) -> Policy:
+    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+
+
+def _shaped(raw: Any, policy: Policy) -> str:
+    text = shape(raw if isinstance(raw, (str, dict)) else json.dumps(raw), policy=policy).text
+    assert text.strip() and count_tokens(text) <= policy.budget
+    return text
+
+
+def _longest_string(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max([0, *map(_longest_string, value.values())])
+    if isinstance(value, list):
+        return max([0, *map(_longest_string, value)])
+    return 0
+
+
+# ---- time: a string longer than any answer, outside JSON data -----------------------------------------------------
+
+_HUGE = 20_000_000  # characters: a 20 MB cell or message
+
+
+def _huge_jsonl() -> str:
+    return "".join(json.dumps({"id": i, "body": "x" * _HUGE if i == 3 else f"short {i}"}) + "\n" for i in range(10))
+
+
+def _huge_error() -> dict[str, Any]:
+    text = json.dumps({"error": {"code": 500, "message": "upstream failed: " + "x" * _HUGE}})
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+@pytest.mark.parametrize("form", ["json lines", "error json"])
+def test_a_string_longer_than_any_answer_is_cut_before_the_records_stage_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    # fit/long_strings.clip_long ran on JSON data only: a JSON-lines cell of 50 MB took ~21 s (the identifier search
+    # read every character of it, structure._qualified), an error's JSON message was rendered whole a dozen times.
+    seen: list[int] = []
+    projected = pipeline.project
+
+    def watched(value: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(_longest_string(value))
+        return projected(value, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "project", watched)
+    policy = _policy(tmp_path, 2000)
+    raw = _huge_jsonl() if form == "json lines" else _huge_error()
+    started = time.perf_counter()
+    text = _shaped(raw, policy)
+    elapsed = time.perf_counter() - started
+    assert seen and max(seen) < 2 * LONGEST_FLOOR, seen
+    assert elapsed < 10, elapsed  # ~7 s (JSON lines) before, at 20 MB
+    assert json.loads(text)["_hostshape"]["truncated"] is True
+    cuts = [int(n.replace(",", "")) for n in re.findall(r"…\[\+([\d,]+) chars\]", text)]
+    assert cuts and max(cuts) > _HUGE - 100_000, cuts  # the cut counts from the full string, not from its clip
+
+
+# ---- the proxy (and the FastMCP middleware): a result beside a structured copy ----------------------------------
+
+
+def _nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _proxy_tokens(shaped: tuple[str, Any] | None) -> int:
+    assert shaped is not None  # left alone: the raw result would reach the model
+    text, structured = shaped
+    copy = "" if structured is None else json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return count_tokens(text) + count_tokens(copy)
+
+
+_RECORDS = json.dumps([{"id": i, "text": "words " * 40} for i in range(300)])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"content": [{"type": "text", "text": "[" * 5000 + "]" * 5000}], "structuredContent": {"a": 1}},
+        {"content": [{"type": "text", "text": _RECORDS}], "structuredContent": {"deep": _nested(3000)}},
+    ],
+    ids=["text nested past json's depth", "structured copy nested past json's depth"],
+)
+def test_a_proxied_result_too_deep_for_json_is_shaped_not_passed_through(tmp_path: Path, raw: dict[str, Any]) -> None:
+    # RecursionError in the proxy's own glue (json.loads of the text to compare it with the structured copy,
+    # json.dumps of the copy to count it): the proxy and the FastMCP middleware logged it and passed the result
+    # through unshaped (10,000+ tokens at a budget of 500).
+    from hostshape.proxy import shape_mcp_result
+
+    policy = _policy(tmp_path, 500)
+    assert _proxy_tokens(shape_mcp_result(raw, policy, tool="t")) <= 500
+
+
+def test_a_proxied_result_s_glue_fault_follows_on_fault_not_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every adapter answers its own glue's fault with hostshape.host.glue_fault (a budgeted cut by default); the
+    # proxy's shaping passed the result through whatever the policy said.
+    from hostshape.proxy import shaping
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(shaping, "_is_copy", broken)
+    raw = {"content": [{"type": "text", "text": _RECORDS}], "structuredContent": {"other": list(range(3000))}}
+    policy = _policy(tmp_path, 500)
+    shaped = shaping.shape_mcp_result(raw, policy, tool="t")
+    assert _proxy_tokens(shaped) <= 500
+    assert shaping.shape_mcp_result(raw, policy.replace(on_fault="pass"), tool="t") is None  # the explicit opt-in
+
+
+def test_a_proxied_result_longer_than_any_answer_is_never_tokenized_whole(tmp_path: Path) -> None:
+    # The proxy counted the whole text and the whole structured copy to decide how to share the budget: a 20 MB
+    # text beside a 20 MB structured copy of long runs of one character took ~48 s (tiktoken on each whole).
+    from hostshape.proxy import shape_mcp_result
+
+    raw = {"content": [{"type": "text", "text": "y" * _HUGE}], "structuredContent": {"blob": "x" * _HUGE}}
+    started = time.perf_counter()
+    shaped = shape_mcp_result(raw, _policy(tmp_path, 500), tool="t")
+    elapsed = time.perf_counter() - started
+    assert _proxy_tokens(shaped) <= 500
+    assert elapsed < 15, elapsed
+
+
+def test_a_proxied_error_message_longer_than_any_answer_is_never_tokenized_whole(tmp_path: Path) -> None:
+    # The proxy counted a JSON-RPC error's whole message before shaping it: 5.4 s for 5 MB of one character.
+    from mcp import types
+
+    from hostshape.proxy.server import Proxy
+    from hostshape.proxy.upstream import Upstream
+
+    proxy = Proxy(Upstream(command=("true",)), _policy(tmp_path, 500))
+    started = time.perf_counter()
+    error = proxy._shape_error(types.ErrorData(code=-32000, message="x" * 10_000_000), "t")
+    elapsed = time.perf_counter() - started
+    assert count_tokens(error.message) <= 500
+    assert elapsed < 5, elapsed  # about 11 s before
