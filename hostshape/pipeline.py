@@ -26,6 +26,7 @@ import logging
 import math
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -436,14 +437,16 @@ _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     """``"json"`` or ``"text"`` when the result carries what reads as hostshape's envelope (a top-level ``_hostshape``
-    member; a last line starting ``[hostshape]``) whose handle this policy's store does not hold: the tool's text,
-    not a hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
+    member of its data or of an error's JSON; a last line, after any line break, starting ``[hostshape]`` behind
+    blanks or invisible characters) whose handle this policy's store does not hold: the tool's text, not a
+    hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
     handle: Any = None
     text = payload.text.rstrip()  # the same object, not a copy, when nothing trails
-    start = text.rfind("\n") + 1
-    last = text[start : start + 400] if not payload.is_data else ""  # never a copy of a long last line
-    if payload.is_data and isinstance(payload.value, dict) and KEY in payload.value:
-        form, member = "json", payload.value[KEY]
+    error_json = _error_json(payload) if payload.is_error and KEY in payload.text else None  # parsed when it may
+    value = payload.value if payload.is_data else error_json[0] if error_json else None
+    last = _last_line(text) if value is None else ""
+    if isinstance(value, dict) and KEY in value:
+        form, member = "json", value[KEY]
         handle = member.get("handle") if isinstance(member, dict) else None
     elif last.startswith(TEXT_PREFIX):
         form = "text"
@@ -461,6 +464,23 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
         except Exception:  # noqa: BLE001 - a store that cannot answer holds no proof either way
             log.debug("hostshape: could not look up handle %s", handle, exc_info=True)
     return form
+
+
+# Where str.splitlines ends a line (a host may show any of them as one), and the most of a last line read.
+_LINE_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LAST_LINE_CHARS = 400
+
+
+def _last_line(text: str) -> str:
+    """The start of ``text``'s last line (after any line break), without the blanks and invisible characters
+    (Unicode format characters: a byte order mark, zero-width spaces) that lead it; never a copy of a long line."""
+    start = text.rfind("\n") + 1
+    start = max(start, *(text.rfind(mark, start) + 1 for mark in _LINE_BREAKS))
+    line = text[start : start + 2 * _LAST_LINE_CHARS]
+    lead = 0
+    while lead < len(line) and (line[lead].isspace() or unicodedata.category(line[lead]) == "Cf"):
+        lead += 1
+    return line[lead : lead + _LAST_LINE_CHARS]
 
 
 def _strict(text: str) -> bool:

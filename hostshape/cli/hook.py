@@ -189,10 +189,9 @@ def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
     if len(raw) > MAX_INPUT_BYTES:
         _log().warning("hook input over %d bytes: not parsed", MAX_INPUT_BYTES)
         return _Unread(raw[:HEAD_BYTES], f"hook input over {MAX_INPUT_BYTES // (1024 * 1024)} MB")
-    import json
 
     try:
-        data = json.loads(raw)
+        data = _loads(raw)
     except RecursionError:  # a tool's structured content nested past the parser's depth: refused, never unshaped
         _log().warning("hook input nested too deep to parse")
         return _Unread(raw[:HEAD_BYTES], "hook input nested too deep to parse")
@@ -206,6 +205,19 @@ def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
         _log().warning("stdin is not a JSON object; nothing to do")
         return None
     return data
+
+
+def _loads(raw: bytes) -> Any:
+    """``json.loads(raw)``; bytes that are not UTF-8 (a host's encoder never writes them, a hostile one may) are
+    read as U+FFFD, as hosts show them, rather than making the whole input "not JSON" and the result pass
+    unshaped."""
+    import json
+
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        _log().warning("hook input is not valid UTF-8: undecodable bytes read as U+FFFD")
+        return json.loads(raw.decode("utf-8", "replace"))
 
 
 def _read_bounded(stream: Any) -> tuple[bytes, bool]:
@@ -251,7 +263,7 @@ def _parses(data: bytes) -> bool:
     import json
 
     try:
-        json.loads(data)
+        json.loads(data.decode("utf-8", "replace"))  # as _loads reads it
     except RecursionError:  # whole, as far as can be told: _read answers it
         return True
     except ValueError:
