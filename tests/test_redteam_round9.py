@@ -18,6 +18,7 @@ from test_hook_command import codex_input, hook_env, post_tool_use, write_policy
 from hostshape import Policy, pipeline, shape
 from hostshape.fit.long_strings import LONGEST_FLOOR
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
@@ -217,3 +218,34 @@ def test_a_hook_input_with_broken_utf8_is_shaped_not_left_alone(tmp_path: Path, 
     out = json.loads(proc.stdout)
     text = str(out["reason"] if host == "codex" else out["hookSpecificOutput"]["updatedToolOutput"])
     assert count_tokens(text) <= 500 and json.loads(text)["_hostshape"]["truncated"] is True
+
+
+# ---- the way back: a page of a saved list whose first record holds a long string ----------------------------------
+
+
+@pytest.mark.parametrize("form", ["json", "json lines"])
+def test_a_page_of_records_with_a_long_first_string_is_read_in_linear_time(tmp_path: Path, form: str) -> None:
+    # The identifier search's namespace test (structure._qualified) shortened a common prefix one character at a
+    # time from the first string: quadratic in its length, and the way back cut no string before it (the first
+    # answer does, fit/long_strings): hostshape_read took 7 s for a 1 MB string, 74 s for 3 MB.
+    records = [{"id": i, "body": "x" * 3_000_000 if i == 0 else f"s{i}"} for i in range(10)]
+    text = json.dumps(records) if form == "json" else "".join(json.dumps(r) + "\n" for r in records)
+    policy = _policy(tmp_path, 2000)
+    handle = json.loads(_shaped(text, policy))["_hostshape"]["handle"]
+    started = time.perf_counter()
+    page = read(handle, policy=policy)
+    elapsed = time.perf_counter() - started
+    assert count_tokens(page) <= 2000 and json.loads(page)["_hostshape"]["truncated"] is True
+    assert elapsed < 10, elapsed
+
+
+def test_json_lines_whose_first_line_is_long_are_read_as_records(tmp_path: Path) -> None:
+    # The first 100,000 characters decided: a first line longer than that left no second line to sample, and the
+    # text was answered as broken JSON ("not valid JSON (Extra data: line 2 ...)"), its records never listed.
+    records = [{"id": i, "body": "words " * 30_000 if i == 0 else f"s{i}"} for i in range(30)]
+    policy = _policy(tmp_path, 1000)
+    answer = json.loads(_shaped("".join(json.dumps(r) + "\n" for r in records), policy))
+    env = answer["_hostshape"]
+    assert env["total"] == 30 and any("JSON lines" in note for note in env["notes"]), env
+    page = json.loads(read(env["handle"], query="[?id==`29`].body", policy=policy))
+    assert page["items"] == ["s29"], page

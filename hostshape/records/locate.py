@@ -614,9 +614,10 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     columns; with a note saying how they were read. None when the text is neither (then it is prose). A byte order
     mark opening the text is not part of its first column's name."""
     text = text.removeprefix("\ufeff")
-    if text.count("\n", 0, 100_000) < 2:
+    head = _head(text)
+    if head.count("\n") < 2:
         return None
-    sample = [line for line in _lines(text[:100_000])[:-1] if line.strip()][:50]
+    sample = [line for line in _lines(head)[:-1] if line.strip()][:50]
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
@@ -635,6 +636,23 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
         return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
         return None
+
+
+SAMPLE_CHARS = 100_000  # the start of a text whose lines decide whether it holds records
+
+
+def _head(text: str) -> str:
+    """The start of ``text`` that decides: its first ``SAMPLE_CHARS`` characters, or its first three lines when
+    they are longer (a first record longer than the sample is still a record)."""
+    head = text[:SAMPLE_CHARS]
+    if head.count("\n") >= 3 or len(head) == len(text):
+        return head
+    end = -1
+    for _ in range(3):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text
+    return text[: end + 1]
 
 
 def _lines(text: str) -> list[str]:

@@ -310,6 +310,7 @@ def _stats(records: Sequence[Any], path: str, order: int) -> Column:
 
 
 _SEPARATORS = re.compile("[:/]")
+_BLANK_OR_QUERY = re.compile(r"[\s?#=&]")
 
 
 def _qualified(values: Sequence[Any]) -> bool:
@@ -319,16 +320,27 @@ def _qualified(values: Sequence[Any]) -> bool:
     texts = [v for v in values if isinstance(v, str)]
     if len(texts) < 2 or len(texts) < len(values) or any(is_link_path(t) or is_opaque(t) for t in texts[:20]):
         return False
-    if any(t.startswith("/") or any(c.isspace() or c in "?#=&" for c in t) for t in texts):
+    if any(t.startswith("/") or _BLANK_OR_QUERY.search(t) for t in texts):
         return False  # a server path or a query: a link, not a name
-    common = texts[0]
-    for t in texts[1:]:
-        while not t.startswith(common):
-            common = common[: len(common) - 1]
+    common = _common_prefix(texts)
     cut = max(common.rfind(":"), common.rfind("/"))
     if cut < 0 or len(_SEPARATORS.findall(texts[0])) < 2 or not _LETTER.search(common[:cut]):
         return False  # no namespace, or one without a word (times of day, dates, addresses)
     return all(len(t) > cut + 1 and not _TIMESTAMP.match(t) for t in texts)
+
+
+def _common_prefix(texts: Sequence[str]) -> str:
+    """The longest prefix every one of ``texts`` starts with, comparing at C speed (halving, as the smallest and the
+    largest of them share it): never one character at a time."""
+    low, high = min(texts), max(texts)
+    short, long = 0, len(low)  # low[:short] is shared; no prefix longer than long is
+    while short < long:
+        middle = (short + long + 1) // 2
+        if high.startswith(low[:middle]):
+            short = middle
+        else:
+            long = middle - 1
+    return low[:short]
 
 
 def _linked(records: Sequence[Any], path: str, sample: int = 20) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from jmespath.exceptions import JMESPathError, JMESPathTypeError
 
-from hostshape.fit import clean, fit_data, fit_text, last_resort
+from hostshape.fit import clean, clip_long, fit_data, fit_text, last_resort
 from hostshape.fit.budget import Limit
 from hostshape.input.lossless import losses
 from hostshape.input.parse import parse_json
@@ -181,7 +181,8 @@ def _read_from(
             )
         facts = dataclasses.replace(facts, matched=value not in (None, [], {}))
         records = listing(value, None, limit.count)  # pages of whole records: no index
-    else:
+    else:  # strings longer than any page cut first, as in the first answer: no step's time grows with them
+        value = clip_long(value, text, limit, json_text=table is None)
         projection = zero_config(
             value, limit.count, max_records=offset + limit.tokens + 1, budget=limit.tokens, first=offset
         )
