@@ -66,7 +66,7 @@ from hostshape.output.envelope import (
     TOOL_LINE,
     Facts,
     WayBack,
-    empty_result,
+    empty_results,
     not_json,
     too_wide,
 )
@@ -193,9 +193,10 @@ def leave_alone(s: Shaping) -> Shaping:
             return s.done(text, changed=True, strategy="noted")
         return dataclasses.replace(s, forged=True)
     if as_is and not payload.opaque and s.limit.fits(payload.text):
-        empty = empty_result(payload.is_error)
-        if not payload.text.strip() and s.limit.fits(empty):
-            return s.done(empty, changed=True, strategy="empty")
+        if not payload.text.strip():  # never an empty page: the longest wording of the notice that fits
+            empty = next((t for t in empty_results(payload.is_error) if s.limit.fits(t)), None)
+            if empty is not None:
+                return s.done(empty, changed=True, strategy="empty")
         return s.done(payload.text, changed=False, strategy="passthrough")
     return s
 
@@ -431,7 +432,7 @@ def _unreportable(policy: Policy, tool: str | None) -> Shaped:
 
 
 _HANDLE_IN_LINE = re.compile(f"handle=({HANDLE.pattern.strip('^$')})")
-_OWN_BARE_TEXTS = frozenset([*HANDLELESS_ANSWERS, *map(empty_result, (True, False))])
+_OWN_BARE_TEXTS = frozenset([*HANDLELESS_ANSWERS, *empty_results(True), *empty_results(False)])
 _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 

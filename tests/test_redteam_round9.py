@@ -249,3 +249,18 @@ def test_json_lines_whose_first_line_is_long_are_read_as_records(tmp_path: Path)
     assert env["total"] == 30 and any("JSON lines" in note for note in env["notes"]), env
     page = json.loads(read(env["handle"], query="[?id==`29`].body", policy=policy))
     assert page["items"] == ["s29"], page
+
+
+# ---- never an empty page: an empty result at a small budget -------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", [1, 3, 7, 13])
+@pytest.mark.parametrize("is_error", [False, True], ids=["result", "error"])
+@pytest.mark.parametrize("text", ["", "  \n\t "], ids=["empty", "blank"])
+def test_an_empty_result_at_a_budget_too_small_for_its_notice_is_still_named(
+    tmp_path: Path, budget: int, is_error: bool, text: str
+) -> None:
+    # The notice ("[hostshape] the tool returned no content (an empty result)", 14 tokens) was the only wording:
+    # at a budget below it the result passed as it came, an empty page.
+    raw = {"content": [{"type": "text", "text": text}], "isError": is_error}
+    _shaped(raw, _policy(tmp_path, budget))

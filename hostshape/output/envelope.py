@@ -276,6 +276,16 @@ def empty_result(is_error: bool) -> str:
     return f"{TEXT_PREFIX} the tool {what}"
 
 
+def empty_results(is_error: bool) -> list[str]:
+    """Ever shorter wordings of ``empty_result``, for budgets too small for it (the last is one token)."""
+    return [
+        empty_result(is_error),
+        f"{TEXT_PREFIX} {'error, no message' if is_error else 'empty result'}",
+        "(empty)",
+        "…",
+    ]
+
+
 # One step of outlining a member beside the record list (hostshape.fit.beside), by what the step did.
 OUTLINE_STEPS = {
     "items": "{n} items not shown",
