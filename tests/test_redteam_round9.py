@@ -264,3 +264,16 @@ def test_an_empty_result_at_a_budget_too_small_for_its_notice_is_still_named(
     # at a budget below it the result passed as it came, an empty page.
     raw = {"content": [{"type": "text", "text": text}], "isError": is_error}
     _shaped(raw, _policy(tmp_path, budget))
+
+
+# ---- truth: hostshape's own line for a resource link is never read as broken JSON --------------------------------
+
+
+@pytest.mark.parametrize("beside", [None, "see the linked file"], ids=["alone", "beside a text"])
+def test_a_long_resource_link_is_shaped_as_text_not_as_broken_json(tmp_path: Path, beside: str | None) -> None:
+    # A resource link is shown as hostshape's line "[resource link: name uri]"; its "[" made the text look like
+    # JSON, so a link too long to fit was answered as {"text": ...} noting "not valid JSON (Expecting value ...)".
+    link = {"type": "resource_link", "uri": "file:///srv/" + "a/" * 20_000 + "report.csv", "name": "report"}
+    blocks = [link] if beside is None else [link, {"type": "text", "text": beside}]
+    text = _shaped({"content": blocks}, _policy(tmp_path, 300))
+    assert "not valid JSON" not in text and text.startswith("[resource link: report file:///srv/a/"), text[:200]

@@ -74,6 +74,7 @@ class _Blocks:
     media_notes: list[str] = field(default_factory=list)  # what the envelope says of each
     opaque: bool = False  # a placeholder stands for binary no host passes to a model natively
     unknown: list[str] = field(default_factory=list)  # labels of blocks of no MCP kind, shown as their JSON
+    links: int = 0  # resource links, each shown as hostshape's own line (``[resource link: name uri]``)
 
     def add(self, block: contract.Block) -> None:
         if isinstance(block, contract.TextBlock):
@@ -88,6 +89,7 @@ class _Blocks:
                 self._binary(block.source, "resource", block.mime_type, block.blob, block.uri, {"uri": block.uri})
         elif isinstance(block, contract.ResourceLinkBlock):
             self.texts.append(f"[resource link: {block.name} {block.uri}]".replace("  ", " "))
+            self.links += 1
         elif isinstance(block, contract.BinaryBlock):
             self.media.append(_placeholder("binary", block.mime_type, block.size))
             self.media_notes.append("binary content replaced by a placeholder")
@@ -114,9 +116,12 @@ class _Blocks:
                 return payload
         if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
             return self._noted(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error))
+        joined = "\n".join(t for t in texts if t)
+        if self.links:  # a link's line starts like a JSON list: the text is read as text, never as broken JSON
+            return self._noted(Payload(text=joined))
         if media:  # text beside media: the text is the payload; the media's labels travel as notes
-            return self._noted(_text("\n".join(t for t in texts if t)))
-        return _json_per_block(texts) or _text("\n".join(t for t in texts if t))
+            return self._noted(_text(joined))
+        return _json_per_block(texts) or _text(joined)
 
     def _structured(self, structured: Any, *, is_error: bool) -> Payload | None:
         """The payload of the structured copy when it mirrors the text blocks or stands alone; else None (the
