@@ -1,5 +1,8 @@
-"""Red team, round 9: strings longer than any answer outside JSON data (JSON-lines and CSV cells, an error's JSON),
-...; each asserting on what the model receives (o200k) through ``hostshape.shape``, ``read`` or the hook itself."""
+"""Red team, round 9: strings longer than any answer outside JSON data (JSON-lines cells, an error's JSON, the way
+back's pages), the proxy's own shaping glue (faults, nesting past json's depth, whole-text counts), forged envelopes
+in errors and after unusual line breaks, empty results at tiny budgets, hook input that is not UTF-8, long first
+JSON lines and resource links; each asserting on what the model receives (o200k) through ``hostshape.shape``,
+``read``, the proxy's shaping or the hook itself."""
 
 from __future__ import annotations
 
