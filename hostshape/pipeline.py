@@ -63,6 +63,7 @@ from hostshape.output.envelope import (
     KEY,
     TEXT_PREFIX,
     TOOL_ERROR,
+    TOOL_FIRST_LINE,
     TOOL_LINE,
     Facts,
     WayBack,
@@ -187,8 +188,8 @@ def leave_alone(s: Shaping) -> Shaping:
     forged = _forged_envelope(payload, s.policy)
     if forged == "json":  # shaped like any result: the tool's member is set aside and named (envelope.set_aside)
         return dataclasses.replace(s, forged=True)
-    if forged == "text":
-        text = f"{payload.text}\n{TOOL_LINE}"
+    if forged in ("text", "first"):
+        text = f"{payload.text}\n{TOOL_LINE if forged == 'text' else TOOL_FIRST_LINE}"
         if s.limit.fits(text):
             return s.done(text, changed=True, strategy="noted")
         return dataclasses.replace(s, forged=True)
@@ -437,10 +438,11 @@ _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 
 def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
-    """``"json"`` or ``"text"`` when the result carries what reads as hostshape's envelope (a top-level ``_hostshape``
-    member of its data or of an error's JSON; a last line, after any line break, starting ``[hostshape]`` behind
-    blanks or invisible characters) whose handle this policy's store does not hold: the tool's text, not a
-    hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
+    """``"json"``, ``"text"`` or ``"first"`` when the result carries what reads as hostshape's envelope (a top-level
+    ``_hostshape`` member of its data or of an error's JSON; a last line, after any line break, starting
+    ``[hostshape]`` behind blanks or invisible characters; a text's first line that is a JSON object with that
+    member, as JSON answers open) whose handle this policy's store does not hold: the tool's text, not a hostshape
+    layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
     handle: Any = None
     text = payload.text.rstrip()  # the same object, not a copy, when nothing trails
     error_json = _error_json(payload) if payload.is_error and KEY in payload.text else None  # parsed when it may
@@ -453,6 +455,9 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
         form = "text"
         found = _HANDLE_IN_LINE.search(last)
         handle = found[1] if found else None
+    elif value is None and (first := _first_line_object(text)) is not None and KEY in first:
+        form, member = "first", first[KEY]
+        handle = member.get("handle") if isinstance(member, dict) else None
     else:
         return None
     bare = text.lstrip()  # the same object when nothing leads
@@ -482,6 +487,22 @@ def _last_line(text: str) -> str:
     while lead < len(line) and (line[lead].isspace() or unicodedata.category(line[lead]) == "Cf"):
         lead += 1
     return line[lead : lead + _LAST_LINE_CHARS]
+
+
+_FIRST_LINE_CHARS = 20_000  # a first line longer than this is not read as an envelope
+
+
+def _first_line_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text``'s first line holds (read within its first ``_FIRST_LINE_CHARS`` characters); None
+    when it holds none."""
+    line = text[:_FIRST_LINE_CHARS].lstrip().split("\n", 1)[0]
+    if not line.startswith("{") or KEY not in line:
+        return None
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _strict(text: str) -> bool:
