@@ -189,7 +189,6 @@ def _read(stdin: IO[Any]) -> dict[str, Any] | _Unread | None:
     if len(raw) > MAX_INPUT_BYTES:
         _log().warning("hook input over %d bytes: not parsed", MAX_INPUT_BYTES)
         return _Unread(raw[:HEAD_BYTES], f"hook input over {MAX_INPUT_BYTES // (1024 * 1024)} MB")
-
     try:
         data = _loads(raw)
     except RecursionError:  # a tool's structured content nested past the parser's depth: refused, never unshaped
