@@ -138,3 +138,11 @@ def test_a_link_beside_the_records_with_a_name_they_do_not_derive_stays_in_omitt
     env = _shaped(doc, 4000, tmp_path)["_hostshape"]
     assert "listLink" in env["omitted"]
     assert not any(n.startswith("links beside the records") for n in env["notes"])
+
+
+@pytest.mark.parametrize("budget", [60, 150, 400])
+def test_small_budgets_hold_with_the_link_beside_the_records_named_apart(tmp_path, budget) -> None:
+    text = shape(json.dumps(_greenhouse()), policy=Policy(budget=budget, spill_dir=tmp_path)).text
+    assert count_tokens(text) <= budget
+    if text.startswith("{"):
+        json.loads(text)
