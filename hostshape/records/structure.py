@@ -528,6 +528,8 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
         if len(texts) * SPARSE < n or len(set(texts)) * 3 < len(texts) * 2:
             return None
+        if len(texts) * 2 < n and Counter(texts).most_common(1)[0][1] * 3 > len(texts):
+            return None  # in fewer than half the records, one text in over a third of those: a group's label
         if sum(" " in t.strip() for t in texts) * 2 < len(texts):
             return None
         mean = sum(map(len, texts)) / len(texts)
@@ -844,18 +846,39 @@ def nearly_constant(values: Sequence[Any], records: Sequence[Any] = (), path: st
 
 
 def _repeats(sample: Sequence[Any], path: str, other: str) -> bool:
-    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is part of it when that is
-    text with blanks (a normalized name beside the name, a list of ids holding the id, a place inside a title):
-    nothing an index row needs twice. A part of an identifier (a resource's name in its address) is not."""
+    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is its start (up to a
+    separator), or is part of it when that is text with blanks (a normalized name beside the name, a list of ids
+    holding the id, a display form cut from the full version, a place inside a title): nothing an index row needs
+    twice. Another part of an identifier (a resource's name after its type in its address) is not, nor a value that
+    makes ``other`` more precise (see ``_refines``: a version's build number after the release it starts with)."""
     mine, theirs = _values(sample, path), _values(sample, other)
     hits = 0
     for a, b in zip(mine, theirs, strict=False):
         if a is None or b is None or isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
             continue
         x, y = str(a), str(b)
-        if x == y or (min(len(x), len(y)) >= 3 and (y in x or (x in y and " " in y))):
+        if x == y or (
+            min(len(x), len(y)) >= 3 and (_start_of(x, y) or (y in x and not _refines(x, y)) or (x in y and " " in y))
+        ):
             hits += 1
     return hits * 10 >= len(sample) * 9
+
+
+def _start_of(shorter: str, longer: str) -> bool:
+    """``shorter`` is how ``longer`` begins, up to a separator (a display form cut from a full version, the name a
+    generated name was made from): reading ``longer`` reads it."""
+    if len(shorter) >= len(longer) or not longer.startswith(shorter):
+        return False
+    return not (shorter[-1].isalnum() and longer[len(shorter)].isalnum())
+
+
+_REFINEMENT = re.compile(r"[.+_-][\w.+-]*\d[\w.+-]*")  # a build or patch suffix: 9.0.0-preview.5 -> .24306.7
+
+
+def _refines(longer: str, shorter: str) -> bool:
+    """``longer`` is ``shorter`` made more precise by a suffix holding a digit after a separator (a version's build
+    number): it says more than the column it starts with."""
+    return longer.startswith(shorter) and _REFINEMENT.fullmatch(longer[len(shorter) :]) is not None
 
 
 def _composite(sample: Sequence[Any], parent: str) -> bool:
