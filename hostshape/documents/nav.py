@@ -21,6 +21,8 @@ _LINK = re.compile(r"!?\[([^\[\]\n]{0,300})\]\(([^()\s]{0,2000})(?:\s[^()\n]{0,3
 _IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\s]{0,2000}(?:\s[^()\n]{0,300})?\)")
 _MARKS = re.compile(r"^(?:[-*+>|]|\d+[.)])\s*|[|*_`]")
 _HEADING = re.compile(r" {0,3}#{1,6}\s+\S")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")  # the underline of a setext heading (turndown's default style)
+_ITEM = re.compile(r"(?:[-*+>]|\d+[.)])(?:\s|$)")
 _RULE = re.compile(r" {0,3}(?:[-*_]\s*){3,}$")
 _CONTENT = re.compile(r" {0,3}(?:```|~~~)")
 _WORD = re.compile(r"[^\W_]{2,}")
@@ -48,6 +50,11 @@ def leading(text: str) -> Navigation | None:
         if not line or _RULE.match(line):
             continue
         following = lines[number].strip()[:2000] if number < len(lines) else ""
+        if _SETEXT.match(following) and not _ITEM.match(line):  # a heading, even when its text is a link
+            others += 1
+            start = start or number
+            heading = heading or number
+            continue
         kind = _kind(line, following)
         if kind == "link":
             links += 1
