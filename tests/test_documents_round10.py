@@ -277,3 +277,37 @@ def test_a_setext_heading_whose_text_is_a_link_starts_the_content_not_the_naviga
     assert doc.lines.line(doc.outline.head) == "[Options](.)"
     assert doc.sections[0].title == "(navigation: 8 links)"
     assert [s.title for s in doc.sections[1:]] == ["Options", "Part 0", "Part 1", "Part 2"]
+
+
+# -- a scraper's page: a cookie banner before the navigation -----------------------------------------------------
+_BANNER = (
+    'We use cookies to enhance your browsing experience and analyze our traffic. By clicking "Accept All", you '
+    "consent to our use of cookies.\n\nAccept All\n\nReject All\n\n"
+)
+_MENU = "".join(f"*   [{name}](/{name.lower()})\n" for name in ("Docs", "API", "Guides", "Blog", "Pricing", "Login"))
+_CONTENT = (
+    "# Rate limits\n\nEvery API key may send 100 requests a minute; beyond that the API answers 429.\n\n"
+    "## Raising the limit\n\nAsk support for a higher limit with your account id.\n"
+)
+
+
+def test_a_cookie_banner_before_the_navigation_is_part_of_it() -> None:
+    """A whole page converted as a scraper does: the banner's paragraph and its buttons, then the site's menu; the
+    content starts at its heading, and the banner is still read back with the navigation."""
+    page = f"[Skip to main content](#main)\n\n{_BANNER}[![Logo](/logo.svg)](/)\n\n{_MENU}\n{_CONTENT}"
+
+    doc = document(page)
+
+    assert doc.lines.line(doc.outline.head) == "# Rate limits"
+    assert [s.title for s in doc.sections] == ["(navigation: 7 links)", "Rate limits", "Raising the limit"]
+    assert "We use cookies" in doc.body
+
+
+def test_a_paragraph_without_buttons_before_a_list_of_links_is_content() -> None:
+    """A README's introduction followed by its links (no button after the paragraph) is the content itself, and so
+    is a banner-like paragraph followed by prose."""
+    intro = "A small library that makes widgets for every screen, in a few lines of code and without any setup.\n\n"
+    prose = "It draws them fast. Every widget is a value you can test, and the library keeps no global state.\n\n"
+
+    assert document(f"{intro}{_MENU}\n{_CONTENT}").outline.head == 1
+    assert document(f"{_BANNER}{prose}{_MENU}\n{_CONTENT}").outline.head == 1
