@@ -311,3 +311,37 @@ def test_a_paragraph_without_buttons_before_a_list_of_links_is_content() -> None
 
     assert document(f"{intro}{_MENU}\n{_CONTENT}").outline.head == 1
     assert document(f"{_BANNER}{prose}{_MENU}\n{_CONTENT}").outline.head == 1
+
+
+# -- a page's own table of contents: the outline lists it ---------------------------------------------------------
+def _toc_page(items: int, extra: str = "") -> str:
+    toc = "".join(f'<li><a href="#s{n}">Section {n}</a>{extra}</li>' for n in range(items))
+    body = "".join(f'<h2 id="s{n}">Section {n}</h2><p>What section {n} says.</p>' for n in range(items))
+    return f"<html><body><main><h1>Guide</h1><p>Intro.</p><h2>Contents</h2><ul>{toc}</ul>{body}</main></body></html>"
+
+
+def test_a_list_of_links_to_the_page_itself_is_one_line_saying_the_outline_lists_them() -> None:
+    doc = document(_toc_page(6))
+
+    assert "(table of contents: 6 links to this page's sections, listed by the outline)" in doc.body
+    assert "- Section 0" not in doc.body
+    assert [s.title for s in doc.sections][:3] == ["Guide", "Contents", "Section 0"]
+    assert doc.lines.line(doc.sections[2].start) == "## Section 0"
+
+
+def test_a_short_list_or_one_with_text_of_its_own_is_kept() -> None:
+    assert "- Section 0" in document(_toc_page(4)).body  # four links: a list like any other
+    assert "- Section 0 (new in 2.0, and much faster)" in document(_toc_page(6, " (new in 2.0, and much faster)")).body
+
+
+def test_a_nested_table_of_contents_is_one_line_and_the_stream_reader_agrees() -> None:
+    toc = "".join(
+        f'<li><a href="#s{n}">Section {n}</a><ul><li><a href="#s{n}a">Part {n}a</a></li></ul></li>' for n in range(3)
+    )
+    page = f"<html><body><main><h1>Guide</h1><ol>{toc}</ol><h2 id='s0'>Section 0</h2><p>Text.</p></main></body></html>"
+    deep = page.replace("<main>", "<main>" + "<div>" * 1_200, 1)  # deeper than the tree reader takes
+
+    for text in (page, deep):
+        body = document(text).body
+        assert "(table of contents: 6 links to this page's sections, listed by the outline)" in body
+        assert "Part 0a" not in body and "## Section 0\nText." in body
