@@ -31,6 +31,7 @@ NEW = [
     "honkit_syntax_markdown.html",
     "honkit_templating_variables.html",
     "honkit_config_turndown.md",
+    "github_markdown_css_demo.html",
 ]
 
 
@@ -160,6 +161,17 @@ def test_a_just_the_docs_page_has_its_sidebar_and_search_left_out(tmp_path: Path
 
 
 # -- exports and rendered READMEs, in their own markup (synthetic: no export of a permissive wiki was at hand) ---
+def test_a_readme_as_github_rendered_it_has_clean_titles_and_its_sections_read_back(tmp_path: Path) -> None:
+    """github-markdown-css's demo: GitHub's rendering with the permalink anchor and octicon inside each heading."""
+    page = (CORPUS / "github_markdown_css_demo.html").read_text()
+    text, res, policy = _shaped(page, 2000, tmp_path)
+
+    for title in ("Tables", "Horizontal Rule", "Youtube videos", "Task List", "Backslash Escapes"):
+        assert f" {title}" in text
+    assert "user-content" not in text and "octicon" not in text
+    assert "at least 4 spaces or 1 tab" in retrieve.read(res.handle, section="Code Blocks", policy=policy)
+
+
 _GITHUB_README = (
     '<div id="readme" class="Box-body readme blob"><article class="markdown-body entry-content container-lg" '
     'itemprop="text">'
