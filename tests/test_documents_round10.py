@@ -357,3 +357,26 @@ def test_a_nested_table_of_contents_is_one_line_and_the_stream_reader_agrees() -
         body = document(text).body
         assert "(table of contents: 6 links to this page's sections, listed by the outline)" in body
         assert "Part 0a" not in body and "## Section 0\nText." in body
+
+
+# -- hostile forms of what this round reads ---------------------------------------------------------------------
+HOSTILE = {
+    "a table of contents of 100,000 nested links": lambda: (
+        "<html><body><main><h1>T</h1>" + '<ul><li><a href="#x">x</a>' * 100_000 + "</li></ul>" * 100_000 + "</main>"
+    ),
+    "20,000 headings of backticks and escapes": lambda: "".join(
+        f"## {'`' * 500}\\_{n}{'`' * 499}\n\ntext\n\n" for n in range(20_000)
+    ),
+    "1,500 banner-like paragraphs with buttons": lambda: (
+        "We use cookies to improve the site for everyone who reads it, and to count visits.\n\nAccept\n\n" * 1_500
+        + "# Title\n\ntext\n"
+    ),
+    "setext underlines under 50,000 link lines": lambda: "[a](/b)\n===\n" * 50_000,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_hostile_page_of_this_round_gets_a_shaped_answer_within_the_budget(name: str, tmp_path: Path) -> None:
+    text, res, _ = _shaped(HOSTILE[name](), 1000, tmp_path)
+
+    assert res.changed and 0 < count_tokens(text) <= 1000
