@@ -199,7 +199,12 @@ def _get(record: Any, path: str | None) -> Any:
             return node  # the whole path, or an object a shaper collapsed to its one telling value
     else:
         return node
-    return _find_key(record, path.split(".")[-1])  # flattened or renamed by a shaper: the key anywhere
+    parts = path.split(".")
+    for i in range(1, len(parts) - 1):  # a column named by the path's end (records unwrapped from ``snippet``)
+        tail = ".".join(parts[i:])
+        if tail in record and not isinstance(record[tail], (dict, list)):
+            return record[tail]
+    return _find_key(record, parts[-1])  # flattened or renamed by a shaper: the key anywhere
 
 
 def _find_key(node: Any, key: str, depth: int = 0) -> Any:
