@@ -126,17 +126,19 @@ def _referring(best: Candidate, candidates: list[Candidate]) -> Candidate | None
     beside the statuses it expands). ``best`` is then what the result includes beside its records, not the
     result. None when no list points at it; lists inside one another are not compared."""
     path, records = best[1], best[2]
+    others = [
+        c
+        for c in sorted((c for c in candidates if c is not best), key=lambda c: -c[0])[:_REFER_LISTS]
+        if c[1][: len(path)] != path and path[: len(c[1])] != c[1] and _mostly_objects(c[2])
+    ]
     head = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
-    keys = [k for k in dict.fromkeys(k for r in head for k in r) if _unique_scalar(head, k)] if len(head) >= 2 else []
-    if not keys:
+    if not others or len(head) < 2:
         return None
+    keys = [k for k in dict.fromkeys(k for r in head for k in r) if _unique_scalar(head, k)]
     objects = [r for r in records[: structure.CHECK] if isinstance(r, dict)]
     ids = {str(r[k]) for k in keys for r in objects if isinstance(r.get(k), (str, int))}
-    others = sorted((c for c in candidates if c is not best), key=lambda c: -c[0])[:_REFER_LISTS]
     for other in others:
-        where, items = other[1], other[2]
-        if where[: len(path)] == path or path[: len(where)] == where or not _mostly_objects(items):
-            continue
+        items = other[2]
         sample = [r for r in items[: structure.SAMPLE] if isinstance(r, dict)]
         own = structure.identifier(sample) if len(sample) >= 2 else None
         if own is None:
