@@ -372,12 +372,25 @@ def _record_around(record: dict[str, Any], skip: str | None) -> tuple[list[str],
                 continue
             inner = member.values() if isinstance(member, dict) else (member,)
             urls += [v for v in inner if is_link_path(v)]
+            if isinstance(member, dict) and not any(is_link_path(v) for v in member.values()):
+                urls += _links_below(member)
             children = member[:5] if isinstance(member, list) else [member]
             texts.update(v for c in children if isinstance(c, dict) for v in c.values() if isinstance(v, str))
         found = (urls, frozenset(texts))
         if last is not None and any(r is record for r in last[0]):
             memo[1][key] = found
     return found
+
+
+def _links_below(member: dict[str, Any], sample: int = 5) -> list[str]:
+    """The links one level inside an object member that holds none of its own: a link map of named links, each an
+    object or a list of objects carrying the URL (``_links: {self: {href}, users: {href}, logo: [{href}]}``)."""
+    out: list[str] = []
+    for value in itertools.islice(member.values(), 4 * sample):
+        for child in value[:sample] if isinstance(value, list) else (value,):
+            if isinstance(child, dict):
+                out += [v for v in child.values() if is_link_path(v)]
+    return out
 
 
 def _named_below(record: dict[str, Any], skip: str | None, value: Any) -> bool:
@@ -944,8 +957,8 @@ def index_columns(
             restorable = [c for c in wide if c in narrower or c in extra or c == status]
             layouts += _without_title(narrower, restorable, list(dict.fromkeys(drop)))
         layouts.append(narrower)
-    if alt and _costly(sample, key, alt):
-        layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
+    if alt and (_costly(sample, key, alt) or _cheaper_alone(records, sample, key, alt, count)):
+        layouts.append([alt])  # no room for the key beside every record: the other identifier alone, if it lists more
     return layouts
 
 
@@ -989,6 +1002,21 @@ def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
     col = stats(sample, alt)
     unique = col.present == len(sample) == col.distinct
     return unique and col.key_like and not col.opaque and col.mean_len * 2 <= stats(sample, key).mean_len
+
+
+_ALONE_SHARE = 0.7  # the second identifier alone is tried when its listing costs at most this share of the key's
+
+
+def _cheaper_alone(records: Sequence[Any], sample: Sequence[Any], key: str, alt: str, count: Count) -> bool:
+    """``alt`` names every record on its own (unique over them, key-like) and a listing of it costs at most
+    ``_ALONE_SHARE`` of one of ``key`` (a number beside a long name): where no listing by ``key`` fits, one by
+    ``alt`` may list every record. Costs are counted on the sample."""
+    col = stats(sample, alt)
+    if not (col.key_like and col.present == len(sample) == col.distinct and unique_over(records[:CHECK], alt)):
+        return False
+    from hostshape.output.render import dumps
+
+    return count(dumps(_values(sample, alt))) <= _ALONE_SHARE * count(dumps(_values(sample, key)))
 
 
 _ENTRY_PRESENT = 0.9  # a column beside a map key is present in this share of the entries at least...
