@@ -90,13 +90,19 @@ def _surely_lossless(text: str, rendering: str) -> bool:
     JSON of its parsed value, ``text`` strict JSON. Every step is a scan at C speed but the look at each candidate
     number.
 
-    A repeated key drops a member: every colon outside a string separates a member, and the rendering writes the
-    parsed value's strings with their colons as they are, so (counting a ``\\u003a`` escape as the colon it
-    decodes to) ``text`` has more colons than its rendering exactly when parsing dropped a member. A rounded number
-    needs a literal of 16 significant digits or a 3-digit exponent, and each such candidate (in a string or not)
-    is checked as a literal."""
+    First, the text and its rendering are compared without their blanks (``_same_but_blanks``, two passes): they
+    are equal for most texts that lose nothing, all but those with escapes the rendering does not write, numbers
+    written otherwise or a byte-order mark. Else a repeated key drops a member: every colon outside a string
+    separates a member, and the rendering writes the parsed value's strings with their colons as they are, so
+    (counting a ``\\u003a`` escape as the colon it decodes to) ``text`` has more colons than its rendering exactly
+    when parsing dropped a member. A rounded number needs a literal of 16 significant digits or a 3-digit exponent,
+    and each such candidate (in a string or not) is checked as a literal."""
+    if text == rendering:
+        return True
     raw = text.encode("utf-8", "surrogatepass")
-    escaped = len(_COLON_ESCAPE.findall(raw)) if _ESCAPE_HEAD in raw else 0
+    if _same_but_blanks(raw, rendering.encode("utf-8", "surrogatepass")):
+        return True
+    escaped = len(_COLON_ESCAPE.findall(raw)) if b"\\" in raw and _ESCAPE_HEAD in raw else 0
     if raw.count(b":") + escaped != rendering.count(":"):
         return False
     shapes = raw.translate(_SHAPES)
@@ -112,6 +118,25 @@ def _surely_lossless(text: str, rendering: str) -> bool:
             if len(starts) > most:
                 return False
     return not any(_maybe_rounded(raw, shapes, at) for at in starts)
+
+
+_BLANK_BYTES = b" \t\r\n"
+
+
+def _same_but_blanks(raw: bytes, rendered: bytes) -> bool:
+    """Whether the UTF-8 text ``raw`` (strict JSON) and the compact rendering of its parsed value are the same
+    bytes once every blank is deleted from both; then parsing lost nothing.
+
+    Why: a strict JSON text has blanks between tokens and, inside strings, spaces only (control characters are
+    escaped there); no escape holds a blank (``\\\\`` followed by a space is an escaped backslash, then a space), and
+    punctuation stands between any two other tokens. So deleting the blanks joins no tokens and changes no escape:
+    each deleted text reads as the same tokens as before, strings but for their spaces, and equal deleted texts mean
+    the text and the rendering have the same tokens. The rendering has one member for each member the parsed value
+    kept, so the text has no more: no key was repeated. Each of its number literals is, character for character,
+    orjson's shortest form of the double it parsed to, which is ``repr``'s (tests/test_lossless_screen.py checks
+    random doubles): none was rounded, as ``_exact`` tells rounding."""
+    kept = raw.translate(None, _BLANK_BYTES)
+    return len(kept) <= len(rendered) and kept == rendered.translate(None, _BLANK_BYTES)
 
 
 def _maybe_rounded(raw: bytes, shapes: bytes, at: int) -> bool:
