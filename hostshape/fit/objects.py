@@ -14,6 +14,7 @@ import orjson
 from hostshape.fit._base import Fitted, last_resort
 from hostshape.fit.beside import is_map, outline_size
 from hostshape.fit.budget import Limit, TokenEstimate
+from hostshape.fit.rebuild import with_members
 from hostshape.output.envelope import (
     AS_JSON_START,
     Facts,
@@ -166,14 +167,7 @@ class _WideWalk:
                 new = self.walk(member, depth + 1)
                 if new is not member:
                     changed[key] = new
-        if not changed:
-            return item
-        if isinstance(item, dict):
-            return {k: changed.get(k, v) for k, v in item.items()}
-        out = list(item)
-        for index, new in changed.items():
-            out[index] = new
-        return out
+        return with_members(item, changed)
 
     def _narrow(self, item: Any) -> Any:
         """``item`` cut to ``most`` members when it is an object wider than that (counted in ``cut``)."""
