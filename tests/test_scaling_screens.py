@@ -7,10 +7,13 @@ from __future__ import annotations
 import gc
 import json
 import random
+from typing import Any
 
 import pytest
 
 from hostshape.fit.long_strings import _may_hold
+from hostshape.fit.objects import _DEEP_ITEMS, _MAX_REDUCE_DEPTH, _WideWalk
+from hostshape.fit.rebuild import with_members
 
 
 def _embedded(rng: random.Random, n: int) -> dict[str, object]:
@@ -118,3 +121,52 @@ def test_the_parse_runs_no_collection_and_sets_the_collector_back() -> None:
             gc.enable()
         else:
             gc.disable()
+
+
+# -- narrow_wide's later members --------------------------------------------------------------------------------------
+
+
+class _OldWalk(_WideWalk):
+    """The walk as it was, one member a step through the later members: what the comprehension must match."""
+
+    def walk(self, item: Any, depth: int) -> Any:
+        if self.steps <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
+            return item
+        item = self._narrow(item)
+        members = item.items() if isinstance(item, dict) else enumerate(item[: self.most])
+        changed: dict[Any, Any] = {}
+        for at, (key, member) in enumerate(members):
+            self.steps -= 1
+            if self.steps <= 0:
+                break
+            if at >= _DEEP_ITEMS:
+                if (narrowed := self._narrow(member)) is not member:
+                    changed[key] = narrowed
+            elif isinstance(member, (dict, list)) and not self._too_small(member):
+                new = self.walk(member, depth + 1)
+                if new is not member:
+                    changed[key] = new
+        return with_members(item, changed)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_wide_walk_cuts_what_the_member_by_member_walk_cut(seed: int) -> None:
+    """Wide objects hidden among many items of lists and maps, under step budgets that run out anywhere."""
+    rng = random.Random(seed)
+    most = rng.choice([3, 8, 20])
+
+    def value(depth: int) -> Any:
+        roll = rng.random()
+        if depth > 2 or roll < 0.4:
+            return rng.choice([1, "s", None, {"a": 1}])
+        width = rng.choice([2, most, most + 1, 3 * most, 70, 150]) if depth < 2 else rng.choice([2, most + 1])
+        if roll < 0.65:
+            return [value(depth + 1) for _ in range(width)]
+        return {f"k{i}": value(depth + 1) for i in range(width)}
+
+    tree = value(0)
+    for steps in (1, 2, 5, 64, 65, 66, 100, 300, 10**6):
+        new, old = _WideWalk(most, steps, rng.choice([0, 10**6])), None
+        old = _OldWalk(new.most, new.steps, new.rendered)
+        assert new.walk(tree, 0) == old.walk(tree, 0)
+        assert (new.cut, new.steps, new.rendered) == (old.cut, old.steps, old.rendered)

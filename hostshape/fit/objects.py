@@ -154,19 +154,23 @@ class _WideWalk:
         if self.steps <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
             return item
         item = self._narrow(item)
-        members = item.items() if isinstance(item, dict) else enumerate(item[: self.most])
+        members = iter(item.items() if isinstance(item, dict) else enumerate(item[: self.most]))
         changed: dict[Any, Any] = {}
-        for at, (key, member) in enumerate(members):
+        for key, member in itertools.islice(members, _DEEP_ITEMS):
             self.steps -= 1
             if self.steps <= 0:
-                break
-            if at >= _DEEP_ITEMS:  # later list items and members: only their own width is checked
-                if (narrowed := self._narrow(member)) is not member:
-                    changed[key] = narrowed
-            elif isinstance(member, (dict, list)) and not self._too_small(member):
+                return with_members(item, changed)
+            if isinstance(member, (dict, list)) and not self._too_small(member):
                 new = self.walk(member, depth + 1)
                 if new is not member:
                     changed[key] = new
+        # Later list items and members: only their own width is checked, one step each as above (the member met
+        # when no step is left costs one too and is not checked), the wide ones found by one comprehension.
+        room = max(0, self.steps - 1)
+        later = list(itertools.islice(members, room + 1))
+        self.steps -= len(later)
+        for key, member in [(k, m) for k, m in later[:room] if isinstance(m, dict) and len(m) > self.most]:
+            changed[key] = self._narrow(member)
         return with_members(item, changed)
 
     def _narrow(self, item: Any) -> Any:
