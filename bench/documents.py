@@ -31,10 +31,8 @@ import html
 import inspect
 import json
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -54,6 +52,7 @@ if str(ROOT) not in sys.path:
 
 from bench.measure import median_seconds, tokens  # noqa: E402
 from bench.peers import Tool  # noqa: E402
+from bench.spill import fixed_spill  # noqa: E402
 
 SPEC = ROOT / "bench" / "documents.toml"
 LANDMARKS = ROOT / "bench" / "documents_landmarks.toml"
@@ -391,22 +390,19 @@ def run(
     docs: list[Document], budgets: Iterable[int], peers: bool = True, timing: bool = True
 ) -> tuple[list[Cell], dict[str, dict[str, float]]]:
     """Every tool on every document at every budget; and ms per MB per kind (``speed[kind][tool]``)."""
-    spill = tempfile.mkdtemp(prefix="hostshape-docbench-")
+    spill = fixed_spill("documents")  # a fixed path and secret: the same handles and hint on every run
     tools = _peers() if peers else []
     reader = engine_section_reader()
     cells: list[Cell] = []
     spent: dict[str, dict[str, list[float]]] = {}
-    try:
-        for doc in docs:
-            for budget in budgets:
-                first = hostshape_first(doc.text, budget, spill)
-                cells.append(judge(doc, "hostshape", budget, first, reader))
-                answers = {t.name: peer_first(t, doc.text, budget) for t in tools}
-                cells += [judge(doc, name, budget, a, None) for name, a in answers.items()]
-                if timing and budget == SPEED_BUDGET:
-                    _time(doc, budget, spill, tools, answers, spent)
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+    for doc in docs:
+        for budget in budgets:
+            first = hostshape_first(doc.text, budget, spill)
+            cells.append(judge(doc, "hostshape", budget, first, reader))
+            answers = {t.name: peer_first(t, doc.text, budget) for t in tools}
+            cells += [judge(doc, name, budget, a, None) for name, a in answers.items()]
+            if timing and budget == SPEED_BUDGET:
+                _time(doc, budget, spill, tools, answers, spent)
     speed = {kind: {tool: sum(ms) / sum(mb) for tool, (ms, mb) in _pairs(per).items()} for kind, per in spent.items()}
     return cells, speed
 

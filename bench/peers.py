@@ -15,15 +15,14 @@ favourable to the tool). Each peer imports its framework lazily, so a missing on
 from __future__ import annotations
 
 import asyncio
-import atexit
 import importlib
 import importlib.metadata
 import logging
-import shutil
-import tempfile
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
+
+from bench.spill import fixed_spill
 
 CHARS_PER_TOKEN = 4
 
@@ -82,9 +81,9 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
 
 # --- hostshape -------------------------------------------------------------------------------------------------
 
-#: One private spill folder for the whole run, so the user's cache is untouched; spilling stays on, as by default.
-SPILL_DIR = tempfile.mkdtemp(prefix="hostshape-bench-")
-atexit.register(shutil.rmtree, SPILL_DIR, ignore_errors=True)
+#: The bench's own spill folder, so the user's cache is untouched; spilling stays on, as by default. Its path and
+#: secret are fixed (bench/spill.py): the handles and the hint in each answer are the same on every run.
+SPILL_DIR = fixed_spill("peers")
 
 
 def _hostshape(budget: int) -> Callable[[Any], Any]:

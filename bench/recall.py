@@ -23,10 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +40,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from bench.spill import fixed_spill  # noqa: E402
 from hostshape.records.derived import rebuilt  # noqa: E402 - needs the repository root on sys.path
 from hostshape.tokens import count_tokens  # noqa: E402 - needs the repository root on sys.path
 
@@ -417,11 +416,8 @@ def measure_payload(payload: Payload, budget: int, spill_dir: str, peer: bool = 
 
 
 def run(payloads: list[Payload], budgets: Iterable[int], peer: bool = True) -> list[Cell]:
-    spill = tempfile.mkdtemp(prefix="hostshape-recall-")
-    try:
-        return [measure_payload(p, b, spill, peer) for b in budgets for p in payloads]
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+    spill = fixed_spill("recall")  # a fixed path and secret: the same handles and hint on every run
+    return [measure_payload(p, b, spill, peer) for b in budgets for p in payloads]
 
 
 # --- reporting ---------------------------------------------------------------------------------------------------

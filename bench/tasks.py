@@ -85,6 +85,17 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/gradle_distributions_versions_all.json": (None, "snapshot"),
     "corpus/pub_dev_package_meta.json": (None, None),
     "corpus/terraform_registry_module_versions.json": (None, None),
+    "corpus/godaddy_domains_tlds.json": (None, "type"),
+    "corpus/hexpm_plug_package.json": (None, None),
+    "corpus/mastodon_grouped_notifications_v2.json": (None, "type"),
+    "corpus/mastodon_timelines_public.json": ("content", "visibility"),
+    "corpus/okta_apps_list.json": ("label", "status"),
+    "corpus/openstack_nova_images_detail.json": ("name", "status"),
+    "corpus/packagist_monolog_p2.json": (None, None),
+    "corpus/rancher_services_list.json": ("name", "state"),
+    "corpus/tencentcloud_cam_list_policies.json": ("PolicyName", None),
+    "corpus/vultr_v2_plans.json": (None, "type"),
+    "corpus/youtube_playlist_items_list.json": ("snippet.title", None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -133,6 +144,24 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/gitlab_merge_requests_list.json": ("source_branch", "merge_status", "created_at"),
     "corpus/gradle_distributions_versions_all.json": ("buildTime", "current", "rcFor"),
     "corpus/pub_dev_package_meta.json": ("published", "pubspec.environment.sdk"),
+    "corpus/hexpm_plug_package.json": ("inserted_at", "has_docs"),
+    "corpus/mastodon_grouped_notifications_v2.json": (
+        "latest_page_notification_at",
+        "status_id",
+        "notifications_count",
+    ),
+    "corpus/mastodon_timelines_public.json": ("created_at", "account.acct", "replies_count"),
+    "corpus/okta_apps_list.json": ("signOnMode", "created", "lastUpdated"),
+    "corpus/openstack_nova_images_detail.json": ("updated", "progress"),
+    "corpus/packagist_monolog_p2.json": ("time", "version_normalized"),
+    "corpus/rancher_services_list.json": ("healthState", "created", "environmentId"),
+    "corpus/tencentcloud_cam_list_policies.json": ("AddTime", "AttachEntityCount", "CreateMode"),
+    "corpus/vultr_v2_plans.json": ("monthly_cost", "vcpu_count", "ram"),
+    "corpus/youtube_playlist_items_list.json": (
+        "snippet.publishedAt",
+        "snippet.position",
+        "snippet.resourceId.videoId",
+    ),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
@@ -170,7 +199,12 @@ def _get(record: Any, path: str | None) -> Any:
             return node  # the whole path, or an object a shaper collapsed to its one telling value
     else:
         return node
-    return _find_key(record, path.split(".")[-1])  # flattened or renamed by a shaper: the key anywhere
+    parts = path.split(".")
+    for i in range(1, len(parts) - 1):  # a column named by the path's end (records unwrapped from ``snippet``)
+        tail = ".".join(parts[i:])
+        if tail in record and not isinstance(record[tail], (dict, list)):
+            return record[tail]
+    return _find_key(record, parts[-1])  # flattened or renamed by a shaper: the key anywhere
 
 
 def _find_key(node: Any, key: str, depth: int = 0) -> Any:

@@ -161,7 +161,7 @@ class Shaping:
                 text=text,
                 changed=changed,
                 is_json=payload.looks_json and not _only_opens_like_json(payload),
-                bytes_before=len(payload.text.encode("utf-8")),
+                bytes_before=len(payload.text) if payload.text.isascii() else len(payload.text.encode("utf-8")),
                 budget=self.budget,
                 # A placeholder standing for binary content (payload.opaque) is a cut too.
                 truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),

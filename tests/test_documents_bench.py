@@ -50,10 +50,11 @@ def test_every_answer_and_landmark_is_in_its_document(bench) -> None:
     for d in bench.load():
         text = bench.Received(d.text)
         readable = bench.Received(html.unescape(re.sub(r"<[^>]+>", " ", d.text)))  # HTML and feeds as text
+        inline = bench.Received(html.unescape(re.sub(r"<[^>]+>", "", d.text)))  # inline tags in a heading: <code>
         for q in d.questions:
             assert text.answers(q) or readable.answers(q), (d.name, q.ask)
             assert q.needs in ("first", "section") and (q.needs == "first" or q.section), (d.name, q.ask)
-        missing = [m for m in d.landmarks if not (text.found(m) or readable.found(m))]
+        missing = [m for m in d.landmarks if not (text.found(m) or readable.found(m) or inline.found(m))]
         assert not missing, (d.name, missing[:5])
 
 

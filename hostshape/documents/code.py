@@ -25,7 +25,7 @@ _SIGNS: dict[str, re.Pattern[str]] = {
     "javascript": re.compile(
         r"^[ \t]*(?:export )?(?:async )?function\b|=>|^[ \t]*(?:const|let|var) \w+ =|^import .* from ", re.M
     ),
-    "c": re.compile(r"^#include[ \t]*[<\"]|^\w[\w \t\*]+\([^;\n]*\)[ \t]*\{?[ \t]*$", re.M),
+    "c": re.compile(r"^#include[ \t]*[<\"]|^\w[\w \t\*]+\([^;\n`]*\)[ \t]*\{?[ \t]*$", re.M),
     "bash": re.compile(r"^#!/.*sh\b|^[ \t]*(?:if \[|fi$|then$|done$|esac$|set -[euxo]|export \w+=)", re.M),
     "ruby": re.compile(r"^[ \t]*def \w+[^:\n]*$|^[ \t]*end$|^require ['\"]", re.M),
 }

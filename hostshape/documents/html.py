@@ -3,7 +3,9 @@ rows as ``| a | b |``), with scripts, styles, navigation, footers and hidden par
 headings, and the terms of its definition lists that are link targets (``<dt id=...>``: the classes, methods and
 functions of an API reference page), nested under the heading and the term above them; its line ranges refer to
 that readable text. A link to a place on the same page whose text is only a symbol (a permalink: ``¶``, ``§``,
-``◆``) is left out, and titles are plain text (no link markup).
+``◆``) is left out, and titles are plain text (no link markup). A list of at least ``MIN_TOC_ITEMS`` items whose
+text is all links to places on the same page is the page's table of contents: the outline lists its headings, so
+the readable text holds one line saying so instead (a theme's "On this page", a generator's contents list).
 
 The tree comes from selectolax (Lexbor) when installed; without it, or when the markup nests deeper than
 ``MAX_TREE_DEPTH`` (the HTML5 tree algorithm checks the stack of open elements at each tag, which turns a document
@@ -24,6 +26,8 @@ MAX_TREE_DEPTH = 1_000
 # terms nest under terms this deep at most (a class, its members, theirs): deeper ones are siblings, so that markup
 # nesting terms 100,000 deep gives an outline of a few levels, not 100,000
 MAX_TERM_NESTING = 2
+MIN_TOC_ITEMS = 5
+TOC_LOCAL_SHARE = 0.95  # of a list's text in links to the same page, for it to be a table of contents
 # a tag's attributes run to the next ``>`` or ``<`` (each ``<`` starts one try: stopping there keeps a text of
 # unclosed ``<a `` linear, not 4,000 characters a try)
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]{0,30})[^<>]{0,4000}?(/?)>")
@@ -149,6 +153,8 @@ class _Readable:
         self._links: list[tuple[int, int, str]] = []  # (position in the line, in the title, href) of the open links
         self._pre = 0
         self._cells = 0
+        # the outermost open list: its depth of nesting, first line, items, characters, characters in local links
+        self._list = [0, 0, 0, 0, 0]
 
     # -- events ---------------------------------------------------------------------------------------------
     def start(self, tag: str, attrs: dict[str, str | None]) -> bool:
@@ -167,6 +173,7 @@ class _Readable:
             self.newline()
             if self.line != ["- "]:  # an empty item before: its marker stands for this one
                 self.line.append("- ")
+            self._list[2] += bool(self._list[0])
         elif tag == "tr":
             self.newline()
             self._cells = 0
@@ -190,9 +197,17 @@ class _Readable:
             if alt:
                 self.text(f"[image: {alt}]")
         elif tag in _BLOCK:
-            self.newline()
-            self._plain.append(" ")
+            self._start_block(tag)
         return True
+
+    def _start_block(self, tag: str) -> None:
+        """A block element: a line of its own; a list also starts or nests the outermost list's count."""
+        self.newline()
+        self._plain.append(" ")
+        if tag in ("ul", "ol"):
+            if not self._list[0]:
+                self._list = [0, len(self.lines), 0, 0, 0]
+            self._list[0] += 1
 
     def _start_definitions(self, tag: str, attrs: dict[str, str | None]) -> None:
         """A definition list, description or term; a term that is a link target (``id``) starts an entry."""
@@ -224,6 +239,10 @@ class _Readable:
                 self.lines.append("```")
         elif tag in _BLOCK or tag == "li":
             self.newline()
+            if tag in ("ul", "ol") and self._list[0]:
+                self._list[0] -= 1
+                if not self._list[0]:
+                    self._end_list()
 
     def _end_heading(self, level: int) -> None:
         title = title_of("".join(self._plain).strip()).rstrip("¶§#🔗 ").strip()
@@ -250,6 +269,16 @@ class _Readable:
             self._in_entries -= self._defs.pop()
         self.newline()
 
+    def _end_list(self) -> None:
+        """At the end of an outermost list: a table of contents (every item a link to this page) becomes one line."""
+        _, first, items, chars, local = self._list
+        if items < MIN_TOC_ITEMS or not chars or local < chars * TOC_LOCAL_SHARE:
+            return
+        if self.entries and self.entries[-1].start > first:
+            return  # a heading or a term inside the list: part of the outline, kept
+        del self.lines[first:]
+        self.lines.append(f"(table of contents: {items:,} links to this page's sections, listed by the outline)")
+
     def _end_link(self) -> None:
         at, plain_at, href = self._links.pop()
         shown = "".join(self.line[at:]).strip()
@@ -269,6 +298,9 @@ class _Readable:
                 self.line.append(part)
             return
         data = _SPACE.sub(" ", data)
+        if self._list[0] and data.strip():
+            self._list[3] += len(data.strip())
+            self._list[4] += len(data.strip()) if self._links and self._links[-1][2].startswith("#") else 0
         if data.strip() or (self.line and not self.line[-1].endswith(" ")):
             self.line.append(data)
             if self._heading is not None or self._term is not None:

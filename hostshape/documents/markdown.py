@@ -10,9 +10,12 @@ from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, heading_text,
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")  # its text without the closing #s: heading_text
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
-# Inline markup dropped from a title: links keep their text, emphasis and code marks go.
+# Inline markup dropped from a title: links keep their text, emphasis and code marks go; a code span keeps its text
+# as written, an escaped character (``\_``, as converters from HTML write every underscore) is that character, and
+# an underscore inside a word (``legacy_light``) is not emphasis (CommonMark, 6.2). Each alternative stops at the next
+# backtick or newline: linear in the title.
 _LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,2000}\)")
-_MARKS = re.compile(r"[*_`]{1,3}")
+_INLINE = re.compile(r"(`+)([^`\n]{0,300}?)\1|\\([!-/:-@\[-`{-~])|(?<=[^\W_])(_+)(?=[^\W_])|[*_`]{1,3}")
 # a permalink: a link to a place on the page whose text is only a symbol (``[¶](#usage "Link to this heading")``,
 # as a page converted from HTML keeps it): dropped whole
 _PERMALINK = re.compile(r"\[[^\w\]\n]{0,10}\]\(#[^)\n]{0,2000}\)")
@@ -45,7 +48,15 @@ def outline(text: str) -> Outline | None:
 
 def clean_title(raw: str) -> str:
     """A heading's source text without its inline markup."""
-    return title_of(_MARKS.sub("", _LINK.sub(r"\1", _PERMALINK.sub("", raw[:2000]))))
+    return title_of(_INLINE.sub(_plain, _LINK.sub(r"\1", _PERMALINK.sub("", raw[:2000]))))
+
+
+def _plain(found: re.Match[str]) -> str:
+    """What one match of ``_INLINE`` shows: a code span's text, an escaped character, an underscore inside a word;
+    an emphasis or code mark shows nothing."""
+    if found.group(1):
+        return found.group(2).strip(" ")
+    return found.group(3) or found.group(4) or ""
 
 
 def _parsed(text: str) -> list[Entry]:

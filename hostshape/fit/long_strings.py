@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from hostshape.fit.budget import Limit
+from hostshape.fit.rebuild import with_members
 from hostshape.output.previews import clipped
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 
@@ -31,35 +33,22 @@ def clip_long(value: Any, text: str, limit: Limit, *, json_text: bool = True) ->
     return _Walk(longest, _STEPS).visit(value, 0)
 
 
-_ESCAPED_QUOTES = 8  # escaped quotes looked past in one block before it is taken to be inside a long string
-_LONGEST_ESCAPE_RUN = 64  # backslashes counted before a quote; a longer run is taken as an escape
+# A quote that follows any character but a backslash: unescaped, so it opens or closes a string. Found at C speed
+# (the search runs from each literal quote; the look behind may read the character before the searched span).
+_UNESCAPED_QUOTE = re.compile(r'"(?<=[^\\]")')
 
 
 def _may_hold(text: str, longest: int) -> bool:
     """Whether ``text`` may hold a JSON string longer than ``longest`` characters. False is certain: such a string
-    spans, between its quotes, a whole block of ``longest // 2`` characters aligned at a multiple of that, and each
-    block is found to hold an unescaped quote (one after an even run of backslashes)."""
+    spans, between its quotes, a whole block of ``longest // 2`` characters aligned at a multiple of that, every
+    quote inside it is escaped, and each block is found to hold a quote after a character other than a backslash.
+    (A quote after an escaped backslash, as in ``"a\\\\"``, is not looked for: True is only "may".)"""
     if len(text) <= longest:
         return False
     block = max(1, longest // 2)
-    for start in range(0, len(text) - block + 1, block):
-        end, at, seen = start + block, start, 0
-        while True:
-            at = text.find('"', at, end)
-            if at < 0 or seen >= _ESCAPED_QUOTES:
-                return True
-            if not _escaped(text, at):
-                break
-            seen, at = seen + 1, at + 1
-    return False
-
-
-def _escaped(text: str, at: int) -> bool:
-    """Whether the quote at ``at`` follows an odd run of backslashes (a run too long to count is taken as one)."""
-    run = 0
-    while run <= _LONGEST_ESCAPE_RUN and at > run and text[at - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1 or run > _LONGEST_ESCAPE_RUN
+    return not all(
+        _UNESCAPED_QUOTE.search(text, start, start + block) for start in range(0, len(text) - block + 1, block)
+    )
 
 
 _STEPS = 20_000
@@ -87,11 +76,4 @@ class _Walk:
                 new = self.visit(member, depth + 1)
                 if new is not member:
                     changed[key] = new
-        if not changed:
-            return item
-        if isinstance(item, dict):
-            return {k: changed.get(k, v) for k, v in item.items()}
-        out = list(item)
-        for index, new in changed.items():
-            out[index] = new
-        return out
+        return with_members(item, changed)

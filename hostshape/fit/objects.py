@@ -14,6 +14,7 @@ import orjson
 from hostshape.fit._base import Fitted, last_resort
 from hostshape.fit.beside import is_map, outline_size
 from hostshape.fit.budget import Limit, TokenEstimate
+from hostshape.fit.rebuild import with_members
 from hostshape.output.envelope import (
     AS_JSON_START,
     Facts,
@@ -153,27 +154,24 @@ class _WideWalk:
         if self.steps <= 0 or depth > _MAX_REDUCE_DEPTH or not isinstance(item, (dict, list)):
             return item
         item = self._narrow(item)
-        members = item.items() if isinstance(item, dict) else enumerate(item[: self.most])
+        members = iter(item.items() if isinstance(item, dict) else enumerate(item[: self.most]))
         changed: dict[Any, Any] = {}
-        for at, (key, member) in enumerate(members):
+        for key, member in itertools.islice(members, _DEEP_ITEMS):
             self.steps -= 1
             if self.steps <= 0:
-                break
-            if at >= _DEEP_ITEMS:  # later list items and members: only their own width is checked
-                if (narrowed := self._narrow(member)) is not member:
-                    changed[key] = narrowed
-            elif isinstance(member, (dict, list)) and not self._too_small(member):
+                return with_members(item, changed)
+            if isinstance(member, (dict, list)) and not self._too_small(member):
                 new = self.walk(member, depth + 1)
                 if new is not member:
                     changed[key] = new
-        if not changed:
-            return item
-        if isinstance(item, dict):
-            return {k: changed.get(k, v) for k, v in item.items()}
-        out = list(item)
-        for index, new in changed.items():
-            out[index] = new
-        return out
+        # Later list items and members: only their own width is checked, one step each as above (the member met
+        # when no step is left costs one too and is not checked), the wide ones found by one comprehension.
+        room = max(0, self.steps - 1)
+        later = list(itertools.islice(members, room + 1))
+        self.steps -= len(later)
+        for key, member in [(k, m) for k, m in later[:room] if isinstance(m, dict) and len(m) > self.most]:
+            changed[key] = self._narrow(member)
+        return with_members(item, changed)
 
     def _narrow(self, item: Any) -> Any:
         """``item`` cut to ``most`` members when it is an object wider than that (counted in ``cut``)."""

@@ -212,56 +212,43 @@ class _IndexSource:
     partial: list[str] | None = None
     row_at: Callable[[int], list[Any]] | None = None  # the row of any record of the list (rows holds the first)
     total: int = 0  # records in the list
-    _capped: list[list[Any]] = field(default_factory=list, repr=False)
+    _capped: dict[int, list[Any]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return max(0, len(self.rows) - self.offset)
 
     def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
-        self._fill(min(end, len(self)))
-        return _narrower(self._capped[start:end], self.layouts[0], columns)
+        return _narrower([self._row(i) for i in range(start, min(end, len(self)))], self.layouts[0], columns)
 
     def rows_at(self, columns: list[str], positions: list[int]) -> list[list[Any]]:
         """The rows of the records at ``positions`` (from the page's first, ascending) in the layout ``columns``:
-        those past ``rows`` read by ``row_at`` and previewed at ``level``."""
+        those past ``rows`` read by ``row_at`` and previewed at ``level``; only these rows are made."""
         near = [p for p in positions if p < len(self)]
-        if near:
-            self._fill(near[-1] + 1)
-        out = [self._capped[p] for p in near]
+        out = [self._row(p) for p in near]
         for p in positions[len(near) :]:
             row = self.row_at(self.offset + p) if self.row_at is not None else []
             out.append(cap_strings(row, self.level, [0]) if self.level is not None else row)
         return _narrower(out, self.layouts[0], columns)
 
     def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
-        """The rows from record ``start`` on in the layout ``columns``, made as they are read (a few at a time)."""
+        """The rows from record ``start`` on in the layout ``columns``, made as they are read."""
         wide = columns == self.layouts[0]
         at = [self.layouts[0].index(c) for c in columns]
-        end = len(self)
-        while start < end:
-            stop = min(end, start + _ROWS_AT_ONCE)
-            self._fill(stop)
-            for row in self._capped[start:stop]:
-                yield row if wide else [row[j] for j in at]
-            start = stop
+        for i in range(start, len(self)):
+            row = self._row(i)
+            yield row if wide else [row[j] for j in at]
 
-    def _fill(self, end: int) -> None:
-        capped, level = self._capped, self.level
-        if end <= len(capped):
-            return
-        first = len(capped)
-        rows = self.rows[self.offset + first : self.offset + end]
-        if level is not None:
-            cuts = [0]
-            rows = [
-                cap_strings(r, level, cuts) if first + i < self.seen and _long_cell(r, level) else r
-                for i, r in enumerate(rows)
-            ]
-        capped.extend(rows)
-
-
-_ROWS_AT_ONCE = 64  # index rows made at a time while a listing is costed
+    def _row(self, i: int) -> list[Any]:
+        """The row of record ``i`` (from the page's first), previewed at ``level`` when it is among the ``seen``."""
+        capped = self._capped
+        row = capped.get(i)
+        if row is None:
+            row = self.rows[self.offset + i]
+            if self.level is not None and i < self.seen and _long_cell(row, self.level):
+                row = cap_strings(row, self.level, [0])
+            capped[i] = row
+        return row
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled

@@ -90,13 +90,19 @@ def _surely_lossless(text: str, rendering: str) -> bool:
     JSON of its parsed value, ``text`` strict JSON. Every step is a scan at C speed but the look at each candidate
     number.
 
-    A repeated key drops a member: every colon outside a string separates a member, and the rendering writes the
-    parsed value's strings with their colons as they are, so (counting a ``\\u003a`` escape as the colon it
-    decodes to) ``text`` has more colons than its rendering exactly when parsing dropped a member. A rounded number
-    needs a literal of 16 significant digits or a 3-digit exponent, and each such candidate (in a string or not)
-    is checked as a literal."""
+    First, the text and its rendering are compared without their blanks (``_same_but_blanks``, two passes): they
+    are equal for most texts that lose nothing, all but those with escapes the rendering does not write, numbers
+    written otherwise or a byte-order mark. Else a repeated key drops a member: every colon outside a string
+    separates a member, and the rendering writes the parsed value's strings with their colons as they are, so
+    (counting a ``\\u003a`` escape as the colon it decodes to) ``text`` has more colons than its rendering exactly
+    when parsing dropped a member. A rounded number needs a literal of 16 significant digits or a 3-digit exponent,
+    and each such candidate (in a string or not) is checked as a literal."""
+    if text == rendering:
+        return True
     raw = text.encode("utf-8", "surrogatepass")
-    escaped = len(_COLON_ESCAPE.findall(raw)) if _ESCAPE_HEAD in raw else 0
+    if _same_but_blanks(raw, rendering.encode("utf-8", "surrogatepass")):
+        return True
+    escaped = len(_COLON_ESCAPE.findall(raw)) if b"\\" in raw and _ESCAPE_HEAD in raw else 0
     if raw.count(b":") + escaped != rendering.count(":"):
         return False
     shapes = raw.translate(_SHAPES)
@@ -112,6 +118,172 @@ def _surely_lossless(text: str, rendering: str) -> bool:
             if len(starts) > most:
                 return False
     return not any(_maybe_rounded(raw, shapes, at) for at in starts)
+
+
+_BLANK_BYTES = b" \t\r\n"
+_BOM = "\ufeff".encode()
+_CHUNK = 1 << 14  # bytes compared at once while looking for the next difference
+_MOST_DIFFERENCES = 64  # differences looked at before the text is left to the other screens
+_NUMBER_BYTES = frozenset(b"0123456789.eE+-")
+_BEFORE_NUMBER = frozenset(b",:[")
+_AFTER_NUMBER = frozenset(b",]}")
+_LONGEST_ESCAPE_RUN = 64  # backslashes counted before an escape; a longer run is left to the other screens
+
+
+def _same_but_blanks(raw: bytes, rendered: bytes) -> bool:
+    """Whether the UTF-8 text ``raw`` (strict JSON) and the compact rendering of its parsed value are, once every
+    blank is deleted from both, the same bytes but for number literals of the same value that ``raw`` writes
+    exactly (``1e-05`` for ``0.00001``, ``-0`` for ``0``) and characters it escapes otherwise (``\\u00e9`` for
+    ``é``, ``\\/`` for ``/``); then parsing lost nothing. At most ``_MOST_DIFFERENCES`` differences are looked at.
+
+    Why: a strict JSON text has blanks between tokens and, inside strings, spaces only (control characters are
+    escaped there); no escape holds a blank (``\\\\`` followed by a space is an escaped backslash, then a space), and
+    punctuation stands between any two other tokens. So deleting the blanks joins no tokens and changes no escape:
+    each deleted text reads as the same tokens as before, strings but for their spaces. Where the two agree byte
+    for byte they are in the same place of the same token (what came before is the same); each difference
+    replaces one number by a number of the same value, or one character of a string by the same character, so
+    both have the same tokens but for these. The rendering has one member for each member the parsed value kept,
+    so the text has no more: no key was repeated. Each number literal the two share is, character for character,
+    orjson's shortest form of the double it parsed to, which is ``repr``'s (tests/test_lossless_screen.py checks
+    random doubles); each other one is checked with ``_exact``: none was rounded, as ``_exact`` tells rounding."""
+    a, b = raw.translate(None, _BLANK_BYTES), rendered.translate(None, _BLANK_BYTES)
+    if a.startswith(_BOM):
+        a = a[len(_BOM) :]
+    if a == b:
+        return True
+    i = j = synced_i = 0  # a[synced_i:i] == b[j - (i - synced_i):j]: the stretch the two agree on
+    for _ in range(_MOST_DIFFERENCES):
+        same = _common_length(a, i, b, j)
+        i, j = i + same, j + same
+        if i == len(a) and j == len(b):
+            return True
+        if i == len(a) or j == len(b):
+            return False
+        after = _number_difference(a, i, b, j, i - synced_i) or _character_difference(a, i, b, j, i - synced_i)
+        if after is None:
+            return False
+        i, j = after
+        synced_i = i
+    return False
+
+
+def _common_length(a: bytes, i: int, b: bytes, j: int) -> int:
+    """How many bytes ``a`` from ``i`` and ``b`` from ``j`` have in common (compared a chunk at a time)."""
+    done, size = 0, 256  # the chunk grows: differences close together cost little, far apart few chunks
+    while True:
+        x, y = a[i + done : i + done + size], b[j + done : j + done + size]
+        if x != y:
+            break
+        if len(x) < size:
+            return done + len(x)
+        done, size = done + size, min(2 * size, _CHUNK)
+    low, high = 0, min(len(x), len(y))  # x[:low] == y[:low]; x[:high + 1] != y[:high + 1]
+    while low < high:
+        middle = (low + high + 1) // 2
+        if x[:middle] == y[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return done + low
+
+
+def _number_difference(a: bytes, i: int, b: bytes, j: int, shared: int) -> tuple[int, int] | None:
+    """Where ``a`` and ``b`` go on agreeing when they differ at ``i`` and ``j`` inside one number literal each
+    (``shared`` bytes before are the same), of the same value, ``a``'s exact; else None."""
+    back = 0
+    while back < shared and a[i - back - 1] in _NUMBER_BYTES:
+        back += 1
+    if back == shared and i - back > 0:
+        return None  # the literal's start is not in the stretch the two agree on
+    start_a, start_b = i - back, j - back
+    if start_a > 0 and a[start_a - 1] not in _BEFORE_NUMBER:
+        return None
+    end_a, end_b = _number_end(a, i), _number_end(b, j)
+    if (end_a < len(a) and a[end_a] not in _AFTER_NUMBER) or (end_b < len(b) and b[end_b] not in _AFTER_NUMBER):
+        return None
+    mine, theirs = a[start_a:end_a].decode("ascii"), b[start_b:end_b].decode("ascii")
+    if not (_NUMBER.fullmatch(mine) and _NUMBER.fullmatch(theirs)):
+        return None
+    if not any(c in mine for c in ".eE"):  # an integer: parsed as Python's int, which loses nothing
+        return (end_a, end_b) if not any(c in theirs for c in ".eE") and int(mine) == int(theirs) else None
+    value = float(mine)
+    return (end_a, end_b) if value == float(theirs) and _exact(mine, value) else None
+
+
+def _number_end(text: bytes, at: int) -> int:
+    while at < len(text) and text[at] in _NUMBER_BYTES:
+        at += 1
+    return at
+
+
+def _character_difference(a: bytes, i: int, b: bytes, j: int, shared: int) -> tuple[int, int] | None:
+    """Where ``a`` and ``b`` go on agreeing when they differ at ``i`` and ``j`` inside one string, each writing
+    the same character there, one of them (or both) as an escape; else None. ``shared`` bytes before are the
+    same: the escape that holds ``i`` may start there."""
+    start = i
+    for back in range(1, min(6, shared + 1)):  # an escape is at most 6 bytes long: \uXXXX
+        if a[i - back] == 0x5C and _starts_escape(a, i - back, shared - back):
+            start = i - back
+            break
+    if start == i and not (a[i] == 0x5C or b[j] == 0x5C):
+        return None
+    if start == i and not _starts_escape(a, i, shared):
+        return None  # a backslash whose run reaches past the stretch the two agree on (or too long a run)
+    start_b = j - (i - start)
+    mine, theirs = _character(a, start), _character(b, start_b)
+    if mine is None or theirs is None or mine[0] != theirs[0]:
+        return None
+    return mine[1], theirs[1]
+
+
+def _starts_escape(text: bytes, at: int, shared: int) -> bool:
+    """Whether a backslash at ``at`` (or the character there, when it is not one) starts an escape: the run of
+    backslashes just before it is even. Only the ``shared`` bytes before are counted: where they start, both
+    texts are between two characters (or tokens), so a run starting there pairs from there."""
+    run = 0
+    while run < shared and text[at - run - 1] == 0x5C:
+        run += 1
+        if run > _LONGEST_ESCAPE_RUN:
+            return False
+    return run % 2 == 0
+
+
+_ESCAPES = {
+    ord(k): v
+    for k, v in {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.items()
+}
+
+
+def _character(text: bytes, at: int) -> tuple[str, int] | None:
+    """The string character written at ``at`` (raw, or as one escape, a surrogate pair being one) and where what
+    follows it starts; None when that is not one character."""
+    if text[at] != 0x5C:
+        if text[at] in b'"\\':
+            return None
+        size = 1 if text[at] < 0x80 else 2 if text[at] < 0xE0 else 3 if text[at] < 0xF0 else 4
+        try:
+            return text[at : at + size].decode("utf-8"), at + size
+        except UnicodeDecodeError:
+            return None
+    kind = text[at + 1] if at + 1 < len(text) else 0
+    if kind in _ESCAPES:
+        return _ESCAPES[kind], at + 2
+    if kind != ord("u"):
+        return None
+    try:
+        unit = int(text[at + 2 : at + 6], 16)
+    except ValueError:
+        return None
+    if len(text[at + 2 : at + 6]) != 4 or not text[at + 2 : at + 6].isalnum():
+        return None
+    if 0xD800 <= unit < 0xDC00 and text[at + 6 : at + 8] == b"\\u":
+        try:
+            low = int(text[at + 8 : at + 12], 16)
+        except ValueError:
+            return None
+        if 0xDC00 <= low < 0xE000 and text[at + 8 : at + 12].isalnum():
+            return chr(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)), at + 12
+    return None if 0xD800 <= unit < 0xE000 else (chr(unit), at + 6)
 
 
 def _maybe_rounded(raw: bytes, shapes: bytes, at: int) -> bool:

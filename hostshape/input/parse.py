@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -64,7 +65,7 @@ def parse_json(text: str) -> Parsed:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return Parsed(orjson.loads(text), ok=True, looks_json=True, strict=True)
+        return Parsed(_orjson_loads(text), ok=True, looks_json=True, strict=True)
     except (orjson.JSONDecodeError, TypeError, RecursionError):
         pass
     try:
@@ -74,6 +75,22 @@ def parse_json(text: str) -> Parsed:
     except (ValueError, TypeError) as exc:
         return Parsed(looks_json=looks_like_json(text), error=_short(exc))
     return Parsed(value, ok=True, looks_json=True)
+
+
+def _orjson_loads(text: str) -> Any:
+    """``orjson.loads(text)`` with the cyclic garbage collector paused, then set back as it was (also when the
+    parse raises). A parse creates one container per object and array, and each allocation counts towards the
+    collector's next run: in a host process whose heap holds millions of objects, the full collections that a
+    large parse sets off traverse all of them (a 1.8 MB nested list took 32 ms instead of 7 with the collector
+    on). What orjson builds holds no cycle (each container is new and only ever holds later ones), so nothing it
+    makes needs the collector; reference counting frees it."""
+    if not gc.isenabled():
+        return orjson.loads(text)
+    gc.disable()
+    try:
+        return orjson.loads(text)
+    finally:
+        gc.enable()
 
 
 def _parse_int(digits: str) -> int | str:

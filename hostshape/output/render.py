@@ -89,6 +89,8 @@ def _str(value: Any) -> str:
 
 def safe_text(text: str) -> str:
     """``text`` with lone surrogates replaced by U+FFFD, so that it encodes as UTF-8."""
+    if text.isascii():  # no surrogate, told without a pass (the string knows it is ASCII)
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

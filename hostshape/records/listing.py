@@ -76,12 +76,12 @@ def listing(
 
 
 class Made(Sequence[Any]):
-    """``make(0)``, ..., ``make(n - 1)``, each made once, when first read (in order): a fit that lists a few
-    hundred of a list's records makes only their rows."""
+    """``make(0)``, ..., ``make(n - 1)``, each made once, when first read (in any order): a fit that lists a few
+    hundred of a list's records, or rows spread over it, makes only their rows."""
 
     def __init__(self, make: Callable[[int], Any], n: int) -> None:
         self._make, self._n = make, n
-        self._made: list[Any] = []
+        self._made: dict[int, Any] = {}
 
     def __len__(self) -> int:
         return self._n
@@ -92,19 +92,17 @@ class Made(Sequence[Any]):
     def __getitem__(self, at: slice) -> list[Any]: ...
     def __getitem__(self, at: int | slice) -> Any:
         if isinstance(at, slice):
-            start, stop, step = at.indices(self._n)
-            self._fill(stop if step > 0 else start + 1)
-            return self._made[at]
+            return [self._get(i) for i in range(*at.indices(self._n))]
         index = at + self._n if at < 0 else at
         if not 0 <= index < self._n:
             raise IndexError(at)
-        self._fill(index + 1)
-        return self._made[index]
+        return self._get(index)
 
-    def _fill(self, end: int) -> None:
+    def _get(self, index: int) -> Any:
         made = self._made
-        for i in range(len(made), end):
-            made.append(self._make(i))
+        if index not in made:
+            made[index] = self._make(index)
+        return made[index]
 
 
 def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:

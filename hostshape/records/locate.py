@@ -97,7 +97,8 @@ def locate(value: Any) -> Located | None:
                     candidates.append((_map_weight(keyed[0]), path, *keyed))
     if not candidates:
         return None
-    _, path, records, how, map_key = max(candidates, key=lambda c: c[0])
+    best = max(candidates, key=lambda c: c[0])
+    _, path, records, how, map_key = _referring(best, candidates) or best
     notes = [how] if how else []
     path, records = _unwrapped(path, records, notes)
     refs: list[str] = []
@@ -110,6 +111,58 @@ def locate(value: Any) -> Located | None:
         path, records = _unwrapped(path, records, notes)
         map_key = None  # the records are the entries' children now
     return Located(_rebuilt(value, path, records), path, records, notes, refs, map_key)
+
+
+_REFER_SHARE = 2 / 3  # records of a list that point at another list's records, at least, to be the result
+_REFER_LISTS = 16  # other lists looked at for records pointing at the heaviest one, at most
+_REFER_CHARS = 6  # a pointer is at least this long (a small number is anyone's position, not a reference)
+
+Candidate = tuple[float, Path, list[Any], str | None, str | None]
+
+
+def _referring(best: Candidate, candidates: list[Candidate]) -> Candidate | None:
+    """The heaviest other list of objects whose records point at ``best``'s records: a member other than their own
+    identifier holding, in two records in three, the identifier of one of ``best``'s (a notification's status id
+    beside the statuses it expands). ``best`` is then what the result includes beside its records, not the
+    result. None when no list points at it; lists inside one another are not compared."""
+    path, records = best[1], best[2]
+    others = [
+        c
+        for c in sorted((c for c in candidates if c is not best), key=lambda c: -c[0])[:_REFER_LISTS]
+        if c[1][: len(path)] != path and path[: len(c[1])] != c[1] and _mostly_objects(c[2])
+    ]
+    head = [r for r in records[: structure.SAMPLE] if isinstance(r, dict)]
+    if not others or len(head) < 2:
+        return None
+    keys = [k for k in dict.fromkeys(k for r in head for k in r) if _unique_scalar(head, k)]
+    objects = [r for r in records[: structure.CHECK] if isinstance(r, dict)]
+    ids = {str(r[k]) for k in keys for r in objects if isinstance(r.get(k), (str, int))}
+    for other in others:
+        items = other[2]
+        sample = [r for r in items[: structure.SAMPLE] if isinstance(r, dict)]
+        own = structure.identifier(sample) if len(sample) >= 2 else None
+        if own is None:
+            continue
+        names = dict.fromkeys(k for r in sample for k in r if k != own)
+        for name in names:
+            hits = sum(
+                isinstance(r.get(name), (str, int))
+                and not isinstance(r.get(name), bool)
+                and len(str(r[name])) >= _REFER_CHARS
+                and str(r[name]) in ids
+                for r in sample
+            )
+            if hits >= _REFER_SHARE * len(sample):
+                return other
+    return None
+
+
+def _unique_scalar(records: list[dict[str, Any]], name: str) -> bool:
+    """``name`` holds a text or a whole number in every one of ``records``, no two the same."""
+    values = [r.get(name) for r in records]
+    if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+        return False
+    return len(set(map(str, values))) == len(values)
 
 
 def _members(value: Any, path: Path, depth: int) -> Iterator[tuple[Path, Any]]:

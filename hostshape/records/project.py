@@ -30,6 +30,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 def surrogate_note(text: str) -> str | None:
     """A note when JSON ``text`` escapes lone UTF-16 surrogates, which no UTF-8 text can carry: they are shown
     as U+FFFD, and the envelope must say so (nothing is changed silently)."""
+    if "\\" not in text:  # no escape at all, told at C speed (a search for one character)
+        return None
     count, pending = 0, -1  # pending: where an unpaired high surrogate escape ends
     for match in _SURROGATE_ESCAPE.finditer(text):
         high = match.group()[3] in "89abAB"

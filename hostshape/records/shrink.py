@@ -56,6 +56,7 @@ class Cuts:
     empty: Counter[str] = field(default_factory=Counter)  # members left out as null, "", [] or {}
     same: dict[str, Any] = field(default_factory=dict)
     derived: dict[str, str] = field(default_factory=dict)  # member -> the template rebuilding it (records/derived.py)
+    beside_links: set[str] = field(default_factory=set)  # links beside the records named as a derived member, by place
     notes: list[str] = field(default_factory=list)
     index: list[list[str]] | None = None  # index layouts for the shrunk records, keys chosen before shrinking
     partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
@@ -75,6 +76,7 @@ class Cuts:
         lost_in_rewrite = any(n.endswith("not shown") for n in self.notes)
         return bool(
             self.omitted
+            or self.beside_links
             or self.collapsed_count
             or self.lists
             or self.texts
@@ -113,6 +115,8 @@ class Cuts:
             out.append('members left out where empty (null, "", [], {}): ' + _few(names))
         if self.omitted:
             out.append("fields dropped as links, opaque tokens or constants: see omitted")
+        if self.beside_links:
+            out.append("links beside the records dropped: " + _few(sorted(self.beside_links)))
         for where, links in sorted(self.deviating.items()):
             out.append(f"links kept where they break the pattern, {where}: " + _few(links))
         return out
@@ -278,13 +282,18 @@ def shrink_document(
     return shrink_located(located, max_records, cuts, count, first=first, max_chars=max_chars), located.path
 
 
-def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts) -> Any:
+def _around(value: Any, path: tuple[str, ...], records: list[Any], cuts: Cuts, place: str = "") -> Any:
+    """The document around its records (``place``: the path of ``value``), the members beside them shrunk as a
+    container. A link dropped beside the records under a name their ``derived`` members use is named by its place
+    in a note, not in ``omitted``, which would read as the records' own member (stated as derived)."""
     if not path:
         return records
     out: dict[str, Any] = {}
     for key, member in value.items():
         if key == path[0]:
-            out[key] = _around(member, path[1:], records, cuts)
+            out[key] = _around(member, path[1:], records, cuts, _child(place, key))
+        elif _is_link(member) and key in cuts.derived:
+            cuts.beside_links.add(_child(place, key))
         elif _is_link(member):
             cuts.omitted.add(key)
         elif _is_empty(member):

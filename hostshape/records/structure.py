@@ -385,12 +385,25 @@ def _record_around(record: dict[str, Any], skip: str | None) -> tuple[list[str],
                 continue
             inner = member.values() if isinstance(member, dict) else (member,)
             urls += [v for v in inner if is_link_path(v)]
+            if isinstance(member, dict) and not any(is_link_path(v) for v in member.values()):
+                urls += _links_below(member)
             children = member[:5] if isinstance(member, list) else [member]
             texts.update(v for c in children if isinstance(c, dict) for v in c.values() if isinstance(v, str))
         found = (urls, frozenset(texts))
         if last is not None and any(r is record for r in last[0]):
             memo[1][key] = found
     return found
+
+
+def _links_below(member: dict[str, Any], sample: int = 5) -> list[str]:
+    """The links one level inside an object member that holds none of its own: a link map of named links, each an
+    object or a list of objects carrying the URL (``_links: {self: {href}, users: {href}, logo: [{href}]}``)."""
+    out: list[str] = []
+    for value in itertools.islice(member.values(), 4 * sample):
+        for child in value[:sample] if isinstance(value, list) else (value,):
+            if isinstance(child, dict):
+                out += [v for v in child.values() if is_link_path(v)]
+    return out
 
 
 def _named_below(record: dict[str, Any], skip: str | None, value: Any) -> bool:
@@ -541,6 +554,8 @@ def title_field(records: Sequence[Any], skip: Iterable[str] = ()) -> str | None:
         texts = [v for v in values if isinstance(v, str) and v and not is_url(v)]
         if len(texts) * SPARSE < n or len(set(texts)) * 3 < len(texts) * 2:
             return None
+        if len(texts) * 2 < n and Counter(texts).most_common(1)[0][1] * 3 > len(texts):
+            return None  # in fewer than half the records, one text in over a third of those: a group's label
         if sum(" " in t.strip() for t in texts) * 2 < len(texts):
             return None
         mean = sum(map(len, texts)) / len(texts)
@@ -857,18 +872,39 @@ def nearly_constant(values: Sequence[Any], records: Sequence[Any] = (), path: st
 
 
 def _repeats(sample: Sequence[Any], path: str, other: str) -> bool:
-    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is part of it when that is
-    text with blanks (a normalized name beside the name, a list of ids holding the id, a place inside a title):
-    nothing an index row needs twice. A part of an identifier (a resource's name in its address) is not."""
+    """In nine records of ten or more, ``path``'s value is ``other``'s, or holds it, or is its start (up to a
+    separator), or is part of it when that is text with blanks (a normalized name beside the name, a list of ids
+    holding the id, a display form cut from the full version, a place inside a title): nothing an index row needs
+    twice. Another part of an identifier (a resource's name after its type in its address) is not, nor a value that
+    makes ``other`` more precise (see ``_refines``: a version's build number after the release it starts with)."""
     mine, theirs = _values(sample, path), _values(sample, other)
     hits = 0
     for a, b in zip(mine, theirs, strict=False):
         if a is None or b is None or isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
             continue
         x, y = str(a), str(b)
-        if x == y or (min(len(x), len(y)) >= 3 and (y in x or (x in y and " " in y))):
+        if x == y or (
+            min(len(x), len(y)) >= 3 and (_start_of(x, y) or (y in x and not _refines(x, y)) or (x in y and " " in y))
+        ):
             hits += 1
     return hits * 10 >= len(sample) * 9
+
+
+def _start_of(shorter: str, longer: str) -> bool:
+    """``shorter`` is how ``longer`` begins, up to a separator (a display form cut from a full version, the name a
+    generated name was made from): reading ``longer`` reads it."""
+    if len(shorter) >= len(longer) or not longer.startswith(shorter):
+        return False
+    return not (shorter[-1].isalnum() and longer[len(shorter)].isalnum())
+
+
+_REFINEMENT = re.compile(r"[.+_-][\w.+-]*\d[\w.+-]*")  # a build or patch suffix: 9.0.0-preview.5 -> .24306.7
+
+
+def _refines(longer: str, shorter: str) -> bool:
+    """``longer`` is ``shorter`` made more precise by a suffix holding a digit after a separator (a version's build
+    number): it says more than the column it starts with."""
+    return longer.startswith(shorter) and _REFINEMENT.fullmatch(longer[len(shorter) :]) is not None
 
 
 def _composite(sample: Sequence[Any], parent: str) -> bool:
@@ -934,8 +970,8 @@ def index_columns(
             restorable = [c for c in wide if c in narrower or c in extra or c == status]
             layouts += _without_title(narrower, restorable, list(dict.fromkeys(drop)))
         layouts.append(narrower)
-    if alt and _costly(sample, key, alt):
-        layouts.append([alt])  # no room for the API's long own id beside every record: the readable key alone
+    if alt and (_costly(sample, key, alt) or _cheaper_alone(records, sample, key, alt, count)):
+        layouts.append([alt])  # no room for the key beside every record: the other identifier alone, if it lists more
     return layouts
 
 
@@ -979,6 +1015,21 @@ def _costly(sample: Sequence[Any], key: str, alt: str) -> bool:
     col = stats(sample, alt)
     unique = col.present == len(sample) == col.distinct
     return unique and col.key_like and not col.opaque and col.mean_len * 2 <= stats(sample, key).mean_len
+
+
+_ALONE_SHARE = 0.7  # the second identifier alone is tried when its listing costs at most this share of the key's
+
+
+def _cheaper_alone(records: Sequence[Any], sample: Sequence[Any], key: str, alt: str, count: Count) -> bool:
+    """``alt`` names every record on its own (unique over them, key-like) and a listing of it costs at most
+    ``_ALONE_SHARE`` of one of ``key`` (a number beside a long name): where no listing by ``key`` fits, one by
+    ``alt`` may list every record. Costs are counted on the sample."""
+    col = stats(sample, alt)
+    if not (col.key_like and col.present == len(sample) == col.distinct and unique_over(records[:CHECK], alt)):
+        return False
+    from hostshape.output.render import dumps
+
+    return count(dumps(_values(sample, alt))) <= _ALONE_SHARE * count(dumps(_values(sample, key)))
 
 
 _ENTRY_PRESENT = 0.9  # a column beside a map key is present in this share of the entries at least...
