@@ -165,3 +165,26 @@ def test_maven_error_prone_first_answer_names_its_plugin_runs(tmp_path: Path) ->
     assert "maven-resources-plugin:3.3.0:testResources" in first
     assert "maven-compiler-plugin:3.10.1:testCompile" in first
     assert "de.i8k.karalight.world.World" in first
+
+
+# -- a history: one entry per commit, titled by its hash and subject; a section holds its files -------------------
+def test_git_log_is_one_entry_per_commit(tmp_path: Path) -> None:
+    parts = []
+    for i in range(40):
+        digest = f"{i:02d}" + "ab3f" * 9 + "cd"
+        parts.append(
+            f"commit {digest}\nAuthor: Dev <dev@example.org>\nDate:   Mon Jan {i % 28 + 1} 10:00:00 2024 +0000\n\n"
+            f"    Change number {i} of the parser\n\n    A longer body for change {i}.\n\n"
+            f" src/part{i}.py   | {i + 2} ++--\n tests/test_{i}.py |  4 ++++\n 2 files changed, {i + 4} insertions(+)\n"
+        )
+    text = "\n".join(parts)
+    assert kind_of(text) == "log"
+    titles = [e.title for e in outline_of(text).entries]
+    assert titles[:2] == [
+        f"00{'ab3f' * 2}ab Change number 0 of the parser",
+        f"01{'ab3f' * 2}ab Change number 1 of the parser",
+    ]
+    assert len(titles) == 40
+    _, res, policy = _shaped(text, 1000, tmp_path)
+    read = retrieve.read(res.handle, section="8", policy=policy)  # the eighth commit, by its id
+    assert "src/part7.py" in read and "src/part8.py" not in read

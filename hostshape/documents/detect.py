@@ -46,6 +46,9 @@ _LOG_LINE = re.compile(
     r"(?:(?:fatal )?(?:error|warning|note)\b|[A-Z]{1,3}\d{0,5}:(?:\s|$)|[A-Z]{1,3}\d{1,5} )"
     r"|\S+:\[\d+(?:,\d+)?\] |\s*\^+~*\s*$"
     r"|(?:Downloading|Downloaded|Uploading|Uploaded): \S"
+    # a history (``git log``, ``--stat``): commit headers, their fields, the files each changed and their count
+    r"|commit [0-9a-f]{7,40}\b|(?:Author|AuthorDate|Commit|CommitDate|Date|Merge): +\S"
+    r"|\s\S.{0,200}? +\| +(?:\d+(?: [+-]+)?|Bin )|\s\d+ files? changed"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")

@@ -27,6 +27,7 @@ _STEP = re.compile(
     r"|={3,}(?!=)[ \t]*(?![Dd]one|[Ff]inished|[Ee]nd)(?P<i>[^=\s-].{0,100}?)[ =]*$"
     r"|\*{3} (?P<j>\S.{0,100})"
     r"|(?:RUN:|\$) (?P<k>\S.{0,100})"
+    r"|commit (?P<m>[0-9a-f]{7,40})\b"  # one commit of a history (``git log``): titled by its subject
     r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
 )
 _WHOLE_LINE = frozenset({"i", "j", "k"})
@@ -47,6 +48,21 @@ _DIAGNOSTIC = re.compile(
 # a linter's place-led line whose severity is a letter (``a.rb:4:1: W: ...``, ``a.py:3:1: E302 ...``): E and F
 # (error, fatal) count as errors, W as warnings; conventions and refactorings (C, R) are not highlighted
 _CODED = re.compile(r"\S+?:\d+(?::\d+)?: ([EFW])(?:\d{1,5}\b|:)")
+_MESSAGE = re.compile(r" {4}(\S.*)")  # a commit message's line, as ``git log`` indents it
+
+
+def _subject(lines: list[str], number: int) -> str:
+    """The subject of the commit whose ``commit <hash>`` header is line ``number``: its message's first line, after
+    the header's ``Author:``/``Date:`` lines (""  when none follows soon)."""
+    for line in lines[number : number + 12]:
+        if line.startswith("commit "):
+            return ""
+        m = _MESSAGE.match(line[:400])
+        if m:
+            return m.group(1)
+    return ""
+
+
 _CARET = re.compile(r"\s*[\^~]+[\s^~-]*$")
 _GUTTER = re.compile(r"\s*\d+ +[|>] ")
 _PLACE = re.compile(r"\s*--> (\S+:\d+(?::\d+)?)")
@@ -92,6 +108,8 @@ def outline(text: str) -> Outline:
         if step and len(entries) < MAX_ENTRIES:
             # A group or task is titled by its name; a command or banner by its line, marker included.
             name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
+            if step.lastgroup == "m":
+                name = f"{name[:12]} {_subject(lines, number)}".rstrip()
             grouped = grouped or step.lastgroup in _GROUPS
             # a CI log's groups are its steps: the banners and tasks its tools print nest under them
             inner = grouped and step.lastgroup not in _GROUPS
