@@ -188,3 +188,32 @@ def test_git_log_is_one_entry_per_commit(tmp_path: Path) -> None:
     _, res, policy = _shaped(text, 1000, tmp_path)
     read = retrieve.read(res.handle, section="8", policy=policy)  # the eighth commit, by its id
     assert "src/part7.py" in read and "src/part8.py" not in read
+
+
+# -- test runners' verdicts in capitals (go test -v) and TAP's ``not ok`` are error lines --------------------------
+def test_go_test_verdicts_are_highlighted() -> None:
+    names = [f"Test{a}{b}" for a in ("Parse", "Render", "Load", "Store", "Merge") for b in ("Empty", "Large", "Nested")]
+    failing = names[::4]
+    lines = []
+    for name in names * 2:
+        lines += [f"=== RUN   {name}", f"    {name.lower()}_test.go:12: got 1, want 2" if name in failing else "ok"]
+        lines += [f"--- {'FAIL' if name in failing else 'PASS'}: {name} (0.00s)"]
+    lines += ["FAIL", "FAIL\texample.org/pkg\t0.012s"]
+    found = outline_of("\n".join(lines))
+    shown = [h.split("\n")[0] for h in found.highlights]
+    for name in failing:
+        assert any(f"--- FAIL: {name} (0.00s)" in h for h in shown), name
+    assert not any("PASS" in h for h in shown)
+
+
+def test_tap_is_a_log_and_its_failures_are_highlighted() -> None:
+    lines = ["TAP version 13", "1..60"]
+    for i in range(1, 61):
+        lines.append(f"{'not ok' if i % 20 == 0 else 'ok'} {i} - parses case {i}")
+        if i % 20 == 0:
+            lines += ["  ---", f"  message: 'expected {i} got {i + 1}'", "  ..."]
+    text = "\n".join(lines)
+    assert kind_of(text) == "log"
+    shown = [h.split("\n")[0] for h in outline_of(text).highlights]
+    assert shown and all("not ok" in h for h in shown)  # the failures only, never an ``ok`` line
+    assert any("not ok 20 - parses case 20" in h for h in shown)

@@ -35,7 +35,7 @@ _LOG_LINE = re.compile(
     # test runners' result lines: pytest (-v, and its dots), go test, cargo test, their failure banners
     r"|\S+::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\S+\.py [.FEsxX]+\s*(?:\[\s*\d+%\])?$"
     r"|\s*--- (?:PASS|FAIL|SKIP): |(?:ok|FAIL|PASS)\s+\S+\s+[\d.]+s\b|test \S+ \.\.\. (?:ok|FAILED|ignored)\b"
-    r"|_{3,} \S.{0,100} _{3,}$"
+    r"|_{3,} \S.{0,100} _{3,}$|(?:not )?ok \d+\b"  # ... and TAP's ``ok 3 - name`` / ``not ok 4 - name``
     # compilers' diagnostics: a severity-led message (rustc, cargo), its ``--> file:line`` and gutter lines
     # (``  |``, ``12 | code``, ``  = note:``), a ``file:line[:col]: error`` or ``file(line,col): error`` line (or a
     # linter's one-letter or coded severity: ``a.rb:4:1: C: ...``, ``a.py:3:1: E302 ...``), a caret under the place,

@@ -68,10 +68,12 @@ _GUTTER = re.compile(r"\s*\d+ +[|>] ")
 _PLACE = re.compile(r"\s*--> (\S+:\d+(?::\d+)?)")
 _CATEGORY = re.compile(r"\[-?[A-Za-z][\w.:/=+-]{1,60}\]$")
 # A severity word, not part of a path or file name (``util/error.lo``, ``Exception.cpp``); exception and warning
-# class names (``ValueError``, ``DeprecationWarning``) count too.
+# class names (``ValueError``, ``DeprecationWarning``) count too, and a test runner's verdict in capitals (``--- FAIL:
+# TestX``, ``FAIL pkg``) or TAP's ``not ok 3``.
 _SEVERITY = re.compile(
     r"(?<![\w./-])(?:(?P<error>error|errors|fatal|failed|failure|failures|exception|panic|panicked|traceback|"
-    r"critical|E\d{4}|(?-i:[A-Z]\w*(?:Error|Exception)))|(?P<warning>warn|warning|warnings|deprecation|"
+    r"critical|E\d{4}|(?-i:[A-Z]\w*(?:Error|Exception))|(?-i:FAIL|not ok(?= \d)))"
+    r"|(?P<warning>warn|warning|warnings|deprecation|"
     r"(?-i:[A-Z]\w*Warning)))(?![\w/-]|\.\w)",
     re.IGNORECASE,
 )
