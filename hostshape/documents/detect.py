@@ -35,7 +35,20 @@ _LOG_LINE = re.compile(
     # test runners' result lines: pytest (-v, and its dots), go test, cargo test, their failure banners
     r"|\S+::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\S+\.py [.FEsxX]+\s*(?:\[\s*\d+%\])?$"
     r"|\s*--- (?:PASS|FAIL|SKIP): |(?:ok|FAIL|PASS)\s+\S+\s+[\d.]+s\b|test \S+ \.\.\. (?:ok|FAILED|ignored)\b"
-    r"|_{3,} \S.{0,100} _{3,}$"
+    r"|_{3,} \S.{0,100} _{3,}$|(?:not )?ok \d+\b"  # ... and TAP's ``ok 3 - name`` / ``not ok 4 - name``
+    # compilers' diagnostics: a severity-led message (rustc, cargo), its ``--> file:line`` and gutter lines
+    # (``  |``, ``12 | code``, ``  = note:``), a ``file:line[:col]: error`` or ``file(line,col): error`` line (or a
+    # linter's one-letter or coded severity: ``a.rb:4:1: C: ...``, ``a.py:3:1: E302 ...``), a caret under the place,
+    # a build tool's ``file:[line,col]`` message, and artefact transfers (``Downloading: url``)
+    r"|\s*(?:error|warning|note|help)(?:\[[\w-]{1,40}\])?: \S|\s*--> \S+:\d+|(?:\s+|\d+ +)\|(?:\s|$)"
+    r"|\s*= (?:note|help): "
+    r"|\S+?(?::\d+(?::\d+)?:|\(\d+(?:,\d+)?\):) "
+    r"(?:(?:fatal )?(?:error|warning|note)\b|[A-Z]{1,3}\d{0,5}:(?:\s|$)|[A-Z]{1,3}\d{1,5} )"
+    r"|\S+:\[\d+(?:,\d+)?\] |\s*\^+~*\s*$"
+    r"|(?:Downloading|Downloaded|Uploading|Uploaded): \S"
+    # a history (``git log``, ``--stat``): commit headers, their fields, the files each changed and their count
+    r"|commit [0-9a-f]{7,40}\b|(?:Author|AuthorDate|Commit|CommitDate|Date|Merge): +\S"
+    r"|\s\S.{0,200}? +\| +(?:\d+(?: [+-]+)?|Bin )|\s\d+ files? changed"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")

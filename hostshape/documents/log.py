@@ -27,17 +27,53 @@ _STEP = re.compile(
     r"|={3,}(?!=)[ \t]*(?![Dd]one|[Ff]inished|[Ee]nd)(?P<i>[^=\s-].{0,100}?)[ =]*$"
     r"|\*{3} (?P<j>\S.{0,100})"
     r"|(?:RUN:|\$) (?P<k>\S.{0,100})"
+    r"|commit (?P<m>[0-9a-f]{7,40})\b"  # one commit of a history (``git log``): titled by its subject
     r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
 )
 _WHOLE_LINE = frozenset({"i", "j", "k"})
 _GROUPS = frozenset({"a", "b"})
-_BRANCH = re.compile(r"\[([^\]\n]{0,59}\w[^\]\n]{0,59})\] ")  # a name, not a mark (``[*] 3 fixable``)
+# a name, not a mark (``[*] 3 fixable``) nor a level (``[INFO]``, ``[WARNING]``: every line of a Maven build has one)
+_BRANCH = re.compile(
+    r"\[(?!(?i:(?:INFO|WARN|WARNING|WARNINGS|ERROR|ERRORS|DEBUG|TRACE|FATAL|NOTICE|CRITICAL)\]))"
+    r"([^\]\n]{0,59}\w[^\]\n]{0,59})\] "
+)
+# a compiler's diagnostic, where one starts: a severity-led message (``error[E0308]: mismatched types``, its place on
+# a ``--> file:line:col`` line after it), or a place-led one (``src/a.c:12:5: error: ...``, ``a.ts(3,7): error ...``,
+# a linter's ``a.rb:4:1: C: ...`` or ``a.py:3:1: E302 ...``)
+_DIAGNOSTIC = re.compile(
+    r"\s{0,4}(?P<sev>(?:error|warning)(?:\[[\w-]{1,40}\])?): (?P<msg>\S.*)"
+    r"|(?P<place>\S+?(?::\d+(?::\d+)?|\(\d+(?:,\d+)?\))):? "
+    r"(?:(?:fatal )?(?:error|warning|note)\b|[A-Z]{1,3}\d{0,5}:(?:\s|$)|[A-Z]{1,3}\d{1,5} )"
+)
+# a linter's place-led line whose severity is a letter (``a.rb:4:1: W: ...``, ``a.py:3:1: E302 ...``): E and F
+# (error, fatal) count as errors, W as warnings; conventions and refactorings (C, R) are not highlighted
+_CODED = re.compile(r"\S+?:\d+(?::\d+)?: ([EFW])(?:\d{1,5}\b|:)")
+_MESSAGE = re.compile(r" {4}(\S.*)")  # a commit message's line, as ``git log`` indents it
+
+
+def _subject(lines: list[str], number: int) -> str:
+    """The subject of the commit whose ``commit <hash>`` header is line ``number``: its message's first line, after
+    the header's ``Author:``/``Date:`` lines (""  when none follows soon)."""
+    for line in lines[number : number + 12]:
+        if line.startswith("commit "):
+            return ""
+        m = _MESSAGE.match(line[:400])
+        if m:
+            return m.group(1)
+    return ""
+
+
+_CARET = re.compile(r"\s*[\^~]+[\s^~-]*$")
+_GUTTER = re.compile(r"\s*\d+ +[|>] ")
+_PLACE = re.compile(r"\s*--> (\S+:\d+(?::\d+)?)")
 _CATEGORY = re.compile(r"\[-?[A-Za-z][\w.:/=+-]{1,60}\]$")
 # A severity word, not part of a path or file name (``util/error.lo``, ``Exception.cpp``); exception and warning
-# class names (``ValueError``, ``DeprecationWarning``) count too.
+# class names (``ValueError``, ``DeprecationWarning``) count too, and a test runner's verdict in capitals (``--- FAIL:
+# TestX``, ``FAIL pkg``) or TAP's ``not ok 3``.
 _SEVERITY = re.compile(
     r"(?<![\w./-])(?:(?P<error>error|errors|fatal|failed|failure|failures|exception|panic|panicked|traceback|"
-    r"critical|E\d{4}|(?-i:[A-Z]\w*(?:Error|Exception)))|(?P<warning>warn|warning|warnings|deprecation|"
+    r"critical|E\d{4}|(?-i:[A-Z]\w*(?:Error|Exception))|(?-i:FAIL|not ok(?= \d)))"
+    r"|(?P<warning>warn|warning|warnings|deprecation|"
     r"(?-i:[A-Z]\w*Warning)))(?![\w/-]|\.\w)",
     re.IGNORECASE,
 )
@@ -74,14 +110,19 @@ def outline(text: str) -> Outline:
         if step and len(entries) < MAX_ENTRIES:
             # A group or task is titled by its name; a command or banner by its line, marker included.
             name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
+            if step.lastgroup == "m":
+                name = f"{name[:12]} {_subject(lines, number)}".rstrip()
             grouped = grouped or step.lastgroup in _GROUPS
             # a CI log's groups are its steps: the banners and tasks its tools print nest under them
             inner = grouped and step.lastgroup not in _GROUPS
             entries.append(Entry(title_of(name), 1 + bool(branch) + inner, number))
+        if _GUTTER.match(head) or (number < len(lines) and _CARET.match(lines[number][:400])):
+            continue  # source a compiler or linter quotes (its gutter, or a caret under it): not the tool's words
         severity = _SEVERITY.search(head)
-        if severity is None or _ZERO.search(head):
+        coded = _CODED.match(rest) if severity is None else None
+        if (severity is None and coded is None) or _ZERO.search(head):
             continue
-        rank = 0 if severity.group("error") else 1
+        rank = 0 if (severity.group("error") if severity else coded and coded.group(1) in "EF") else 1
         category = _CATEGORY.search(head.rstrip())
         shape = category.group(0) if category else _DIGITS.sub("#", rest)
         if shape in seen:
@@ -101,11 +142,17 @@ def outline(text: str) -> Outline:
         found.append([rank, number, shown, 1])
     structured = bool(entries)
     if not entries:
+        entries = _diagnostics(lines)  # a compiler's output: one entry a diagnostic (a section reads it whole)
+        structured = bool(entries)
+    if not entries:
         entries = prose.blocks(lines)
     found.sort(key=lambda f: (f[0], f[1]))
     highlights = tuple(f"L{n}{f' (x{c:,})' if int(str(c)) > 1 else ''} {t}" for _, n, t, c in found[:MAX_HIGHLIGHTS])
     errors = sum(1 for f in found if f[0] == 0)
     summary = f"{errors:,} distinct error lines, {len(found) - errors:,} distinct warning lines"
+    closing = _closing(lines)
+    if closing:
+        summary += f"; it ends: {closing}"
     return Outline(
         "log",
         tuple(entries),
@@ -116,3 +163,39 @@ def outline(text: str) -> Outline:
         notes=("terminal colour codes dropped",) if body is not None else (),
         structured=structured,
     )
+
+
+def _diagnostics(lines: list[str]) -> list[Entry]:
+    """One entry per diagnostic of a compiler's output (errors before warnings is the highlights' job: entries keep
+    the text's order), titled by its severity, message and place; none unless there are at least two."""
+    found: list[Entry] = []
+    for number, line in enumerate(lines, 1):
+        if len(found) >= MAX_ENTRIES:
+            break
+        m = _DIAGNOSTIC.match(line[:400])
+        if m is None:
+            continue
+        if m.group("sev"):
+            following = lines[number] if number < len(lines) else ""
+            place = _PLACE.match(following[:400])
+            title = f"{m.group('sev')}: {m.group('msg')}" + (f" ({place.group(1)})" if place else "")
+        else:
+            title = line.strip()  # the place first, as the tool wrote it
+        found.append(Entry(title_of(title), 1, number))
+    return found if len(found) >= 2 else []
+
+
+_COUNTED = re.compile(r"(?<![\w.:/=-])\d[\d,.]*%? [A-Za-z]")  # a count of something (``262 offenses``), not a version
+
+
+def _closing(lines: list[str]) -> str:
+    """The last non-blank line of a log, where tools print their result (``55 files inspected, 262 offenses``,
+    ``3 failed, 61 passed in 0.2s``, ``BUILD FAILURE``), when it counts something or has a severity word; else
+    ""."""
+    for line in reversed(lines[-50:]):
+        shown = _STAMP.sub("", line.strip(), count=1).strip(" =-*#")
+        if shown:
+            if _COUNTED.search(shown[:200]) or _SEVERITY.search(shown[:200]):
+                return clip(shown, 160)
+            return ""
+    return ""
