@@ -336,7 +336,8 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
     the records, is not the record list), columnar tables naming the identifier's column, and objects that state
     their position and carry the identifier."""
     out: list[dict[str, Any]] = []
-    leaf = id_field.split(".")[-1]
+    parts = id_field.split(".")
+    tails = {".".join(parts[i:]) for i in range(len(parts))}  # a column named by the path's end: records unwrapped
     same, derived = _envelope_block(doc, "same"), _envelope_block(doc, "derived")
 
     def decoded(x: Any) -> Any:  # a record with the members the envelope derives rebuilt from its own
@@ -353,7 +354,7 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             if (
                 isinstance(cols, list)
                 and isinstance(rows, list)
-                and (id_field in cols or leaf in cols or id_field in derived)
+                and (tails.intersection(c for c in cols if isinstance(c, str)) or id_field in derived)
             ):
                 out.extend(decoded(dict(zip(cols, r, strict=False))) for r in rows if isinstance(r, list))
                 return
