@@ -62,6 +62,7 @@ class Cuts:
     partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
     depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
+    collapse: bool = True  # nested objects that repeat collapse to their identifier (not when the budget has room)
 
     blobs: int = 0
 
@@ -457,7 +458,7 @@ def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, ro
 def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: Cuts, *, root: bool) -> Any:
     obj = _decoded_base64(obj)
     ident = schema.collapse.get(path)
-    if ident is not None and not root and structure.is_key_like(obj.get(ident)):
+    if ident is not None and cuts.collapse and not root and structure.is_key_like(obj.get(ident)):
         cuts.collapsed[_label(path)] = ident
         cuts.collapsed_count[_label(path)] += 1
         return obj[ident]
