@@ -110,3 +110,45 @@ def test_records_under_class_named_wrappers_are_answered(tmp_path: Path) -> None
         )
         ok, asked = tasks.score(text, t)
         assert ok >= asked - 3, (budget, ok, asked)
+
+
+def _tasks(n: int) -> dict[str, Any]:
+    """Deployment tasks: the failed ones carry an error message, the others an empty one, beside nulls that no task
+    fills and a map of API links (dropped: the shrunk tasks leave room in the budget)."""
+    items = [
+        {
+            "Id": f"Tasks-{900 + i}",
+            "Description": f"Deploy release 1.{i}.0 to {'Staging' if i % 2 else 'Production'}",
+            "State": "Failed" if i % 4 == 0 else "Success",
+            "ErrorMessage": "One or more steps failed; see the task log." if i % 4 == 0 else "",
+            "QueueTimeExpiry": None,
+            "CompletedTime": f"2025-03-{1 + i:02d}T10:00:00Z",
+            "QueueTime": f"2025-03-{1 + i:02d}T09:58:00Z",
+            "ProjectId": f"Projects-{i % 3 + 1}",
+            "Duration": f"{i + 2} seconds",
+            "Links": {
+                verb: f"https://deploy.example.com/api/spaces/Spaces-1/tasks/Tasks-{900 + i}/{verb.lower()}"
+                for verb in ("Self", "Raw", "Rerun", "Cancel", "Details")
+            },
+        }
+        for i in range(8)
+    ]
+    return {"TotalResults": len(items), "Items": items}
+
+
+def test_an_empty_value_others_fill_is_shown_when_the_budget_has_room(tmp_path: Path) -> None:
+    raw = _tasks(8)
+    assert count_tokens(json.dumps(raw)) > 1500
+    text, shown = _shaped(tmp_path, raw, 1500)
+    assert shown["_hostshape"]["list"] == "Items"
+    assert [r.get("ErrorMessage") for r in shown["Items"]] == [r["ErrorMessage"] for r in raw["Items"]]
+    assert all("QueueTimeExpiry" not in r for r in shown["Items"])  # empty in every record: still left out
+    assert "QueueTimeExpiry" in text  # ... and named as such
+
+
+def test_empty_values_are_still_left_out_when_the_budget_is_tight(tmp_path: Path) -> None:
+    raw = _tasks(8)
+    for item in raw["Items"]:
+        item["Notes"] = "a note long enough that the tasks do not fit a small budget whole, " * 5
+    _, shown = _shaped(tmp_path, raw, 500)
+    assert shown["_hostshape"]["truncated"] is True
