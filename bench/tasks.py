@@ -96,6 +96,14 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/tencentcloud_cam_list_policies.json": ("PolicyName", None),
     "corpus/vultr_v2_plans.json": (None, "type"),
     "corpus/youtube_playlist_items_list.json": ("snippet.title", None),
+    "corpus/cisco_aci_top_system_class.json": ("topSystem.attributes.name", "topSystem.attributes.state"),
+    "corpus/cloudflare_dns_records_page1.json": ("name", "type"),
+    "corpus/docker_engine_containers_list.json": ("Image", "State"),
+    "corpus/equinix_metal_device_events.json": ("body", "type"),
+    "corpus/netbox_dcim_devices_list.json": ("name", "status.label"),
+    "corpus/netbox_ipam_ip_addresses_list.json": ("address", "status.label"),
+    "corpus/octopus_deploy_tasks_list.json": ("Description", "State"),
+    "corpus/planetary_computer_stac_search_naip.json": (None, None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -162,6 +170,18 @@ MORE: dict[str, tuple[str, ...]] = {
         "snippet.position",
         "snippet.resourceId.videoId",
     ),
+    "corpus/cisco_aci_top_system_class.json": (
+        "topSystem.attributes.role",
+        "topSystem.attributes.address",
+        "topSystem.attributes.version",
+    ),
+    "corpus/cloudflare_dns_records_page1.json": ("content", "ttl", "modified_on"),
+    "corpus/docker_engine_containers_list.json": ("Status", "Created", "NetworkSettings.Networks.bridge.IPAddress"),
+    "corpus/equinix_metal_device_events.json": ("created_at", "modified_by.full_name", "ip"),
+    "corpus/netbox_dcim_devices_list.json": ("device_type.manufacturer.name", "role.name", "primary_ip.address"),
+    "corpus/netbox_ipam_ip_addresses_list.json": ("interface.device.name", "interface.name"),
+    "corpus/octopus_deploy_tasks_list.json": ("ErrorMessage", "CompletedTime", "Arguments.DeploymentId"),
+    "corpus/planetary_computer_stac_search_naip.json": ("properties.datetime", "properties.naip:state", "collection"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
@@ -316,7 +336,8 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
     the records, is not the record list), columnar tables naming the identifier's column, and objects that state
     their position and carry the identifier."""
     out: list[dict[str, Any]] = []
-    leaf = id_field.split(".")[-1]
+    parts = id_field.split(".")
+    tails = {".".join(parts[i:]) for i in range(len(parts))}  # a column named by the path's end: records unwrapped
     same, derived = _envelope_block(doc, "same"), _envelope_block(doc, "derived")
 
     def decoded(x: Any) -> Any:  # a record with the members the envelope derives rebuilt from its own
@@ -333,7 +354,7 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             if (
                 isinstance(cols, list)
                 and isinstance(rows, list)
-                and (id_field in cols or leaf in cols or id_field in derived)
+                and (tails.intersection(c for c in cols if isinstance(c, str)) or id_field in derived)
             ):
                 out.extend(decoded(dict(zip(cols, r, strict=False))) for r in rows if isinstance(r, list))
                 return

@@ -203,11 +203,47 @@ def zero_config(
         if shorter >= items or shorter < floor:
             break
         items = shorter
+    if budget is not None and cuts.collapsed_count:
+        shrunk, path, cuts = _roomier(value, max_records, count, budget, first, chars, (shrunk, path, cuts), "collapse")
+    if budget is not None and cuts.empty:
+        shrunk, path, cuts = _roomier(value, max_records, count, budget, first, chars, (shrunk, path, cuts), "empty")
     return Projection(shrunk, frozenset(cuts.omitted), path=path, cuts=cuts)
+
+
+def _roomier(
+    value: Any,
+    max_records: int | None,
+    count: Count,
+    budget: int,
+    first: int,
+    chars: int | None,
+    shrunk: tuple[Any, tuple[str, ...] | None, Cuts],
+    lifted: str,
+) -> tuple[Any, tuple[str, ...] | None, Cuts]:
+    """The shrink with one cut the budget does not need lifted, when the result still uses at most
+    ``_WHOLE_TARGET`` of the budget; else ``shrunk`` as it is. ``lifted`` is "collapse" (repeated nested objects
+    shown whole, not as their identifier: a device type keeps its manufacturer) or "empty" (an empty value of a
+    member other records fill is shown: the tasks that failed with an error message beside those with none)."""
+    done = shrunk[2]
+    used = _tokens(shrunk[0], budget, count)
+    if used is None or used > budget * _WHOLE_TARGET:
+        return shrunk  # no room even so: no second shrink is spent on it
+    whole = Cuts(
+        items=done.items,
+        depth=done.depth,
+        collapse=done.collapse and lifted != "collapse",
+        keep_empty=done.keep_empty or lifted == "empty",
+    )
+    grown, grown_path = shrink_document(value, max_records, whole, count, first=first, max_chars=chars)
+    used = _tokens(grown, budget, count)
+    if used is not None and used <= budget * _WHOLE_TARGET:
+        return grown, grown_path, whole
+    return shrunk
 
 
 _GROW_BELOW = 0.5  # grow the shrink's caps while it uses less than this share of the budget
 _GROW_TARGET = 0.7  # ... aiming at this share (the envelope and the fit take the rest)
+_WHOLE_TARGET = 0.9  # repeated objects are shown whole when the shrink then uses at most this share of the budget
 
 
 def _tokens(value: Any, budget: int | None, count: Count) -> int | None:

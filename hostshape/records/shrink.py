@@ -62,6 +62,8 @@ class Cuts:
     partial: list[str] | None = None  # the layout of a listing of some of them, when not the narrowest
     items: int = MAX_NESTED_ITEMS  # nested lists longer than this keep their head and tail (grown by the budget)
     depth: int = SHOWN_DEPTH  # nesting shown below a record (grown by the budget)
+    collapse: bool = True  # nested objects that repeat collapse to their identifier (not when the budget has room)
+    keep_empty: bool = False  # empty values of members that other objects fill are shown (when the budget has room)
 
     blobs: int = 0
 
@@ -188,6 +190,7 @@ class _Schema:
     keep: set[str] = field(default_factory=set)
     usual: dict[str, str] = field(default_factory=dict)  # dotted member -> the prefix its dropped links share
     derived: frozenset[str] = frozenset()  # a record's own members rebuilt from its other values (not shown)
+    filled: dict[str, set[str]] = field(default_factory=dict)  # per path, the scalar members some object fills
 
 
 def shrink_located(
@@ -320,6 +323,9 @@ def _learn(records: list[dict[str, Any]], key: str | None, alt: str | None, max_
             kinds.setdefault(frozenset(o), []).append(o)
     decided: dict[frozenset[str], str | None] = {}
     for path, objects in groups.items():
+        schema.filled[path] = {
+            k for o in objects for k, v in o.items() if not isinstance(v, (dict, list)) and not _is_empty(v)
+        }
         if not path or _unquoted(path) in ancestors:
             schema.noise[path] = _noise(objects, path, None, protected, schema.usual)
             continue
@@ -457,7 +463,7 @@ def _value(value: Any, path: str, depth: int, schema: _Schema, cuts: Cuts, *, ro
 def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: Cuts, *, root: bool) -> Any:
     obj = _decoded_base64(obj)
     ident = schema.collapse.get(path)
-    if ident is not None and not root and structure.is_key_like(obj.get(ident)):
+    if ident is not None and cuts.collapse and not root and structure.is_key_like(obj.get(ident)):
         cuts.collapsed[_label(path)] = ident
         cuts.collapsed_count[_label(path)] += 1
         return obj[ident]
@@ -478,11 +484,12 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
             cuts.deviating.setdefault(f"{_label(child)} (others under {usual}/)", []).append(member)
         if _is_rendering_of_sibling(key, obj):
             continue
-        if _is_empty(member):
+        kept_empty = cuts.keep_empty and not isinstance(member, (dict, list)) and key in schema.filled.get(path, ())
+        if _is_empty(member) and not kept_empty:
             cuts.empty[_label(child)] += 1
             continue
         shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
-        if _is_empty(shrunk):
+        if _is_empty(shrunk) and not kept_empty:
             cuts.empty[_label(child)] += 1
         else:
             out[key] = shrunk
