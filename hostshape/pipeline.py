@@ -74,7 +74,7 @@ from hostshape.output.envelope import (
 from hostshape.output.render import NotExact, dumps
 from hostshape.policy import Policy, Rule
 from hostshape.records.listing import list_query
-from hostshape.records.locate import records_from_text
+from hostshape.records.locate import TextRecords, records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
 from hostshape.wayback.cursor import Position, encode
@@ -280,11 +280,14 @@ def _fit_data(s: Shaping, payload: Payload, facts: Facts) -> Fitted:
     return _projected(s, value, facts, rule=s.rule, allow_shrink=allow_shrink, cursor_at=s.cursor_at)
 
 
-def _fit_table(s: Shaping, table: tuple[list[dict[str, Any]], str], facts: Facts) -> Fitted:
-    """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows."""
-    records, note = table
-    records = clip_long(records, s.payload.text, s.limit, json_text=False)  # CSV's quotes are not JSON's
-    return _projected(s, records, _noted(facts, note), cursor_at=s.cursor_at)
+def _fit_table(s: Shaping, table: TextRecords, facts: Facts) -> Fitted:
+    """JSON lines or CSV: records, shaped as a record list, paged and queried as the saved file's rows; lines left
+    out (not records) are a cut, named in the note."""
+    records = clip_long(table.records, s.payload.text, s.limit, json_text=False)  # CSV's quotes are not JSON's
+    facts = _noted(facts, table.note)
+    if table.left_out:
+        facts = dataclasses.replace(facts, truncated=True)
+    return _projected(s, records, facts, cursor_at=s.cursor_at)
 
 
 def _noted(facts: Facts, note: str) -> Facts:
@@ -368,7 +371,7 @@ def _accepts(test: Callable[[Payload], bool]) -> Callable[[Payload], Payload | N
     return lambda payload: payload if test(payload) else None
 
 
-def _table(payload: Payload) -> tuple[list[dict[str, Any]], str] | None:
+def _table(payload: Payload) -> TextRecords | None:
     return records_from_text(payload.text) if not payload.is_data and not payload.is_error else None
 
 

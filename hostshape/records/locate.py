@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from hostshape.output.render import dumps
 from hostshape.records import structure
@@ -662,7 +662,16 @@ def _rebuilt(value: Any, path: Path, records: list[Any]) -> Any:
 MAX_TEXT_RECORDS = 200_000  # lines parsed as records from a text result, at most
 
 
-def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
+class TextRecords(NamedTuple):
+    """Records read from a text: the records, the note saying how they were read, and how many lines were left out
+    (named in the note)."""
+
+    records: list[dict[str, Any]]
+    note: str
+    left_out: int = 0
+
+
+def records_from_text(text: str) -> TextRecords | None:
     """Records held in a text result: JSON lines (one object per line), or CSV/TSV whose first row names the
     columns; with a note saying how they were read. None when the text is neither (then it is prose). A byte order
     mark opening the text is not part of its first column's name."""
@@ -679,12 +688,13 @@ def records_from_text(text: str) -> tuple[list[dict[str, Any]], str] | None:
     except (csv.Error, ValueError, RecursionError):
         return None
     every = _lines(text)
-    lines = [line for line in every if line.strip()]
+    numbered = [(number, line) for number, line in enumerate(every, 1) if line.strip()]
+    lines = [line for _, line in numbered]
     if len(lines) < 3 or len(lines) > MAX_TEXT_RECORDS:
         return None
     try:
         if lines[0].lstrip().startswith("{"):
-            return _json_lines(lines)
+            return _json_lines(lines, [number for number, _ in numbered])
         # CSV rows as csv reads a file: a quoted field keeps its line breaks, blank lines inside it too
         return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
@@ -714,20 +724,42 @@ def _lines(text: str) -> list[str]:
     return list(io.StringIO(text, newline=""))
 
 
-def _json_lines(lines: list[str]) -> tuple[list[dict[str, Any]], str] | None:
+def _json_lines(lines: list[str], numbers: list[int] | None = None) -> TextRecords | None:
+    """JSON lines: each line one JSON object. A few lines that are not one (a tool's stray warning among its
+    records; at most one in ``_BAD_LINE_EVERY`` lines, never the first) are left out, and the note names them by
+    their line numbers (``numbers``, else their place among ``lines``) for a read by lines; more make it no JSON
+    lines (None)."""
     records: list[dict[str, Any]] = []
-    for line in lines:
+    left_out: list[int] = []
+    allowed = max(len(lines) // _BAD_LINE_EVERY, 1 if len(lines) >= _BAD_LINE_SAMPLE else 0)
+    for at, line in enumerate(lines):
         try:
             value = json.loads(line)
         except ValueError:
+            value = None
+        if isinstance(value, dict):
+            records.append(value)
+            continue
+        if at == 0 or len(left_out) >= allowed:
             return None
-        if not isinstance(value, dict):
-            return None
-        records.append(value)
-    return records, f"JSON lines: {len(records)} lines read as records (shown as a JSON list)"
+        left_out.append(numbers[at] if numbers is not None else at + 1)
+    note = f"JSON lines: {len(records)} lines read as records (shown as a JSON list)"
+    if left_out:
+        where = ", ".join(f"{n:,}" for n in left_out[:10]) + (
+            f" +{len(left_out) - 10} more" if len(left_out) > 10 else ""
+        )
+        note += (
+            f"; {len(left_out)} line{'s' if len(left_out) > 1 else ''} that {'are' if len(left_out) > 1 else 'is'} "
+            f"not a JSON object left out (line {where}): read {'them' if len(left_out) > 1 else 'it'} with lines"
+        )
+    return TextRecords(records, note, len(left_out))
 
 
-def _delimited(lines: list[str], *, cut: bool = False) -> tuple[list[dict[str, Any]], str] | None:
+_BAD_LINE_EVERY = 100  # JSON lines may hold one line that is not a JSON object in this many (left out, named)
+_BAD_LINE_SAMPLE = 20  # ... and one among the first lines that decide (when they are at least this many)
+
+
+def _delimited(lines: list[str], *, cut: bool = False) -> TextRecords | None:
     """CSV/TSV/semicolon/pipe-separated rows whose first row is a header: every sampled row has the header's
     width, the header's cells are distinct names that do not recur in their columns below. The sample's last row
     is left out when the sample is cut (``cut``, or more lines follow): a quoted field may go on past it."""
@@ -753,5 +785,7 @@ def _delimited(lines: list[str], *, cut: bool = False) -> tuple[list[dict[str, A
             return None
         records = [dict(zip(header, row, strict=True)) for row in rows]
         name = {",": "CSV", "\t": "TSV"}.get(delimiter, f"{delimiter!r}-separated text")
-        return records, f"{name} with a header row: {len(records)} rows read as records (shown as a JSON list)"
+        return TextRecords(
+            records, f"{name} with a header row: {len(records)} rows read as records (shown as a JSON list)"
+        )
     return None

@@ -26,7 +26,7 @@ from hostshape.output.envelope import ITEMS, Facts, WayBack
 from hostshape.output.render import safe_text
 from hostshape.policy import Policy
 from hostshape.records.listing import listing
-from hostshape.records.locate import records_from_text
+from hostshape.records.locate import TextRecords, records_from_text
 from hostshape.records.project import zero_config
 from hostshape.records.query import QueryTooCostly
 from hostshape.records.query import search as bounded_search
@@ -190,12 +190,12 @@ def _read_from(
     return fit_data(value, facts, limit, way, next_cursor, records=records, offset=offset).text
 
 
-def _saved_value(text: str, table: tuple[list[Any], str] | None) -> tuple[Any, Facts]:
+def _saved_value(text: str, table: TextRecords | None) -> tuple[Any, Facts]:
     """The saved result as data: a CSV or JSON-lines text's rows (paged and queried like a JSON list), else its
     parsed JSON; and the facts to report: how it was read, or what re-rendering parsed values changes (the saved
     text keeps them)."""
     if table is not None:
-        return table[0], Facts(notes=[table[1]])
+        return table.records, Facts(notes=[table.note], truncated=table.left_out > 0)
     lost = losses(text)
     return parse_json(text).value, Facts(notes=list(lost), replaced=bool(lost))
 
