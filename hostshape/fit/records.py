@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -182,7 +184,13 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
     if level is None:
         return records, 0
     cuts = [0]
-    capped = [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in records[:seen]]
+    capped: list[Any] = []
+    for start in range(0, min(seen, len(records)), _BLOCK):  # a block with no long text is told at once
+        block = records[start : min(seen, start + _BLOCK)]
+        if _all_short(block, level):
+            capped += block
+        else:
+            capped += [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in block]
     return capped + records[seen:], cuts[0]
 
 
@@ -190,7 +198,14 @@ def _all_short(record: Any, level: int) -> bool:
     """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
     two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
     text = dumps(record)
-    return '\\"' not in text and max(map(len, text.split('"'))) <= level
+    return '\\"' not in text and _longer_piece(level).search(text) is None
+
+
+@functools.lru_cache(maxsize=16)
+def _longer_piece(level: int) -> re.Pattern[str]:
+    """A piece of JSON between two quotes (or before the first) longer than ``level`` characters: found where a
+    quote starts one, at C speed, without splitting the text."""
+    return re.compile(f'(?:^|")[^"]{{{level + 1}}}')
 
 
 def _long_cell(row: list[Any], level: int) -> bool:
@@ -522,7 +537,11 @@ class _RecordFit:
         # a wider layout's rows are longer, so their estimate is larger: when the narrowest listing of every record
         # is clearly over (its slack the largest), so is every other
         narrowest = self.index.each(layouts[-1], 0) if layouts else iter(())
-        narrowest_over = bool(layouts) and listable >= len(rest) and self._over(narrowest, int(room * 1.1))
+        narrowest_over = (
+            bool(layouts)
+            and listable >= len(rest)
+            and (self._sampled_over(layouts[-1], int(room * 1.1)) or self._over(narrowest, int(room * 1.1)))
+        )
         for columns in layouts:  # widest first: columns go before rows do
             if listable < len(rest) or narrowest_over:
                 break  # no listing of every record can fit
@@ -567,6 +586,15 @@ class _RecordFit:
             else:  # positions would crowd out the rows: the following ones, and the last whole
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False, last)
         yield _Plan(_most_records(full, [0] * len(full), budget), None, True)
+
+    def _sampled_over(self, columns: list[str], room: int) -> bool:
+        """Whether a listing of every record in the layout ``columns`` is far over ``room``: rows spread evenly over
+        a long list, counted exactly, come to ``_SAMPLED_FAR`` times it at their rate (a short list: never)."""
+        n = len(self.index)
+        if n < len(self.rest) or n <= 4 * _BLOCK:
+            return False
+        sample = self.index.rows_at(columns, _positions(0, n, _BLOCK))
+        return counter(self.limit.encoding_name).count(dumps(sample)) * n > _SAMPLED_FAR * room * len(sample)
 
     def _listed_within(self, rows: Iterable[list[Any]], room: int) -> tuple[int, float, float]:
         """How many of ``rows`` a listing holds within ``room`` tokens, the estimated tokens of one of them (0 when
@@ -873,6 +901,7 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_SAMPLED_FAR = 1.5  # a long list's rows, sampled over it, counting this many times the room are not all read
 _SAMPLED_OVER = 1.1  # a listing whose rows, sampled over it, count this many times its room is not counted whole
 _CLOSE_OVER = 1.5  # a candidate at most this many times the limit cuts its index rows by their exact tokens
 _UNDER = 0.002  # ... aiming this share of the limit under it (the rows cut may be shorter than most)
