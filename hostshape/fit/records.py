@@ -467,7 +467,7 @@ class _RecordFit:
             room = self.limit.tokens - used
             end = k + len(rows)
             stop = len(self.rest)
-            if room < self.limit.tokens // 50 or (self.position is None and end >= stop):
+            if room < self.limit.tokens // 100 or (self.position is None and end >= stop):
                 break
             tail = rows[-_BLOCK:]  # the last rows listed, the nearest to those that follow
             per_row = max(1.0, self.limit.count(dumps(tail)) / max(1, len(tail)))
