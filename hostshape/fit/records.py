@@ -428,7 +428,8 @@ class _RecordFit:
         # the estimate has just learnt this text's tokens per byte, which the rows (short values) run above:
         # more rows than are cut, whose exact tokens tell how many are
         guess = math.ceil(excess / max(1, self.ratio.estimate(dumps(rows)) / len(rows)))
-        tail = rows[-min(len(rows), 2 * guess + 8) :]
+        # rows spread over the list are cut all over it (their mean), the following ones at the end
+        tail = rows if self.position is not None else rows[-min(len(rows), 2 * guess + 8) :]
         per_row = self.limit.count(dumps(tail)) / len(tail)
         return max(1, len(rows) - math.ceil(excess / max(per_row, 1.0)))
 
@@ -459,15 +460,16 @@ class _RecordFit:
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many more rows as the budget it left unused holds (measured on
-        the last rows listed): the following ones, or, spread over the list, a closer spread; a grown listing over
-        the limit is cut back by its excess (``_fewer_rows``)."""
+        the last rows listed): the following ones, or, spread over the list, a closer spread; a grown listing of the
+        following rows over the limit is cut back by its excess (``_fewer_rows``)."""
         columns, rows = index
         for _ in range(3):
             used = self.limit.count(fitted.text)
             room = self.limit.tokens - used
             end = k + len(rows)
             stop = len(self.rest)
-            if room < self.limit.tokens // 100 or (self.position is None and end >= stop):
+            # a spread is made anew at each count, its rows elsewhere: it grows by the larger steps only
+            if room < self.limit.tokens // (50 if self.position else 100) or (self.position is None and end >= stop):
                 break
             tail = rows[-_BLOCK:]  # the last rows listed, the nearest to those that follow
             per_row = max(1.0, self.limit.count(dumps(tail)) / max(1, len(tail)))
@@ -479,6 +481,8 @@ class _RecordFit:
                 break
             text, facts = self._text(self.rest, k, (columns, grown))
             candidate = self._verified(text, facts, "index")
+            if candidate is None and self.position is not None:
+                break
             if candidate is None:  # over: as many rows as its exact tokens leave room for, if more than before
                 grown = self._grown(
                     columns, rows, k, self._fewer_rows(grown, text, self._last_tokens / self.limit.tokens)
@@ -572,16 +576,15 @@ class _RecordFit:
                 last, k = (last, beside) if beside else (None, k)
             used = sum(full[:k]) + _last_cost(last, self.ratio)
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
-            listed, per_row, denser = self._listed_within(following, room - used)
+            listed, per_row = self._listed_within(following, room - used)
             width = self.ratio.estimate(f"{self.offset + len(rest)},")  # a position's tokens in a row
             end = min(k + max(1, listed), listable)
             if k + listed >= len(rest) or not per_row:  # the following rows reach the end: listed as they are
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False)
             elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
                 position = _position_name(columns, last.record if last else None)
-                spread = dataclasses.replace(self, position=position)._spread(
-                    columns, k, max(1, int((room - used) / ((per_row + width) * denser)))
-                )
+                spreading = dataclasses.replace(self, position=position)
+                spread = spreading._spread(columns, k, spreading._spread_within(columns, k, room - used))
                 yield _Plan(k, spread, False, last, position)
             else:  # positions would crowd out the rows: the following ones, and the last whole
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False, last)
@@ -596,11 +599,19 @@ class _RecordFit:
         sample = self.index.rows_at(columns, _positions(0, n, _BLOCK))
         return counter(self.limit.encoding_name).count(dumps(sample)) * n > _SAMPLED_FAR * room * len(sample)
 
-    def _listed_within(self, rows: Iterable[list[Any]], room: int) -> tuple[int, float, float]:
-        """How many of ``rows`` a listing holds within ``room`` tokens, the estimated tokens of one of them (0 when
-        there is none) and how many times that estimate their tokens run: rows are costed a block at a time at the
-        tokens per byte of an exact count of their first block (short rows run denser than the records the estimate
-        learnt from), the last block row by row."""
+    def _spread_within(self, columns: list[str], k: int, room: int) -> int:
+        """How many rows of an index spread over the records from ``k`` to the last, in the layout ``columns`` and
+        each led by its position, fit ``room`` tokens: at the exact tokens of a sample of them, spread alike."""
+        at = _positions(k, len(self.rest), _BLOCK)
+        sample = [[self.offset + p, *row] for p, row in zip(at, self.index.rows_at(columns, at), strict=True)]
+        per_row = counter(self.limit.encoding_name).count(dumps(sample)) / len(sample)
+        return max(1, int(room / max(per_row, 1.0)))
+
+    def _listed_within(self, rows: Iterable[list[Any]], room: int) -> tuple[int, float]:
+        """How many of ``rows`` a listing holds within ``room`` tokens, and the estimated tokens of one of them (0
+        when there is none; what decides whether positions would crowd them): rows are costed a block at a time at
+        the tokens per byte of an exact count of their first block (short rows run denser than the records the
+        estimate learnt from), the last block row by row."""
         value = self.ratio.value or 0.25
         listed, spent, size = 0, 0.0, 0
         density = None
@@ -622,9 +633,8 @@ class _RecordFit:
                 size = length
             break
         if density is None:
-            return 0, 0.0, 1.0
-        per_row = (size * value + listed) / max(1, listed)  # as the estimate costs a row (and its separator)
-        return listed, per_row, density / value
+            return 0, 0.0
+        return listed, (size * value + listed) / max(1, listed)  # as the estimate costs a row (and its separator)
 
     def _beside_landmarks(self, full: list[int], rows: list[int], room: int, last: _Last) -> tuple[int, _Last]:
         """The whole records that fit ``room`` beside ``last`` (and its middle record) shown whole, index rows of
