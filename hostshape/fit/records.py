@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,7 +34,7 @@ from hostshape.output.envelope import (
 )
 from hostshape.output.previews import cap_strings
 from hostshape.output.render import dumps, with_path
-from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
 
@@ -181,7 +184,13 @@ def cap_records(records: list[Any], level: int | None, seen: int) -> tuple[list[
     if level is None:
         return records, 0
     cuts = [0]
-    capped = [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in records[:seen]]
+    capped: list[Any] = []
+    for start in range(0, min(seen, len(records)), _BLOCK):  # a block with no long text is told at once
+        block = records[start : min(seen, start + _BLOCK)]
+        if _all_short(block, level):
+            capped += block
+        else:
+            capped += [r if _all_short(r, level) else cap_strings(r, level, cuts) for r in block]
     return capped + records[seen:], cuts[0]
 
 
@@ -189,7 +198,14 @@ def _all_short(record: Any, level: int) -> bool:
     """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
     two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
     text = dumps(record)
-    return '\\"' not in text and max(map(len, text.split('"'))) <= level
+    return '\\"' not in text and _longer_piece(level).search(text) is None
+
+
+@functools.lru_cache(maxsize=16)
+def _longer_piece(level: int) -> re.Pattern[str]:
+    """A piece of JSON between two quotes (or before the first) longer than ``level`` characters: found where a
+    quote starts one, at C speed, without splitting the text."""
+    return re.compile(f'(?:^|")[^"]{{{level + 1}}}')
 
 
 def _long_cell(row: list[Any], level: int) -> bool:
@@ -213,13 +229,19 @@ class _IndexSource:
     row_at: Callable[[int], list[Any]] | None = None  # the row of any record of the list (rows holds the first)
     total: int = 0  # records in the list
     _capped: dict[int, list[Any]] = field(default_factory=dict, repr=False)
+    _blocks: dict[int, list[list[Any]]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return max(0, len(self.rows) - self.offset)
 
     def rows_in(self, columns: list[str], start: int, end: int) -> list[list[Any]]:
         """The rows of records ``start`` to ``end`` (from the page's first) in the layout ``columns``."""
-        return _narrower([self._row(i) for i in range(start, min(end, len(self)))], self.layouts[0], columns)
+        end = min(end, len(self))
+        if end - start < _BLOCK:
+            return _narrower([self._row(i) for i in range(start, end)], self.layouts[0], columns)
+        first, last = start // _BLOCK, (end - 1) // _BLOCK
+        rows = [row for b in range(first, last + 1) for row in self._block(b)]
+        return _narrower(rows[start - first * _BLOCK : end - first * _BLOCK], self.layouts[0], columns)
 
     def rows_at(self, columns: list[str], positions: list[int]) -> list[list[Any]]:
         """The rows of the records at ``positions`` (from the page's first, ascending) in the layout ``columns``:
@@ -232,15 +254,23 @@ class _IndexSource:
         return _narrower(out, self.layouts[0], columns)
 
     def each(self, columns: list[str], start: int) -> Iterator[list[Any]]:
-        """The rows from record ``start`` on in the layout ``columns``, made as they are read."""
+        """The rows from record ``start`` on in the layout ``columns``, made as they are read (a block of
+        ``_BLOCK`` at a time)."""
         wide = columns == self.layouts[0]
         at = [self.layouts[0].index(c) for c in columns]
-        for i in range(start, len(self)):
+        first = -(-start // _BLOCK)  # the first block wholly read
+        for i in range(start, min(len(self), first * _BLOCK)):
             row = self._row(i)
             yield row if wide else [row[j] for j in at]
+        for b in range(first, -(-len(self) // _BLOCK)):
+            block = self._block(b)
+            yield from block if wide else _narrower(block, self.layouts[0], columns)
 
     def _row(self, i: int) -> list[Any]:
         """The row of record ``i`` (from the page's first), previewed at ``level`` when it is among the ``seen``."""
+        block = self._blocks.get(i // _BLOCK)
+        if block is not None:
+            return block[i % _BLOCK]
         capped = self._capped
         row = capped.get(i)
         if row is None:
@@ -249,6 +279,27 @@ class _IndexSource:
                 row = cap_strings(row, self.level, [0])
             capped[i] = row
         return row
+
+    def _block(self, b: int) -> list[list[Any]]:
+        """The rows of records ``b * _BLOCK`` to the next block's first, made at once, previewed as ``_row``
+        previews them (a block whose JSON has no piece between quotes longer than ``level`` has no long cell)."""
+        known = self._blocks.get(b)
+        if known is not None:
+            return known
+        start = b * _BLOCK
+        end = min(len(self), start + _BLOCK)
+        block: list[list[Any]] = list(self.rows[self.offset + start : self.offset + end])
+        level, seen = self.level, self.seen
+        if level is not None and start < seen and not _all_short(block, level):
+            block = [
+                cap_strings(row, level, [0]) if i < seen and _long_cell(row, level) else row
+                for i, row in enumerate(block, start)
+            ]
+        self._blocks[b] = block
+        return block
+
+
+_BLOCK = 64  # index rows made and previewed at once when the fit reads a run of them
 
 
 _NO_INDEX = _IndexSource([], [])  # never filled
@@ -354,7 +405,7 @@ class _RecordFit:
                 if index is not None and complete and k == 0 and len(index[0]) > 1:
                     break  # a listing of every record that does not fit: narrower columns next, rows go last
                 if index is not None and len(index[1]) > 1 and (not complete or k == 0):
-                    fewer = max(1, int(len(index[1]) / over) - 1)  # fewer index rows
+                    fewer = fit._fewer_rows(index[1], text, over)
                     index = fit._spread(fit._base(index), k, fewer) if fit.position else (index[0], index[1][:fewer])
                 elif k > 0:
                     k = max(0, min(k - 1, int(k / over)))
@@ -365,6 +416,22 @@ class _RecordFit:
                 else:
                     break
         return self._shrunk_first()
+
+    def _fewer_rows(self, rows: list[list[Any]], text: str, over: float) -> int:
+        """How many of the index rows ``rows`` of the over-budget candidate ``text`` (``over`` times the limit) to
+        keep: fewer by its excess tokens (and a margin) over the exact tokens of one of the last rows, those cut (the
+        rows are the part that shrinks, not the whole text: a cut in proportion to the whole keeps too many). A text
+        far over, or over the character cap, is cut in proportion."""
+        if over > _CLOSE_OVER or (self.limit.chars is not None and len(text) > self.limit.chars):
+            return max(1, int(len(rows) / over) - 1)
+        excess = self._last_tokens - self.limit.tokens + max(2, self.limit.tokens * _UNDER)
+        # the estimate has just learnt this text's tokens per byte, which the rows (short values) run above:
+        # more rows than are cut, whose exact tokens tell how many are
+        guess = math.ceil(excess / max(1, self.ratio.estimate(dumps(rows)) / len(rows)))
+        # rows spread over the list are cut all over it (their mean), the following ones at the end
+        tail = rows if self.position is not None else rows[-min(len(rows), 2 * guess + 8) :]
+        per_row = self.limit.count(dumps(tail)) / len(tail)
+        return max(1, len(rows) - math.ceil(excess / max(per_row, 1.0)))
 
     def _objects_first(self, index: Index, k: int, budget: int) -> tuple[_RecordFit, Index, int]:
         """No listing of every record fits: its quarter of the budget shows whole records as objects, whose cost is
@@ -393,31 +460,50 @@ class _RecordFit:
 
     def _more_rows(self, k: int, index: Index, fitted: Fitted) -> Fitted:
         """A partial listing that fits, grown by as many more rows as the budget it left unused holds (measured on
-        the rows already listed): the following ones, or, spread over the list, a closer spread."""
+        the last rows listed): the following ones, or, spread over the list, a closer spread; a grown listing of the
+        following rows over the limit is cut back by its excess (``_fewer_rows``)."""
         columns, rows = index
         for _ in range(3):
             used = self.limit.count(fitted.text)
             room = self.limit.tokens - used
             end = k + len(rows)
             stop = len(self.rest)
-            if room < self.limit.tokens // 50 or (self.position is None and end >= stop):
+            # a spread is made anew at each count, its rows elsewhere: it grows by the larger steps only
+            if room < self.limit.tokens // (50 if self.position else 100) or (self.position is None and end >= stop):
                 break
-            per_row = max(1.0, self.limit.count(dumps(rows)) / max(1, len(rows)))
+            tail = rows[-_BLOCK:]  # the last rows listed, the nearest to those that follow
+            per_row = max(1.0, self.limit.count(dumps(tail)) / max(1, len(tail)))
             extra = int(room / per_row * 0.9)
             if extra < 1:
                 break
-            if self.position is not None:
-                wider = self._spread(self._base((columns, rows)), k, len(rows) + extra)
-                if len(wider[1]) <= len(rows):
-                    break
-                grown = wider[1]
-            else:
-                grown = rows + self.index.rows_in(columns, end, min(stop, end + extra))
-            candidate = self._verified(*self._text(self.rest, k, (columns, grown)), "index")
-            if candidate is None:
+            grown = self._grown(columns, rows, k, len(rows) + extra)
+            if len(grown) <= len(rows):
                 break
+            text, facts = self._text(self.rest, k, (columns, grown))
+            candidate = self._verified(text, facts, "index")
+            if candidate is None and self.position is not None:
+                break
+            if candidate is None:  # over: as many rows as its exact tokens leave room for, if more than before
+                grown = self._grown(
+                    columns, rows, k, self._fewer_rows(grown, text, self._last_tokens / self.limit.tokens)
+                )
+                if len(grown) <= len(rows):
+                    break
+                candidate = self._verified(*self._text(self.rest, k, (columns, grown)), "index")
+                if candidate is None:
+                    break
             rows, fitted = grown, candidate
         return fitted
+
+    def _grown(self, columns: list[str], rows: list[list[Any]], k: int, count: int) -> list[list[Any]]:
+        """The index rows ``rows`` (after ``k`` whole records, in the layout ``columns``) grown to ``count``: the
+        following ones, or, spread over the list, a closer spread (as many rows when ``count`` is not more)."""
+        if count <= len(rows):
+            return rows
+        if self.position is not None:
+            return self._spread(self._base((columns, rows)), k, count)[1]
+        end = k + len(rows)
+        return rows + self.index.rows_in(columns, end, min(len(self.rest), end + count - len(rows)))
 
     def _spread(self, columns: list[str], k: int, count: int) -> Index:
         """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
@@ -455,7 +541,11 @@ class _RecordFit:
         # a wider layout's rows are longer, so their estimate is larger: when the narrowest listing of every record
         # is clearly over (its slack the largest), so is every other
         narrowest = self.index.each(layouts[-1], 0) if layouts else iter(())
-        narrowest_over = bool(layouts) and listable >= len(rest) and self._over(narrowest, int(room * 1.1))
+        narrowest_over = (
+            bool(layouts)
+            and listable >= len(rest)
+            and (self._sampled_over(layouts[-1], int(room * 1.1)) or self._over(narrowest, int(room * 1.1)))
+        )
         for columns in layouts:  # widest first: columns go before rows do
             if listable < len(rest) or narrowest_over:
                 break  # no listing of every record can fit
@@ -486,22 +576,65 @@ class _RecordFit:
                 last, k = (last, beside) if beside else (None, k)
             used = sum(full[:k]) + _last_cost(last, self.ratio)
             following = itertools.islice(self.index.each(columns, k), max(0, listable - k))
-            costs = _costs_within((dumps(row) for row in following), self.ratio, room - used)
-            listed = _prefix_within(costs, room - used)
-            per_row = sum(costs[:listed] or costs[:1]) / max(1, listed)
+            listed, per_row = self._listed_within(following, room - used)
             width = self.ratio.estimate(f"{self.offset + len(rest)},")  # a position's tokens in a row
             end = min(k + max(1, listed), listable)
-            if k + listed >= len(rest) or not costs:  # the following rows reach the end: listed as they are
+            if k + listed >= len(rest) or not per_row:  # the following rows reach the end: listed as they are
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False)
             elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
                 position = _position_name(columns, last.record if last else None)
-                spread = dataclasses.replace(self, position=position)._spread(
-                    columns, k, max(1, int((room - used) / (per_row + width)))
-                )
+                spreading = dataclasses.replace(self, position=position)
+                spread = spreading._spread(columns, k, spreading._spread_within(columns, k, room - used))
                 yield _Plan(k, spread, False, last, position)
             else:  # positions would crowd out the rows: the following ones, and the last whole
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False, last)
         yield _Plan(_most_records(full, [0] * len(full), budget), None, True)
+
+    def _sampled_over(self, columns: list[str], room: int) -> bool:
+        """Whether a listing of every record in the layout ``columns`` is far over ``room``: rows spread evenly over
+        a long list, counted exactly, come to ``_SAMPLED_FAR`` times it at their rate (a short list: never)."""
+        n = len(self.index)
+        if n < len(self.rest) or n <= 4 * _BLOCK:
+            return False
+        sample = self.index.rows_at(columns, _positions(0, n, _BLOCK))
+        return counter(self.limit.encoding_name).count(dumps(sample)) * n > _SAMPLED_FAR * room * len(sample)
+
+    def _spread_within(self, columns: list[str], k: int, room: int) -> int:
+        """How many rows of an index spread over the records from ``k`` to the last, in the layout ``columns`` and
+        each led by its position, fit ``room`` tokens: at the exact tokens of a sample of them, spread alike."""
+        at = _positions(k, len(self.rest), _BLOCK)
+        sample = [[self.offset + p, *row] for p, row in zip(at, self.index.rows_at(columns, at), strict=True)]
+        per_row = counter(self.limit.encoding_name).count(dumps(sample)) / len(sample)
+        return max(1, int(room / max(per_row, 1.0)))
+
+    def _listed_within(self, rows: Iterable[list[Any]], room: int) -> tuple[int, float]:
+        """How many of ``rows`` a listing holds within ``room`` tokens, and the estimated tokens of one of them (0
+        when there is none; what decides whether positions would crowd them): rows are costed a block at a time at
+        the tokens per byte of an exact count of their first block (short rows run denser than the records the
+        estimate learnt from), the last block row by row."""
+        value = self.ratio.value or 0.25
+        listed, spent, size = 0, 0.0, 0
+        density = None
+        it = iter(rows)
+        while block := list(itertools.islice(it, _BLOCK)):
+            text = dumps(block)
+            length = _utf8_len(text) - 1  # the rows and a separator each
+            if density is None:
+                density = counter(self.limit.encoding_name).count(text) / max(1, length + 1)
+            if spent + length * density <= room:
+                listed, spent, size = listed + len(block), spent + length * density, size + length
+                continue
+            for row in block:
+                length = _utf8_len(dumps(row)) + 1
+                if spent + length * density > room:
+                    break
+                listed, spent, size = listed + 1, spent + length * density, size + length
+            if not listed:
+                size = length
+            break
+        if density is None:
+            return 0, 0.0
+        return listed, (size * value + listed) / max(1, listed)  # as the estimate costs a row (and its separator)
 
     def _beside_landmarks(self, full: list[int], rows: list[int], room: int, last: _Last) -> tuple[int, _Last]:
         """The whole records that fit ``room`` beside ``last`` (and its middle record) shown whole, index rows of
@@ -515,13 +648,21 @@ class _RecordFit:
 
     def _measured(self, rows: Iterable[list[Any]], room: int) -> tuple[list[list[Any]], list[int]]:
         """The rows read, and the token costs of index rows whose listing is counted exactly (the estimate only
-        spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``)."""
+        spreads the count over the rows); no costs when the listing is clearly over ``room`` (see ``_over``), or its
+        rows sampled over it count more than ``_SAMPLED_OVER`` times it (a sample's tokens per byte tell a listing's
+        within a few per cent)."""
         read: list[list[Any]] = []
         texts: list[str] = []
         if self._over(rows, room, read, texts):
             return read, []
         estimates = [self.ratio.estimate(t) + 1 for t in texts]
         listing = ",".join(texts)
+        if len(texts) > 2 * _BLOCK:  # rows spread over the listing, counted exactly, tell one far over without it
+            sample = ",".join(texts[:: len(texts) // _BLOCK][:_BLOCK])
+            tokens = counter(self.limit.encoding_name).count(sample)
+            if tokens * _utf8_len(listing) > room * _SAMPLED_OVER * _utf8_len(sample):
+                self.ratio.learn(sample, tokens)
+                return read, []
         exact = self.limit.count(listing)
         self.ratio.learn(listing, exact)  # the next (narrower) listing is estimated from this one
         if exact > room:
@@ -537,6 +678,16 @@ class _RecordFit:
         the rows read so far are (the rest are not made); ``read`` receives the rows read and ``texts`` their JSON.
         Changes nothing."""
         size = estimated = 0
+        if read is None and texts is None:  # only the answer is wanted: a block of rows rendered and estimated at once
+            it = iter(rows)
+            while block := list(itertools.islice(it, _BLOCK)):
+                text = dumps(block)
+                size += len(text) - 1  # each row and its separator
+                # as each row's estimate (its bytes at the estimate's rate, rounded down, and one) and separator
+                estimated += int(self.ratio.estimate(text[1:-1].replace("],[", "][")) + 1.5 * len(block) - 1)
+                if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
+                    return True
+            return False
         for row in rows:
             text = dumps(row)
             if read is not None:
@@ -747,6 +898,10 @@ def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
     return costs
 
 
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 def _prefix_within(costs: list[int], budget: int) -> int:
     total = 0
     for i, cost in enumerate(costs):
@@ -756,6 +911,10 @@ def _prefix_within(costs: list[int], budget: int) -> int:
     return len(costs)
 
 
+_SAMPLED_FAR = 1.5  # a long list's rows, sampled over it, counting this many times the room are not all read
+_SAMPLED_OVER = 1.1  # a listing whose rows, sampled over it, count this many times its room is not counted whole
+_CLOSE_OVER = 1.5  # a candidate at most this many times the limit cuts its index rows by their exact tokens
+_UNDER = 0.002  # ... aiming this share of the limit under it (the rows cut may be shorter than most)
 _TABLE_HEAD = 10  # records whose table rows are counted exactly, to cost the others
 _WIDER_TRIES = 3  # wider layouts tried (nearest first) for a listing that fits with room to spare
 _WHOLE_SHARE = 4  # when no index lists every record, 1/this of the room goes to whole records, the rest to rows

@@ -81,7 +81,7 @@ class Made(Sequence[Any]):
 
     def __init__(self, make: Callable[[int], Any], n: int) -> None:
         self._make, self._n = make, n
-        self._made: dict[int, Any] = {}
+        self._made: list[Any] = [None] * n  # None: not made yet (what is made is never None)
 
     def __len__(self) -> int:
         return self._n
@@ -92,17 +92,25 @@ class Made(Sequence[Any]):
     def __getitem__(self, at: slice) -> list[Any]: ...
     def __getitem__(self, at: int | slice) -> Any:
         if isinstance(at, slice):
-            return [self._get(i) for i in range(*at.indices(self._n))]
+            start, stop, step = at.indices(self._n)
+            if step != 1:
+                return [self._get(i) for i in range(start, stop, step)]
+            made = self._made[start:stop]
+            if None in made:  # a run of rows is made at once, in one pass
+                make = self._make
+                made = [make(i) if m is None else m for i, m in enumerate(made, start)]
+                self._made[start:stop] = made
+            return made
         index = at + self._n if at < 0 else at
         if not 0 <= index < self._n:
             raise IndexError(at)
         return self._get(index)
 
     def _get(self, index: int) -> Any:
-        made = self._made
-        if index not in made:
-            made[index] = self._make(index)
-        return made[index]
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = self._make(index)
+        return made
 
 
 def _at(value: Any, path: Path) -> tuple[Path, list[Any]] | None:
@@ -134,7 +142,10 @@ def rows_of(record: Any, columns: list[str]) -> list[Any]:
         return [_short(_cell(record, c)) for c in columns]
     if not isinstance(record, dict):
         return [record for _ in columns]
-    return [_short(record[c] if c in record else _any_of(record, c)) for c in columns]
+    return [
+        _NESTED if isinstance(v := record[c] if c in record else _any_of(record, c), (dict, list)) else v
+        for c in columns
+    ]
 
 
 def _any_of(record: dict[str, Any], column: str) -> Any:
@@ -169,9 +180,12 @@ def row_layouts(rows: list[Any]) -> list[list[str]]:
     return []
 
 
+_NESTED = "{…}"  # a nested object in an index row is not shown (index columns are scalar columns of most records)
+
+
 def _short(value: Any) -> Any:
     """A nested object in an index row is not shown (index columns are scalar columns of most records)."""
-    return "{…}" if isinstance(value, (dict, list)) else value
+    return _NESTED if isinstance(value, (dict, list)) else value
 
 
 def list_query(value: Any, path: Path) -> str | None:
