@@ -461,12 +461,21 @@ def moments(values: Sequence[Any]) -> bool:
     nums = [
         int(v) if isinstance(v, str) else v
         for v in values
-        if (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit())
+        if (isinstance(v, (int, float)) and not isinstance(v, bool)) or _epoch_digits(v)
     ]
     if len(nums) < 2 or len(nums) * 10 < len(values) * 9:
         return False
     low, high = min(nums), max(nums)
     return low >= 10**8 and high - low <= high / 1000
+
+
+def _epoch_digits(value: Any) -> bool:
+    """A string of ASCII digits short enough to be a time in any unit (``int`` refuses 4,300 digits and more, and
+    ``"²".isdigit()`` is true)."""
+    return isinstance(value, str) and len(value) <= _EPOCH_DIGITS and value.isascii() and value.isdigit()
+
+
+_EPOCH_DIGITS = 30
 
 
 def _long_unique(sample: Sequence[Any], path: str) -> bool:
