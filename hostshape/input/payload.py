@@ -192,9 +192,10 @@ def _data(value: Any) -> Payload:
     try:
         return Payload(text=dumps(value, exact=True), value=value, looks_json=True, notes=notes, opaque=bool(labelled))
     except NotExact as exc:
+        text = dumps(value)  # every later step reads what the model is shown: its labels, at orjson's speed
         return Payload(
-            text=dumps(value),
-            value=value,
+            text=text,
+            value=orjson.loads(text),
             looks_json=True,
             opaque=True,
             notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"],
