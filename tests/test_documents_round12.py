@@ -109,3 +109,27 @@ def test_hostile_asks_cost_bounded_time() -> None:
         start = time.perf_counter()
         recalled(sections, asked)
         assert time.perf_counter() - start < 2.0
+
+
+# -- a failed result of a test report says why, whatever the format names its message ----------------------------
+def test_a_failed_results_message_is_in_its_title() -> None:
+    from hostshape.documents import outline_of
+
+    text = (
+        '<?xml version="1.0"?>\n<run>\n<suite name="S" result="Failed">\n'
+        '<case name="Quick" result="Passed" note="ran fine today"><ms>1</ms></case>\n'
+        '<case name="Slow_Case" result="Failed" note="Exceeded the limit of 5 ms"><ms>9</ms></case>\n'
+        '<case name="Wrong" result="Error"><detail><text>Expected 3 but got 2</text></detail></case>\n'
+        "</suite>\n</run>\n"
+    )
+    titles = [e.title for e in outline_of(text).entries]
+    assert "case Slow_Case Failed: Exceeded the limit of 5 ms" in titles
+    assert "case Wrong Error: Expected 3 but got 2" in titles
+    assert "case Quick Passed" in titles  # a passed one says nothing more
+
+
+def test_nunit_timeout_message_is_in_the_first_answer(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parent.parent / "corpus" / "documents" / "dotnet_nunit.xml").read_text("utf-8")
+    policy = Policy(budget=2000, spill_dir=tmp_path)
+    res = shape(text, policy=policy, tool="read_document", server="documents")
+    assert "Test exceeded Timeout value 1ms." in res.text
