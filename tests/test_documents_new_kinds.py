@@ -243,8 +243,9 @@ def test_other_test_report_formats_name_their_failed_results_first() -> None:
     found = outline_of(TRX)
 
     assert found.kind == "xml" and found.summary.endswith("; 1 failed")
-    assert found.highlights == ("L5 UnitTestResult Divides_by_zero Failed",)
-    assert "UnitTestResult Divides_by_zero Failed" in [e.title for e in found.entries]
+    # ... with what they say (round 12: the first message-like text below a failed result)
+    assert found.highlights == ("L5 UnitTestResult Divides_by_zero Failed: Expected DivideByZeroException",)
+    assert "UnitTestResult Divides_by_zero Failed: Expected DivideByZeroException" in [e.title for e in found.entries]
 
 
 TYPESCRIPT = """import * as core from '@actions/core'

@@ -33,6 +33,9 @@ _REPORT_ROOTS = ("testsuites", "testsuite")
 # Other test reports (TRX, NUnit, xUnit) mark each result by one of these attributes; a failed one reads so.
 _OUTCOME_ATTRIBUTES = ("outcome", "result", "status")
 _FAILED = re.compile(r"(?:fail(?:ed|ure)?|error(?:ed)?|timeout|aborted)", re.I)
+# a value that reads as a message: two words of letters (not an id, a number, a date or a path)
+_PROSE = re.compile(r"[^\W\d_]{2,}[ \t]+[^\W\d_]{2,}")
+_SAID_CHARS = 160
 
 
 class _Refused(ValueError):
@@ -51,6 +54,7 @@ class _Frame:
     leaves: list[tuple[str, str]] = field(default_factory=list)  # (name, text) of its leaf children
     children: int = 0
     status: str = ""
+    said: str = ""  # the first message-like text of its descendants (what a failed result says)
 
 
 class _Summary:
@@ -115,6 +119,9 @@ class _Summary:
         text = " ".join("".join(frame.text).split())
         if parent is not None and not frame.children and len(parent.leaves) < _MAX_LEAVES:
             parent.leaves.append((frame.name, text))
+        if parent is not None and not parent.said:
+            leaf = text if not frame.children and _PROSE.search(text[:_LEAF_CHARS]) else ""
+            parent.said = leaf or frame.said  # texts only: a child's attributes describe it, not its parent
         if frame.name in ("failure", "error", "skipped") and parent is not None and parent.name == "testcase":
             self.counts[frame.name] += 1
             message = frame.attrs.get("message") or text
@@ -161,7 +168,12 @@ class _Summary:
         label = _label(frame.attrs)
         if label:
             outcome = _outcome(frame.attrs)
-            return title_of(f"{frame.name} {label}" + (f" {outcome}" if outcome else ""))
+            said = (_said(frame.attrs, label) or frame.said) if _FAILED.fullmatch(outcome) else ""
+            return title_of(
+                f"{frame.name} {label}"
+                + (f" {outcome}" if outcome else "")
+                + (f": {clip(said, _SAID_CHARS)}" if said else "")
+            )
         if not frame.children:
             return title_of(f"{frame.name}: {text}" if text else frame.name)
         names = {name for name, _ in frame.leaves}
@@ -194,6 +206,12 @@ def _label(attrs: dict[str, str]) -> str:
         if attrs.get(key):
             return attrs[key]
     return next((value for key, value in attrs.items() if key.lower().endswith("name") and value), "")
+
+
+def _said(attrs: dict[str, str], label: str = "") -> str:
+    """The first attribute value of an element that reads as a message (not its ``label``), else nothing: what a
+    failed result of a test report says about its failure, whatever the format names it."""
+    return next((" ".join(v.split()) for v in attrs.values() if v != label and _PROSE.search(v[:_LEAF_CHARS])), "")
 
 
 def _outcome(attrs: dict[str, str]) -> str:

@@ -21,6 +21,7 @@ from hostshape.documents.grep import Matches, PatternError, find
 from hostshape.documents.model import Lines, Outline, Section, place
 from hostshape.fit._base import Fitted
 from hostshape.fit.budget import Limit
+from hostshape.fit.section_match import candidates_text, recalled
 from hostshape.fit.text import boundary, prefix_end, quiet
 from hostshape.output.envelope import LINE_STYLES, Facts, WayBack, object_json, text_line
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
@@ -73,9 +74,19 @@ class Document:
 
     def find_section(self, wanted: str) -> list[Section]:
         """The sections ``wanted`` names: by id, by title (exactly, else ignoring case), or by a whole outline line
-        copied as shown (``2.3 Title (L30-45, 512 tok)``); several when titles repeat, none when nothing matches."""
+        copied as shown (``2.3 Title (L30-45, 512 tok)``); else as a model recalls a title (hostshape.fit.section_match:
+        normalised, clipped, a part of it, a path of titles). Several when titles repeat or a recalled form fits more
+        than one (``section_matches`` says which), none when nothing matches."""
+        return self.section_matches(wanted)[0]
+
+    def section_matches(self, wanted: str) -> tuple[list[Section], bool]:
+        """``find_section``'s sections and whether they were named exactly (an id, a title as shown): several exact
+        ones share a title; several recalled ones are candidates to choose from."""
         wanted = wanted.strip()  # as given first: a title may itself end like a shown size
-        return self._named(wanted) or self._named(_SHOWN_SIZE.sub("", wanted))
+        exact = self._named(wanted) or self._named(_SHOWN_SIZE.sub("", wanted))
+        if exact:
+            return exact, True
+        return recalled(self.sections, _SHOWN_SIZE.sub("", wanted)), False
 
     def _named(self, wanted: str) -> list[Section]:
         by_id = {s.id: s for s in self.sections}
@@ -588,9 +599,11 @@ def _line_range(argument: str, count: int) -> tuple[int, int]:
 
 
 def _section(doc: Document, wanted: str) -> Section:
-    found = doc.find_section(wanted)
-    if found:
+    found, exact = doc.section_matches(wanted)
+    if found and (exact or len(found) == 1):
         return found[0]  # several share the title: the first, and the page's header names its id
+    if found:  # a recalled form fits several: the model chooses, hostshape does not guess
+        raise ViewError(candidates_text(wanted, found))
     examples = ", ".join(f"{s.id} {s.title!r}" for s in doc.sections[:5])
     raise ViewError(
         f"no section {wanted[:80]!r} in this document: pass an id or a title exactly as the outline shows it "
