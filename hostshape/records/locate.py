@@ -419,6 +419,8 @@ def _unwrapped(path: Path, records: list[Any], notes: list[str]) -> tuple[Path, 
     inner = _dominant_member(dicts, dict)
     if inner is None or not all(_scalars_besides(r, inner) for r in dicts):
         return path, records
+    if all(_link_map(r.get(inner)) for r in dicts[:50]):
+        return path, records  # a map of links (``Links: {Self, Web}``) is each record's links, never the record
     out = []
     renamed: dict[str, str] = {}  # an object's member the wrapper also has -> the name it is shown under
     for r in dicts:
@@ -610,6 +612,11 @@ def _beside(record: dict[str, Any], steps: list[Path]) -> list[tuple[int, str]]:
 
 def _empty(value: Any) -> bool:
     return value is None or (not value and isinstance(value, (str, list, dict)))
+
+
+def _link_map(value: Any) -> bool:
+    """An object of two or more members, every one a URL or a server path: a record's links, not a record."""
+    return isinstance(value, dict) and len(value) >= 2 and all(structure.is_link_path(v) for v in value.values())
 
 
 def _stepped(path: Path, inner: str) -> Path:

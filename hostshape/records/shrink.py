@@ -37,6 +37,7 @@ _RENDERING_SHARE = 0.8  # of the words of the text with fewer, found in the othe
 _LEARN = 100  # records whose nested objects teach the schema
 _LEARN_CHARS = 256_000  # ... at most this much of their compact JSON
 _LEARN_LEAST = 10  # ... but at least this many
+_TINY_OBJECT_CHARS = 32  # compact JSON of an object of scalars shown past the depth cap: no shorter once cut
 _SAME_CHARS = 600  # compact JSON stated once in the envelope's "same", at most
 
 
@@ -467,7 +468,7 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
         cuts.collapsed[_label(path)] = ident
         cuts.collapsed_count[_label(path)] += 1
         return obj[ident]
-    if depth >= cuts.depth:
+    if depth >= cuts.depth and not _tiny(obj):
         cuts.deep[_label(path)] += 1
         return "{…}"
     noise = schema.noise.get(path, set())
@@ -494,6 +495,12 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
         else:
             out[key] = shrunk
     return out
+
+
+def _tiny(obj: dict[str, Any]) -> bool:
+    """An object of scalars about as short as the placeholder that would stand for it (a label's ``{"name":
+    "bug"}`` at the end of a nested connection): cutting it saves nothing, so it is shown."""
+    return all(not isinstance(v, (dict, list)) for v in obj.values()) and len(dumps(obj)) <= _TINY_OBJECT_CHARS
 
 
 def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) -> Any:
