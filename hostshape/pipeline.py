@@ -56,14 +56,16 @@ from hostshape.input.contract import ToolResult
 from hostshape.input.host_form import HostForm
 from hostshape.input.host_forms import tool_result
 from hostshape.input.lossless import losses, minify
-from hostshape.input.parse import looks_like_json, parse_json
+from hostshape.input.parse import MISSING, looks_like_json, parse_json
 from hostshape.input.payload import Payload, payload_of
 from hostshape.output.envelope import (
     HANDLELESS_ANSWERS,
     KEY,
     TEXT_PREFIX,
+    TOOL_COPY_LINE,
     TOOL_ERROR,
     TOOL_FIRST_LINE,
+    TOOL_LAST_LINE,
     TOOL_LINE,
     Facts,
     WayBack,
@@ -188,8 +190,8 @@ def leave_alone(s: Shaping) -> Shaping:
     forged = _forged_envelope(payload, s.policy)
     if forged == "json":  # shaped like any result: the tool's member is set aside and named (envelope.set_aside)
         return dataclasses.replace(s, forged=True)
-    if forged in ("text", "first"):
-        text = f"{payload.text}\n{TOOL_LINE if forged == 'text' else TOOL_FIRST_LINE}"
+    if forged in _FORGED_LINES:
+        text = f"{payload.text}\n{_FORGED_LINES[forged]}"
         if s.limit.fits(text):
             return s.done(text, changed=True, strategy="noted")
         return dataclasses.replace(s, forged=True)
@@ -200,6 +202,10 @@ def leave_alone(s: Shaping) -> Shaping:
                 return s.done(empty, changed=True, strategy="empty")
         return s.done(payload.text, changed=False, strategy="passthrough")
     return s
+
+
+# The line after a text that imitates the envelope, by where the imitation is (``_forged_envelope``).
+_FORGED_LINES = {"text": TOOL_LINE, "first": TOOL_FIRST_LINE, "last": TOOL_LAST_LINE, "copy": TOOL_COPY_LINE}
 
 
 def compact(s: Shaping) -> Shaping:
@@ -461,6 +467,14 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     elif value is None and (first := _first_line_object(text)) is not None and KEY in first:
         form, member = "first", first[KEY]
         handle = member.get("handle") if isinstance(member, dict) else None
+    elif (final := _last_line_object(text)) is not None and KEY in final:
+        # a later text block (or JSON line) that is such an object: data is shaped, hostshape's envelope on top
+        form, member = ("json" if payload.is_data else "last"), final[KEY]
+        handle = member.get("handle") if isinstance(member, dict) else None
+    elif payload.copy_envelope is not MISSING:  # a structured copy beside the text: hosts that show it (Claude
+        # Code, docs/HOSTS) show the member
+        form, member = "copy", payload.copy_envelope
+        handle = member.get("handle") if isinstance(member, dict) else None
     else:
         return None
     bare = text.lstrip()  # the same object when nothing leads
@@ -506,6 +520,15 @@ def _first_line_object(text: str) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _last_line_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text``'s last line holds when it has more than one (a line longer than
+    ``_FIRST_LINE_CHARS`` is not read); None when it holds none."""
+    start = text.rfind("\n", max(0, len(text) - _FIRST_LINE_CHARS - 1)) + 1
+    if start == 0:
+        return None
+    return _first_line_object(text[start:])
 
 
 def _strict(text: str) -> bool:

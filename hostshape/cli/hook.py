@@ -363,19 +363,25 @@ def _obviously_fits(response: Any, tool_name: str, policy: Policy) -> bool:
     the whole CallToolResult serialised (Codex: text blocks plus structuredContent). Anything that is not plain text
     (images, resources, unknown shapes) and the host's own over-limit notices go to the adapter.
     """
+    import json
+
     from hostshape.adapters.claude_code import HOST_MAX_CHARS, mentions_notice, split_tool_name, texts_of
     from hostshape.host import HostForm, fits_by_size
 
     texts = texts_of(response)
     if texts is None and isinstance(response, dict) and texts_of(response.get("content")) is not None:
-        import json
-
         texts = [json.dumps(response, ensure_ascii=False)]
     if texts is None or any(mentions_notice(t) for t in texts):
         return False
     server, tool = split_tool_name(tool_name)
     # Claude Code persists any result over its character limit after the hook: such a result is never skipped.
-    return fits_by_size(texts, policy, tool=tool, server=server, host=HostForm(max_chars=HOST_MAX_CHARS))
+    if not fits_by_size(texts, policy, tool=tool, server=server, host=HostForm(max_chars=HOST_MAX_CHARS)):
+        return False
+    # what may imitate hostshape's envelope, in a text or a structured copy (the core flags it: pipeline.leave_alone)
+    from hostshape.output.envelope import KEY, TEXT_PREFIX
+
+    seen = json.dumps(response, ensure_ascii=False) if isinstance(response, dict) else "".join(texts)
+    return KEY not in seen and TEXT_PREFIX not in seen
 
 
 def _write(stdout: IO[Any], output: dict[str, Any]) -> None:

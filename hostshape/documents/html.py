@@ -23,6 +23,8 @@ from hostshape.documents import prose
 from hostshape.documents.model import Entry, Outline, kept, title_of
 
 MAX_TREE_DEPTH = 1_000
+# the most of a page read as HTML: its tree (about 20 bytes a character) and readable text stay bounded
+MAX_READ_CHARS = 4_000_000
 # terms nest under terms this deep at most (a class, its members, theirs): deeper ones are siblings, so that markup
 # nesting terms 100,000 deep gives an outline of a few levels, not 100,000
 MAX_TERM_NESTING = 2
@@ -93,9 +95,15 @@ _NAME = re.compile(r"[A-Za-z_]\w*$")
 
 
 def outline(text: str) -> Outline | None:
-    """The readable text of ``text`` and its headings."""
-    depth = _deepest(text)
+    """The readable text of ``text`` and its headings. A page longer than ``MAX_READ_CHARS`` is read up to the
+    first tag end past it; its markup after that follows the readable text as it is, named in the notes (its
+    lines and grep still reach it), so the tree and the text built from it stay bounded."""
     notes: list[str] = ["HTML shown as readable text: scripts, styles, navigation and footers left out"]
+    rest = ""
+    if len(text) > MAX_READ_CHARS:
+        cut = (text.find(">", MAX_READ_CHARS) + 1) or len(text)
+        text, rest = text[:cut], text[cut:]
+    depth = _deepest(text)
     sink = _Readable()
     try:
         if depth > MAX_TREE_DEPTH:
@@ -116,6 +124,14 @@ def outline(text: str) -> Outline | None:
         fallback = prose.outline(body)
         structured = fallback is not None and fallback.structured
         entries = list(fallback.entries) if fallback else [Entry(title or "(page)", 1, 1)]
+    if rest:
+        body = body.rstrip("\n")
+        first = body.count("\n") + 2
+        notes.append(
+            f"the page's markup after its first {len(text):,} of {len(text) + len(rest):,} characters is shown as it"
+            f" is from line {first:,} on, not as readable text"
+        )
+        body = f"{body}\n{rest}"
     shown, kept_notes = kept(entries, notes, f"of {len(entries):,} headings")
     return Outline("html", shown, body=body, notes=kept_notes, structured=structured)
 

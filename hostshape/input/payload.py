@@ -37,6 +37,7 @@ class Payload:
     looks_json: bool = False
     opaque: bool = False
     strict: bool = False
+    copy_envelope: Any = MISSING  # the top-level _hostshape member of a structured copy not read (beside the text)
 
     @property
     def is_data(self) -> bool:
@@ -109,11 +110,19 @@ class _Blocks:
         self.opaque = self.opaque or kind == "resource"
 
     def payload(self, structured: Any, *, is_error: bool) -> Payload:
-        texts, media = self.texts, self.media
         if structured is not MISSING:
             payload = self._structured(structured, is_error=is_error)
             if payload is not None:
                 return payload
+            payload = self._text_payload(is_error=is_error)
+            if isinstance(structured, dict):
+                payload.copy_envelope = structured.get("_hostshape", MISSING)
+            return payload
+        return self._text_payload(is_error=is_error)
+
+    def _text_payload(self, *, is_error: bool) -> Payload:
+        """The payload of the text blocks (and media placeholders)."""
+        texts, media = self.texts, self.media
         if is_error or (media and not any(texts)):  # an error message, or media alone: never parsed as JSON
             return self._noted(Payload(text="\n".join(t for t in texts + media if t), is_error=is_error))
         joined = "\n".join(t for t in texts if t)

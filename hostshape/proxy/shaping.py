@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hostshape.output.envelope import KEY
 from hostshape.policy import Policy
 
 log = logging.getLogger("hostshape.proxy")
@@ -77,7 +78,9 @@ def _shape_mcp_result(raw: Mapping[str, Any], fit: _Fit) -> tuple[str, dict[str,
     # Each count is compared with the budget only: one surely over it is not tokenized whole.
     structured_tokens = fit.tokens_within(_compact(original), budget)
     text_tokens = fit.tokens_within(text, budget) if text is not None else budget + 1  # other blocks: shape decides
-    if text is not None and text_tokens + structured_tokens <= budget:
+    # a copy with a top-level _hostshape member (the tool's, a forged envelope) is shaped, its member set aside
+    forged = isinstance(original, dict) and KEY in original
+    if text is not None and text_tokens + structured_tokens <= budget and not forged:
         return None
     if _is_copy(text, original):
         return _shape_with_copy(fit, raw, original, budget)
@@ -133,9 +136,11 @@ class _Fit:
 def _joined_text(raw: Mapping[str, Any]) -> str | None:
     """The text of a result made of text blocks only (None when it has other blocks)."""
     blocks = raw.get("content") or []
-    if not all(isinstance(b, Mapping) and b.get("type") == "text" for b in blocks):
-        return None
-    return "\n".join(str(b.get("text", "")) for b in blocks)
+    if not all(
+        isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text", ""), str) for b in blocks
+    ):
+        return None  # a text that is no string (null) is no text block to the core either (input/host_forms.py)
+    return "\n".join(b.get("text", "") for b in blocks)
 
 
 def _is_copy(text: str | None, structured: Any) -> bool:
