@@ -129,6 +129,11 @@ class Limit:
         return 0, []
 
 
+def utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8; an ASCII text (the string knows it) is not encoded to tell."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 class TokenEstimate:
     """Tokens per UTF-8 byte of this payload's rendering, measured on the first candidate and refined by every
     exact count after: it steers the choices, and only the final text is counted exactly."""
@@ -138,7 +143,7 @@ class TokenEstimate:
         self.value: float | None = None
 
     def estimate(self, text: str) -> int:
-        size = len(text) if text.isascii() else len(text.encode("utf-8"))
+        size = utf8_length(text)
         if self.value is None:
             sample = text[: min(SAMPLE_CHARS, self.limit.tokens * 4)]
             self.value = self.limit.count(sample) / max(1, len(sample.encode("utf-8")))

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from hostshape.fit._base import CursorAt, Fitted, no_cursor
 from hostshape.fit.beside import REST_SHARE, outlined
-from hostshape.fit.budget import Limit, TokenEstimate
+from hostshape.fit.budget import Limit, TokenEstimate, utf8_length
 from hostshape.fit.objects import cut_to_bytes, fit_object
 from hostshape.output.columns import FORM, Table, table_for
 from hostshape.output.envelope import (
@@ -618,14 +618,14 @@ class _RecordFit:
         it = iter(rows)
         while block := list(itertools.islice(it, _BLOCK)):
             text = dumps(block)
-            length = _utf8_len(text) - 1  # the rows and a separator each
+            length = utf8_length(text) - 1  # the rows and a separator each
             if density is None:
                 density = counter(self.limit.encoding_name).count(text) / max(1, length + 1)
             if spent + length * density <= room:
                 listed, spent, size = listed + len(block), spent + length * density, size + length
                 continue
             for row in block:
-                length = _utf8_len(dumps(row)) + 1
+                length = utf8_length(dumps(row)) + 1
                 if spent + length * density > room:
                     break
                 listed, spent, size = listed + 1, spent + length * density, size + length
@@ -660,7 +660,7 @@ class _RecordFit:
         if len(texts) > 2 * _BLOCK:  # rows spread over the listing, counted exactly, tell one far over without it
             sample = ",".join(texts[:: len(texts) // _BLOCK][:_BLOCK])
             tokens = counter(self.limit.encoding_name).count(sample)
-            if tokens * _utf8_len(listing) > room * _SAMPLED_OVER * _utf8_len(sample):
+            if tokens * utf8_length(listing) > room * _SAMPLED_OVER * utf8_length(sample):
                 self.ratio.learn(sample, tokens)
                 return read, []
         exact = self.limit.count(listing)
@@ -896,10 +896,6 @@ def _costs_within(texts: Any, ratio: TokenEstimate, budget: int) -> list[int]:
         if total > budget:
             break
     return costs
-
-
-def _utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def _prefix_within(costs: list[int], budget: int) -> int:
