@@ -49,7 +49,7 @@ from hostshape.fit import (
     narrow_wide,
     no_cursor,
 )
-from hostshape.fit.budget import Limit
+from hostshape.fit.budget import Limit, utf8_length
 from hostshape.fit.document import ViewCursor, fit_document, no_view_cursor
 from hostshape.fit.host_limit import fit_to_host
 from hostshape.input.contract import ToolResult
@@ -163,7 +163,7 @@ class Shaping:
                 text=text,
                 changed=changed,
                 is_json=payload.looks_json and not _only_opens_like_json(payload),
-                bytes_before=len(payload.text) if payload.text.isascii() else len(payload.text.encode("utf-8")),
+                bytes_before=utf8_length(payload.text),
                 budget=self.budget,
                 # A placeholder standing for binary content (payload.opaque) is a cut too.
                 truncated=bool(fitted and fitted.facts.cut) or (changed and payload.opaque),
@@ -447,36 +447,37 @@ _LONGEST_BARE = max(map(len, _OWN_BARE_TEXTS))
 
 
 def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
-    """``"json"``, ``"text"`` or ``"first"`` when the result carries what reads as hostshape's envelope (a top-level
-    ``_hostshape`` member of its data or of an error's JSON; a last line, after any line break, starting
-    ``[hostshape]`` behind blanks or invisible characters; a text's first line that is a JSON object with that
-    member, as JSON answers open) whose handle this policy's store does not hold: the tool's text, not a hostshape
-    layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
+    """Where the result carries what reads as hostshape's envelope, when its handle is not one this policy's store
+    holds: ``"json"`` (a top-level ``_hostshape`` member of its data or of an error's JSON, or a last JSON line or
+    block with one), ``"text"`` (a last line, after any line break, starting ``[hostshape]`` behind blanks or
+    invisible characters), ``"first"`` (a text's first line that is a JSON object with that member, as JSON answers
+    open), ``"last"`` (such an object as a text's last line) or ``"copy"`` (the member in a structured copy beside
+    the text). It is then the tool's text, not a hostshape layer's (the proxy's under a hook keeps its own, found in
+    the shared store). None otherwise."""
     handle: Any = None
     text = payload.text.rstrip()  # the same object, not a copy, when nothing trails
     error_json = _error_json(payload) if payload.is_error and KEY in payload.text else None  # parsed when it may
     value = payload.value if payload.is_data else error_json[0] if error_json else None
     last = _last_line(text) if value is None else ""
+    member: Any = None  # the imitated envelope's object, whose handle is looked up
     if isinstance(value, dict) and KEY in value:
         form, member = "json", value[KEY]
-        handle = member.get("handle") if isinstance(member, dict) else None
     elif last.startswith(TEXT_PREFIX):
         form = "text"
         found = _HANDLE_IN_LINE.search(last)
         handle = found[1] if found else None
     elif value is None and (first := _first_line_object(text)) is not None and KEY in first:
         form, member = "first", first[KEY]
-        handle = member.get("handle") if isinstance(member, dict) else None
     elif (final := _last_line_object(text)) is not None and KEY in final:
         # a later text block (or JSON line) that is such an object: data is shaped, hostshape's envelope on top
         form, member = ("json" if payload.is_data else "last"), final[KEY]
-        handle = member.get("handle") if isinstance(member, dict) else None
     elif payload.copy_envelope is not MISSING:  # a structured copy beside the text: hosts that show it (Claude
         # Code, docs/HOSTS) show the member
         form, member = "copy", payload.copy_envelope
-        handle = member.get("handle") if isinstance(member, dict) else None
     else:
         return None
+    if isinstance(member, dict):
+        handle = member.get("handle")
     bare = text.lstrip()  # the same object when nothing leads
     if len(bare) <= _LONGEST_BARE and bare in _OWN_BARE_TEXTS:
         return None  # hostshape's own answers that name no handle (a last resort, an empty result)
