@@ -500,6 +500,8 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
 def _tiny(obj: dict[str, Any]) -> bool:
     """An object of scalars about as short as the placeholder that would stand for it (a label's ``{"name":
     "bug"}`` at the end of a nested connection): cutting it saves nothing, so it is shown."""
+    if len(obj) > _TINY_OBJECT_CHARS // 5:  # each member writes 5 characters at least (`"":0,`): never tiny
+        return False
     return all(not isinstance(v, (dict, list)) for v in obj.values()) and len(dumps(obj)) <= _TINY_OBJECT_CHARS
 
 
