@@ -7,15 +7,15 @@ export (synthetic pages in their markup). What the model receives is asserted (c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hostshape import Policy, shape
 from hostshape.documents import kind_of, outline_of
 from hostshape.fit.document import document
 from hostshape.tokens import count_tokens
 from hostshape.wayback import retrieve
+from tests.answers import document_head as _head
+from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
 NEW = [
@@ -33,17 +33,6 @@ NEW = [
     "honkit_config_turndown.md",
     "github_markdown_css_demo.html",
 ]
-
-
-def _shaped(text: str, budget: int, tmp_path: Path) -> tuple[str, Any, Policy]:
-    policy = Policy(budget=budget, spill_dir=tmp_path)
-    res = shape(text, policy=policy, tool="read_document", server="documents")
-    assert res.fault is None
-    return (res.text if res.changed else text), res, policy
-
-
-def _head(text: str) -> str:
-    return text.split("\nHead (lines ", 1)[1]
 
 
 @pytest.mark.parametrize("name", NEW)

@@ -8,14 +8,13 @@ branch, and the line a log ends with (its result) is in the header. Corpus docum
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hostshape import Policy, shape
 from hostshape.documents import kind_of, outline_of
 from hostshape.tokens import count_tokens
 from hostshape.wayback import retrieve
+from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
 NEW = [
@@ -28,13 +27,6 @@ NEW = [
     "go_junit_report_git_log.txt",
     "rubocop_rails_app.txt",
 ]
-
-
-def _shaped(text: str, budget: int, tmp_path: Path) -> tuple[str, Any, Policy]:
-    policy = Policy(budget=budget, spill_dir=tmp_path)
-    res = shape(text, policy=policy, tool="read_document", server="documents")
-    assert res.fault is None
-    return (res.text if res.changed else text), res, policy
 
 
 @pytest.mark.parametrize("name", NEW)

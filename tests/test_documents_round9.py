@@ -9,14 +9,14 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hostshape import Policy, shape
 from hostshape.documents import nav, outline_of
 from hostshape.tokens import count_tokens
 from hostshape.wayback import retrieve
+from tests.answers import document_head as _head
+from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
 NEW = [
@@ -28,17 +28,6 @@ NEW = [
     "docusaurus_markdown_features_markdownify.md",
     "github_actions_pytest_ruff.log",
 ]
-
-
-def _shaped(text: str, budget: int, tmp_path: Path) -> tuple[str, Any, Policy]:
-    policy = Policy(budget=budget, spill_dir=tmp_path)
-    res = shape(text, policy=policy, tool="read_document", server="documents")
-    assert res.fault is None
-    return (res.text if res.changed else text), res, policy
-
-
-def _head(text: str) -> str:
-    return text.split("\nHead (lines ", 1)[1]
 
 
 @pytest.mark.parametrize("name", NEW)

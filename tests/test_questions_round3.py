@@ -14,6 +14,7 @@ import pytest
 from hostshape import Policy, shape
 from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
+from tests.answers import shaped_json as _shaped
 
 _WORDS = [
     "alpha",
@@ -48,12 +49,6 @@ def _findings(n: int, seed: int = 7) -> list[dict[str, Any]]:
         }
         for i in range(n)
     ]
-
-
-def _shaped(payload: Any, budget: int, tmp_path: Path) -> dict[str, Any]:
-    text = shape(json.dumps(payload), policy=Policy(budget=budget, spill_dir=tmp_path)).text
-    assert count_tokens(text) <= budget
-    return json.loads(text)
 
 
 @pytest.mark.parametrize("budget", [2000, 4000, 8000])

