@@ -104,6 +104,16 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/netbox_ipam_ip_addresses_list.json": ("address", "status.label"),
     "corpus/octopus_deploy_tasks_list.json": ("Description", "State"),
     "corpus/planetary_computer_stac_search_naip.json": (None, None),
+    "corpus/contentful_cda_entries_cfexampleapi.json": ("fields.name", None),
+    "corpus/contentful_cda_sync_initial_cfexampleapi.json": (None, "sys.type"),
+    "corpus/keycloak_client_scopes_list.json": ("name", "protocol"),
+    "corpus/keycloak_clients_list.json": ("clientId", None),
+    "corpus/keycloak_roles_list.json": ("name", None),
+    "corpus/nttcis_servers_list_xml.json": ("name", "state"),
+    "corpus/dimensiondata_images_with_disk_speed_xml.json": ("ns2:name", "ns2:state"),
+    "corpus/snipeit_hardware_assets.json": ("name", "status_label.name"),
+    "corpus/nvd_cve_api_v2_feed.json": (None, "cve.vulnStatus"),
+    "corpus/trivy_image_scan_report.json": ("Title", "Status"),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -182,6 +192,16 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/netbox_ipam_ip_addresses_list.json": ("interface.device.name", "interface.name"),
     "corpus/octopus_deploy_tasks_list.json": ("ErrorMessage", "CompletedTime", "Arguments.DeploymentId"),
     "corpus/planetary_computer_stac_search_naip.json": ("properties.datetime", "properties.naip:state", "collection"),
+    "corpus/contentful_cda_entries_cfexampleapi.json": ("sys.contentType.sys.id", "sys.updatedAt", "fields.lives"),
+    "corpus/contentful_cda_sync_initial_cfexampleapi.json": ("sys.createdAt", "sys.revision"),
+    "corpus/keycloak_client_scopes_list.json": ("description",),
+    "corpus/keycloak_clients_list.json": ("protocol", "publicClient", "baseUrl"),
+    "corpus/keycloak_roles_list.json": ("clientRole", "containerId", "composite"),
+    "corpus/nttcis_servers_list_xml.json": ("@datacenterId", "createTime", "guest.operatingSystem.@displayName"),
+    "corpus/dimensiondata_images_with_disk_speed_xml.json": ("@location", "ns2:cpuCount", "ns2:created"),
+    "corpus/snipeit_hardware_assets.json": ("asset_tag", "model.name", "assigned_to.email"),
+    "corpus/nvd_cve_api_v2_feed.json": ("cve.published", "cve.sourceIdentifier"),
+    "corpus/trivy_image_scan_report.json": ("PkgName", "Severity", "FixedVersion"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
