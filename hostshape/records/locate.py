@@ -88,7 +88,7 @@ def locate(value: Any) -> Located | None:
                 elif pages is not None:
                     candidates.append((_weight(pages[0]), (*path[:-1], f"{path[-1]}[][]"), *pages, None))
                 elif _mostly_objects(member):
-                    candidates.append((_weight(member), path, member, None, None))
+                    candidates.append((_list_weight(member), path, member, None, None))
                 elif _names(member):  # versions, tags, ids: each item names one thing
                     candidates.append((_weight(member) * _NAMES_WEIGHT, path, member, None, None))
             elif isinstance(member, dict):
@@ -242,12 +242,34 @@ def _weight(items: list[Any]) -> float:
 def _map_weight(records: list[Any]) -> float:
     """What a map rewritten as a list holds: when each entry holds a list of objects (a group), the weight of
     all their items together (they will be flattened), else of the entries; a little below a plain list."""
-    child = _dominant_member([r for r in records if isinstance(r, dict)], list) if records else None
-    if child is not None:
-        kids = [k for r in records if isinstance(r, dict) and isinstance(r.get(child), list) for k in r[child]]
-        if kids and all(isinstance(k, dict) for k in kids[:50]):
-            return _weight(kids) * 0.95
-    return _weight(records) * 0.9
+    kids = _group_children(records)
+    return _weight(kids) * 0.95 if kids else _weight(records) * 0.9
+
+
+_GROUP_SHARE = 2  # children per group, at least, for a list of groups to weigh what its children hold
+
+
+def _list_weight(records: list[Any]) -> float:
+    """What a list of objects holds; a list of a few groups (each record's bulk one list of objects, at least
+    _GROUP_SHARE children a group on average: a scan's ``Results[].Vulnerabilities``) weighs what its children
+    hold together, a little below a plain list of them, as the groups of a map do: ``sqrt(count x size)`` of two
+    groups of ten heavy children is otherwise below a sibling list of twenty light items."""
+    own = _weight(records)
+    kids = _group_children(records)
+    if kids is None or len(kids) < len(records) * _GROUP_SHARE:
+        return own
+    return max(own, _weight(kids) * 0.95)
+
+
+def _group_children(records: list[Any]) -> list[Any] | None:
+    """The children of records whose bulk is one list of objects (``_dominant_member``), all of them; None when
+    the records are not such groups."""
+    dicts = [r for r in records if isinstance(r, dict)]
+    child = _dominant_member(dicts, list) if dicts else None
+    if child is None:
+        return None
+    kids = [k for r in dicts if isinstance(r.get(child), list) for k in r[child]]
+    return kids if kids and all(isinstance(k, dict) for k in kids[:50]) else None
 
 
 def _rows_with_header(rows: list[Any], document: Any, path: Path) -> tuple[list[Any], str] | None:

@@ -1,0 +1,67 @@
+"""Record lists shaped like the services of issue 27's eighth round, as the model receives them with zero
+configuration; the payloads are synthetic (services the corpus does not hold), each named after the promise it
+checks: findings grouped in a few lists of groups (a scanner's ``results[].findings``) are the records, never a
+lighter list of many small items beside them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hostshape.records.locate import locate
+from tests.answers import shaped_json_text as _shaped
+
+
+def _dependency_scan(groups: int = 2, per_group: int = 12, steps: int = 30) -> dict[str, Any]:
+    """A dependency audit: a build's many small steps beside the findings, grouped by the manifest they were found
+    in; each finding a heavy record (an advisory's text and references) identified by advisory and package
+    together (one advisory hits several packages)."""
+    history = [{"step": i, "cmd": f"RUN make stage-{i}", "cached": i % 2 == 0} for i in range(steps)]
+    results = []
+    for g in range(groups):
+        findings = []
+        for i in range(per_group):
+            advisory = f"GHSA-{g:02d}{i // 2:02d}-abcd-wxyz"
+            findings.append(
+                {
+                    "advisory": advisory,
+                    "package": f"lib-{g}-{i}",
+                    "installed": f"1.{i}.0",
+                    "fixed": f"1.{i}.3",
+                    "severity": ("LOW", "MEDIUM", "HIGH")[i % 3],
+                    "summary": f"Unbounded recursion in parser {i} of group {g} "
+                    + "lets a crafted input exhaust the stack. " * 6,
+                    "references": [f"https://advisories.example.org/{advisory}/{n}" for n in range(5)],
+                }
+            )
+        results.append({"manifest": f"services/app-{g}/package-lock.json", "ecosystem": "npm", "findings": findings})
+    return {"schema": 3, "build": {"image": "registry.example.org/app:1.0", "history": history}, "results": results}
+
+
+def test_findings_grouped_by_manifest_are_the_records_not_a_lighter_list_beside_them() -> None:
+    located = locate(_dependency_scan())
+    assert located is not None
+    assert located.path == ("results[].findings",)
+    assert len(located.records) == 24
+    assert {r["advisory"] for r in located.records[:2]} == {"GHSA-0000-abcd-wxyz"}
+
+
+def test_every_grouped_finding_is_named_within_the_budget(tmp_path: Path) -> None:
+    raw = _dependency_scan()
+    text, shown = _shaped(tmp_path, raw, 2000)
+    assert shown["_hostshape"]["list"].startswith("results")
+    for group in raw["results"]:
+        for finding in group["findings"]:
+            assert f'"{finding["package"]}"' in text, finding["package"]
+
+
+def test_a_list_of_one_small_child_per_group_is_weighed_as_it_stands() -> None:
+    # Groups of one child each are the records themselves (each names its one part): the heavier sibling list wins.
+    raw = {
+        "count": 26,
+        "owners": [{"id": f"o{i}", "parts": [{"sku": f"s{i}", "qty": i}]} for i in range(6)],
+        "events": [{"id": f"e{i}", "text": "an event that happened " * 4} for i in range(20)],
+    }
+    located = locate(raw)
+    assert located is not None
+    assert located.path == ("events",)
