@@ -65,3 +65,29 @@ def test_a_list_of_one_small_child_per_group_is_weighed_as_it_stands() -> None:
     located = locate(raw)
     assert located is not None
     assert located.path == ("events",)
+
+
+def _permission_sets(n: int = 40) -> list[dict[str, Any]]:
+    """An access service's permission sets, each naming the application it belongs to by an opaque id that few
+    applications share among many sets, beside a per-set random etag."""
+    apps = [f"{i:08x}-5c1e-4d7a-9b2f-{i * 7919:012x}" for i in range(1, 5)]
+    return [
+        {
+            "id": f"ps-{i:04d}",
+            "name": f"permission set {i}",
+            "description": f"Grants the {i}th bundle of scopes to the members of its application. " * 3,
+            "applicationId": apps[i % len(apps)],
+            "etag": f"{(i * 2654435761) % 2**64:016x}{(i * 40503) % 2**32:08x}",
+            "scopes": [f"scope:{i}:{k}" for k in range(4)],
+        }
+        for i in range(n)
+    ]
+
+
+def test_an_opaque_id_records_share_is_kept_as_the_reference_it_is(tmp_path: Path) -> None:
+    raw = _permission_sets()
+    text, shown = _shaped(tmp_path, raw, 2000)
+    omitted = shown["_hostshape"].get("omitted", [])
+    assert "applicationId" not in omitted  # which application each set belongs to: a reference, not a token
+    assert "etag" in omitted  # a token each record carries for itself is noise
+    assert all(f'"{r["id"]}"' in text for r in raw)

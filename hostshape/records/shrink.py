@@ -403,6 +403,19 @@ def _readable_members(obj: dict[str, Any], besides: str) -> int:
     )
 
 
+_POINTER_CHARS = 40  # a shared opaque value at most this long points at something (an id up to a SHA-1's length)
+
+
+def _shared(values: list[Any]) -> bool:
+    """Opaque values that several records share, each at most _POINTER_CHARS long (a role's container, a server
+    listed twice): a reference that groups the records, not a token each record carries for itself. A longer one
+    (a SHA-256 digest that versions built from one file share) names content, not a record, and costs a record's
+    worth of tokens in each row."""
+    distinct = len({str(v) for v in values})
+    short = all(len(str(v)) <= _POINTER_CHARS for v in values)
+    return short and distinct >= 2 and distinct * 2 <= len(values)
+
+
 def _constant(values: list[Any]) -> bool:
     """Two or more values, all the same."""
     return len(values) > 1 and all(v == values[0] for v in values)
@@ -435,7 +448,12 @@ def _noise(
             common = prefixes.most_common(1)
             if common and common[0][1] * 10 >= sum(prefixes.values()) * 9:  # one pattern: deviations are rare
                 usual[dotted] = common[0][0]
-        elif all(structure.is_opaque(v) for v in values) and not structure.moments(values) and not _constant(values):
+        elif (
+            all(structure.is_opaque(v) for v in values)
+            and not structure.moments(values)
+            and not _constant(values)
+            and not _shared(values)
+        ):
             noise.add(name)  # a constant one (the commit a listing is at) is one fact, stated once
     return noise
 
