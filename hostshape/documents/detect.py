@@ -54,6 +54,10 @@ _LOG_LINE = re.compile(
     # (and ``0x55e8 - symbol``), its ``at src/lib.rs:33:16``, Go's ``/src/x.go:13 +0x20d`` and ``goroutine 1 [...]:``
     r'|\s*File "[^"\n]{1,300}", line \d+|\s*\d{1,4}: +(?:0x[0-9a-f]+ - \S|[\w<][\w<>\[\]{}, ]*::\S)'
     r"|\s+at \S+:\d+(?::\d+)?$|\s*\S+\.go:\d+(?: \+0x[0-9a-f]+)?$|goroutine \d+ \[[\w ,]{1,60}\]:$"
+    # an infrastructure plan (Terraform, OpenTofu): a resource's state read or change (``x: Refreshing state...``,
+    # ``x: Creation complete``), its ``# x will be created`` header, its body's marked attributes (``~ a = 1 -> 2``)
+    r"|\S+: (?:Refreshing state|Reading|Creating|Modifying|Destroying|Still \w+)\.\.\.|\S+: \w+ complete after "
+    r"|\s*# \S+ (?:will be|must be) |\s*(?:[+~-]|-/\+|\+/-|<=) (?:\"?[\w.-]+\"? += |(?:resource|data) \"\w)"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")

@@ -31,7 +31,9 @@ _STEP = re.compile(
     r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
     r"|-{4} (?P<n>\S.{0,100}?) (?:stdout|stderr) -{4}$"  # ... and cargo test's
     r'|\s*Project "[^"\n]{1,300}" is building "(?P<o>[^"\n]{1,300})"'  # one project of an MSBuild run
+    r"|\s*# (?P<p>\S+ (?:will be|must be) \S.{0,200})"  # one resource's change in a plan (Terraform, OpenTofu)
 )
+_REASON = re.compile(r"\s*# (\(.{1,200}\))$")  # why a plan changes a resource, on the line after its header
 _WHOLE_LINE = frozenset({"i", "j", "k"})
 _GROUPS = frozenset({"a", "b"})
 # a name, not a mark (``[*] 3 fixable``) nor a level (``[INFO]``, ``[WARNING]``: every line of a Maven build has one)
@@ -121,6 +123,9 @@ def outline(text: str) -> Outline:
             name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
             if step.lastgroup == "m":
                 name = f"{name[:12]} {_subject(lines, number)}".rstrip()
+            reason = _REASON.match(lines[number][:400]) if step.lastgroup == "p" and number < len(lines) else None
+            if reason:
+                name += f" {reason.group(1)}"
             grouped = grouped or step.lastgroup in _GROUPS
             # a CI log's groups are its steps: the banners and tasks its tools print nest under them
             inner = grouped and step.lastgroup not in _GROUPS
@@ -203,13 +208,17 @@ _CLOSING_LINES = 5
 def _closing(lines: list[str]) -> str:
     """The result a log ends with (``55 files inspected, 262 offenses``, ``3 failed, 61 passed in 0.2s``, ``BUILD
     FAILURE``): its last non-blank line when it counts something or has a severity word, else the last of the 4
-    lines before it with a severity word (a tool may print its elapsed time or a note after its result:
-    MSBuild's ``11 Error(s)`` then ``Time Elapsed 00:00:18.87``); else ""."""
+    lines before it with a severity word or counting something with a blank line after it (a tool may print its
+    elapsed time or a note after its result: MSBuild's ``11 Error(s)`` then ``Time Elapsed 00:00:18.87``,
+    Terraform's ``Plan: 4 to add, ...`` then a note); else ""."""
     seen = 0
+    after = ""  # the line after the one looked at
     for line in reversed(lines[-50:]):
         shown = _STAMP.sub("", line.strip(), count=1).strip(" =-*#")
+        apart = not seen or not after.strip()
+        after = line
         if shown:
-            if (_COUNTED.search(shown[:200]) and not seen) or _SEVERITY.search(shown[:200]):
+            if (_COUNTED.search(shown[:200]) and apart) or _SEVERITY.search(shown[:200]):
                 return clip(shown, 160)
             seen += 1
             if seen >= _CLOSING_LINES:
