@@ -1,6 +1,6 @@
-"""Unified diffs: each commit of a patch series or ``git show``/``git log -p`` output (its subject), each file (with its lines added and removed, renames, new, deleted and binary files) and each
-hunk header under it. Parsed by unidiff; without it, or for a diff it rejects, from the ``diff --git``, ``---``/
-``+++`` and ``@@`` lines."""
+"""Unified diffs: each commit of a patch series or of ``git show``/``git log -p`` output (its subject), each file
+(with its lines added and removed, renames, new, deleted and binary files) and each hunk header under it. Parsed by
+unidiff; without it, or for a diff it rejects, from the ``diff --git``, ``---``/``+++`` and ``@@`` lines."""
 
 from __future__ import annotations
 

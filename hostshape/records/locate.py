@@ -773,20 +773,23 @@ _BAD_LINE_SAMPLE = 20  # ... and one among the first lines that decide (when the
 
 _ALIGNED_HEADER = re.compile(r"[^\s](?:\S| (?! ))*")  # a header's names: single spaces inside, two or more between
 _MIN_ALIGNED_COLUMNS = 3
+_MAX_ALIGNED_COLUMNS = 256  # a tool's table is narrow; a wider run of spaced words is not one
 
 
 def _aligned(lines: list[str]) -> TextRecords | None:
     """A table whose columns line up under a header row (``kubectl get``, ``docker ps``, ``df``): the header's
     names, two spaces or more apart, start the columns; every row has a blank just before each column's start and
-    a value under each name (the last column runs to the line's end). At least 3 columns and 2 rows, distinct names
-    that are not numbers; None otherwise."""
+    a value in the first (a cell may be empty: ``docker ps``'s PORTS; the last column runs to the line's end).
+    3 to 256 columns and at least 2 rows, distinct names that are not numbers; None otherwise."""
     rows = [line.rstrip("\r\n") for line in lines if line.strip()]
     if len(rows) < 3 or "\t" in rows[0]:
         return None
     names = list(_ALIGNED_HEADER.finditer(rows[0]))
     starts = [m.start() for m in names]
     header = [m.group(0) for m in names]
-    if len(header) < _MIN_ALIGNED_COLUMNS or starts[0] != 0 or len(set(header)) < len(header):
+    if not _MIN_ALIGNED_COLUMNS <= len(header) <= _MAX_ALIGNED_COLUMNS or starts[0] != 0:
+        return None
+    if len(set(header)) < len(header):
         return None
     if any(h.replace(".", "").isdigit() for h in header):
         return None
@@ -795,11 +798,11 @@ def _aligned(lines: list[str]) -> TextRecords | None:
         if len(row) <= starts[-1] or any(row[c - 1] != " " for c in starts[1:]):
             return None
         cells = [row[a:b].strip() for a, b in itertools.pairwise([*starts, len(row)])]
-        if not all(cells):
+        if not cells[0]:
             return None
         records.append(dict(zip(header, cells, strict=True)))
     return TextRecords(
-        records, f"a table of aligned columns with a header row: {len(records)} rows read as records (shown as a JSON list)"
+        records, f"a table of aligned columns under a header row: {len(records)} rows read as records (a JSON list)"
     )
 
 
