@@ -253,3 +253,9 @@ def test_floods_of_the_new_shapes_are_read_in_bounded_time(line: str) -> None:
     kind = kind_of(text)
     outline_of(text)
     assert time.perf_counter() - start < 10, kind
+
+
+def test_a_log_line_that_starts_with_at_is_no_frame() -> None:
+    text = "\n".join(f"2026-01-01 10:00:{i:02d} INFO step {i}" for i in range(40))
+    text += "\nat 10:00 the server failed to start: port in use\n"
+    assert any("the server failed to start" in h for h in outline_of(text).highlights)

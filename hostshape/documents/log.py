@@ -90,7 +90,8 @@ _DIGITS = re.compile(r"0x[0-9a-fA-F]+|(?<![\w-])[0-9a-f]{12,}(?![\w-])|\d+")
 # a stack trace's frame (Rust's ``27: 0x55e8 - core::panic::...``, ``at src/lib.rs:3:9``, Python's ``File "x",
 # line 3``, Java's and Node's ``at x.y(...)``, Go's ``/src/x.go:13 +0x20``): where an error passed, not an error
 _FRAME = re.compile(
-    r'\s*(?:\d{1,4}: +(?:0x[0-9a-f]+ - \S|[\w<][\w<>\[\]{}, ]*::\S)|at \S|File "[^"\n]{1,300}", line \d+)'
+    r'\s*(?:\d{1,4}: +(?:0x[0-9a-f]+ - \S|[\w<][\w<>\[\]{}, ]*::\S)|File "[^"\n]{1,300}", line \d+'
+    r"|at (?:[\w.$<>/-]+\(|\S+ \(\S+:\d+|\S*[/.]\S*:\d+))"
     r"|\s*\S+\.go:\d+(?: \+0x[0-9a-f]+)?$"
 )
 # terminal colours and styles (CSI sequences: ``ESC [ 31;1 m``), as a CI runner keeps them
