@@ -259,3 +259,23 @@ def test_a_log_line_that_starts_with_at_is_no_frame() -> None:
     text = "\n".join(f"2026-01-01 10:00:{i:02d} INFO step {i}" for i in range(40))
     text += "\nat 10:00 the server failed to start: port in use\n"
     assert any("the server failed to start" in h for h in outline_of(text).highlights)
+
+
+@pytest.mark.parametrize(
+    ("tail", "shown"),
+    [
+        ("    46 Warning(s)\n    11 Error(s)\n\nTime Elapsed 00:00:18.87", "11 Error(s)"),
+        (
+            "##[error]Process completed with exit code 1.\nCleaning up orphan processes",
+            "[error]Process completed with exit code 1.",
+        ),
+        ("Plan: 4 to add, 1 to destroy.\n\nNote: saved nowhere, so apply may differ", "Plan: 4 to add, 1 to destroy."),
+        ("src/a.c:3:5: warning: unused value\nmake: leaving directory", ""),  # a diagnostic is no result
+        ("  = note: `#[warn(x)]` on by default\nsummary printed above", ""),
+        ("step 78 done\nstep 79 done\n+ make rebuild ARCH=i686", ""),  # a count not set apart by a blank line
+    ],
+)
+def test_a_result_line_may_come_before_a_trailing_note(tail: str, shown: str) -> None:
+    text = "\n".join(f"2026-01-01 10:00:{i % 60:02d} INFO step {i} done" for i in range(80)) + f"\n{tail}\n"
+    summary = outline_of(text).summary
+    assert (f"it ends: {shown}" in summary) if shown else ("it ends" not in summary)

@@ -204,14 +204,16 @@ _COUNTED = re.compile(r"(?<![\w.:/=-])\d[\d,.]*%? [A-Za-z]")  # a count of somet
 
 
 _CLOSING_LINES = 5
+# a diagnostic, not a result: a place (``a.c:3:5``, ``a.cs(12,5)``, ``A.java:[1]``) or a compiler's note or help
+_DIAGNOSED = re.compile(r"\S(?::\d+|\(\d+(?:,\d+)?\)|:\[\d+)|^(?:=\s*)?(?:note|help)(?:\[[\w-]*\])?:")
 
 
 def _closing(lines: list[str]) -> str:
     """The result a log ends with (``55 files inspected, 262 offenses``, ``3 failed, 61 passed in 0.2s``, ``BUILD
     FAILURE``): its last non-blank line when it counts something or has a severity word, else the last of the 4
-    lines before it with a severity word or counting something with a blank line after it (a tool may print its
-    elapsed time or a note after its result: MSBuild's ``11 Error(s)`` then ``Time Elapsed 00:00:18.87``,
-    Terraform's ``Plan: 4 to add, ...`` then a note); else ""."""
+    lines before it that is no diagnostic (no place, no note) and has a severity word or counts something with a
+    blank line after it (a tool may print its elapsed time or a note after its result: MSBuild's ``11 Error(s)``
+    then ``Time Elapsed 00:00:18.87``, Terraform's ``Plan: 4 to add, ...`` then a note); else ""."""
     seen = 0
     after = ""  # the line after the one looked at
     for line in reversed(lines[-50:]):
@@ -219,7 +221,8 @@ def _closing(lines: list[str]) -> str:
         apart = not seen or not after.strip()
         after = line
         if shown:
-            if (_COUNTED.search(shown[:200]) and apart) or _SEVERITY.search(shown[:200]):
+            counted = _COUNTED.search(shown[:200]) and apart
+            if (counted or _SEVERITY.search(shown[:200])) and not (seen and _DIAGNOSED.search(shown[:200])):
                 return clip(shown, 160)
             seen += 1
             if seen >= _CLOSING_LINES:
