@@ -32,8 +32,9 @@ _SIGNS: dict[str, re.Pattern[str]] = {
 _KEYWORD_DEFINITION = re.compile(
     r"(?P<indent>[ \t]*)(?:(?:pub(?:\([^)\n]{0,40}\))?|export|default|async|static|public|private|protected|"
     r"internal|abstract|final|sealed|override|open|unsafe|extern|inline|virtual|const|data|case)\s+){0,6}"
-    r"(?:def|class|fn|func|function|struct|enum|trait|impl|interface|type|module|mod|object|namespace|record|"
-    r"protocol|extension|macro_rules!)\s*[\w(<*&]"
+    # a whole keyword (``default:`` in a switch starts with ``def``, ``classes = ...`` with ``class``)
+    r"(?:(?:def|class|fn|func|function|struct|enum|trait|impl|interface|type|module|mod|object|namespace|record|"
+    r"protocol|extension)\b|macro_rules!)\s*[\w(<*&]"
     r"|(?P<assigned>[ \t]*)(?:(?:export\s+)?(?:const|let|var)\s+)?[\w.$]+\s*[=:]\s*(?:async\s+)?"
     r"(?:function\b|\([^()\n]{0,200}\)\s*=>)"
 )

@@ -30,7 +30,8 @@ _LOG_LINE = re.compile(
     r"|\[[^\]\n]{1,60}\] "  # a parallel branch's prefix (Jenkins), a logger's name
     # build tools' own words: compilers, make, configure, automake's silent rules, package managers
     r"|(?:Compiling|Precompiling|Linking|Building|Creating|Installing|Downloading|Running|Making|Generating|"
-    r"Scanning|Fetching|Copying|Packaging|Checking|checking (?:for|if|whether)) "
+    r"Scanning|Fetching|Copying|Packaging|Checking|Processing|Finished|Skipping|checking (?:for|if|whether)) "
+    r"|Target [\w.-]{1,100}:$|Project \"[^\"\n]{1,300}\" |Build (?:started|succeeded|FAILED)\b"  # MSBuild's
     r"|g?make(?:\[\d+\])?: |={3,} |\s*(?:CC|CXX|LD|AR|CCLD|CXXLD)\s+\S"
     # test runners' result lines: pytest (-v, and its dots), go test, cargo test, their failure banners
     r"|\S+::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b|\S+\.py [.FEsxX]+\s*(?:\[\s*\d+%\])?$"
@@ -49,6 +50,14 @@ _LOG_LINE = re.compile(
     # a history (``git log``, ``--stat``): commit headers, their fields, the files each changed and their count
     r"|commit [0-9a-f]{7,40}\b|(?:Author|AuthorDate|Commit|CommitDate|Date|Merge): +\S"
     r"|\s\S.{0,200}? +\| +(?:\d+(?: [+-]+)?|Bin )|\s\d+ files? changed"
+    # a stack trace's frames: Python's ``File "x.py", line 3``, Rust's numbered ``12: crate::module::function``
+    # (and ``0x55e8 - symbol``), its ``at src/lib.rs:33:16``, Go's ``/src/x.go:13 +0x20d`` and ``goroutine 1 [...]:``
+    r'|\s*File "[^"\n]{1,300}", line \d+|\s*\d{1,4}: +(?:0x[0-9a-f]+ - \S|[\w<][\w<>\[\]{}, ]*::\S)'
+    r"|\s+at \S+:\d+(?::\d+)?$|\s*\S+\.go:\d+(?: \+0x[0-9a-f]+)?$|goroutine \d+ \[[\w ,]{1,60}\]:$"
+    # an infrastructure plan (Terraform, OpenTofu): a resource's state read or change (``x: Refreshing state...``,
+    # ``x: Creation complete``), its ``# x will be created`` header, its body's marked attributes (``~ a = 1 -> 2``)
+    r"|\S+: (?:Refreshing state|Reading|Creating|Modifying|Destroying|Still \w+)\.\.\.|\S+: \w+ complete after "
+    r"|\s*# \S+ (?:will be|must be) |\s*(?:[+~-]|-/\+|\+/-|<=) (?:\"?[\w.-]+\"? += |(?:resource|data) \"\w)"
 )
 _YAML_KEY = re.compile(r"\s*(?:- )?[\w\"'./-][\w \"'./-]{0,80}:(?:\s|$)")
 _YAML_OTHER = re.compile(r"\s*- \S|---\s*$|\.\.\.\s*$|\s+\S")
@@ -90,7 +99,9 @@ def kind_of(text: str) -> str:
     # Indented code reads as YAML by its lines (``if x:`` is a key, a body line a continuation): code with its own
     # definitions and few key lines is code.
     if share["keys"] >= 0.3 and share["yaml"] >= 0.85 and not (signs >= 3 and share["keys"] < _CODE_KEYS):
-        return "yaml"
+        # a mapping's keys are unique: lines that repeat one unindented "key" are messages (``Connection error:
+        # ...`` a hundred times over), a log
+        return "log" if _repeated_top_key(lines) else "yaml"
     atx = len(_ATX.findall(sample))
     if atx == 0 and looks_like_rst(sample):
         return "rst"
@@ -131,6 +142,28 @@ def _own_syntax(sample: str, lines: list[str], logged: bool) -> str | None:
     return None
 
 
+_TOP_KEY = re.compile(r"(?!- )([\w\"'./-][\w \"'./-]{0,80}):(?:\s|$)")
+
+
+def _repeated_top_key(lines: list[str]) -> bool:
+    """Whether one unindented key repeats within a YAML document (between ``---`` lines) at least 3 times and on a
+    third of its unindented key lines: YAML forbids a mapping's key twice, a log of ``label: message`` lines does
+    not."""
+    counts: dict[str, int] = {}
+    total = 0
+    for line in [*lines, "---"]:
+        if line.startswith("---"):
+            if total and max(counts.values()) >= max(3, total / 3):
+                return True
+            counts, total = {}, 0
+            continue
+        m = _TOP_KEY.match(line[:200])
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+            total += 1
+    return False
+
+
 def _outside_fences(sample: str) -> str:
     """``sample`` without its fenced blocks (a Markdown page's code examples), line by line."""
     kept: list[str] = []
@@ -158,7 +191,8 @@ def _mostly_markup(sample: str) -> bool:
 def _shares(lines: list[str]) -> dict[str, float]:
     total = len(lines)
     aria = sum(1 for line in lines if ARIA_LINE.match(line[:300]))
-    log = sum(1 for line in lines if _LOG_LINE.match(line[:200]))
+    # a log line may be indented (a build tool nests its targets' output; a console adds a margin)
+    log = sum(1 for line in lines if _LOG_LINE.match(line[:200].lstrip()))
     comments = sum(1 for line in lines if line.lstrip().startswith("#"))
     keys = sum(1 for line in lines if _YAML_KEY.match(line[:200]))
     other = sum(1 for line in lines if not _YAML_KEY.match(line[:200]) and _YAML_OTHER.match(line[:200]))

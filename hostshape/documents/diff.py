@@ -1,6 +1,6 @@
-"""Unified diffs: each file (with its lines added and removed, renames, new, deleted and binary files) and each
-hunk header under it. Parsed by unidiff; without it, or for a diff it rejects, from the ``diff --git``, ``---``/
-``+++`` and ``@@`` lines."""
+"""Unified diffs: each commit of a patch series or of ``git show``/``git log -p`` output (its subject), each file
+(with its lines added and removed, renames, new, deleted and binary files) and each hunk header under it. Parsed by
+unidiff; without it, or for a diff it rejects, from the ``diff --git``, ``---``/``+++`` and ``@@`` lines."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, kept, title_o
 
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 _GIT = re.compile(r"diff --git a/(\S+) b/(\S+)")
+# where one commit of several starts: ``git format-patch``'s ``Subject: [PATCH 2/5] ...`` (its subject may wrap onto
+# an indented line), ``git show``'s and ``git log -p``'s ``commit <hash>`` (its subject the first indented line)
+_SUBJECT = re.compile(r"Subject: (?:\[[^\]\n]{0,40}\] ?)?(\S.{0,300})")
+_COMMIT = re.compile(r"commit ([0-9a-f]{7,40})\b")
+_MESSAGE = re.compile(r" {4}(\S.{0,300})")
 
 
 def outline(text: str) -> Outline | None:
@@ -24,8 +29,36 @@ def outline(text: str) -> Outline | None:
         entries, summary = _scanned(text)
     if not entries:
         return None
+    entries = _under_commits(text, entries)
     shown, kept_notes = kept(entries, notes, "files and hunks")
     return Outline("diff", shown, summary=summary, notes=kept_notes)
+
+
+def _under_commits(text: str, entries: list[Entry]) -> list[Entry]:
+    """``entries`` (files and hunks) nested under the commits ``text`` holds, each titled by its subject (with its
+    ``[PATCH n/m]`` mark, or its hash's first 12 characters); ``entries`` as they are when it holds none."""
+    commits: list[Entry] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if len(commits) >= MAX_ENTRIES:
+            break
+        head = line[:400]
+        subject = _SUBJECT.match(head)
+        if subject:
+            title = head.removeprefix("Subject: ")
+            following = lines[number][:300] if number < len(lines) else ""
+            if following.startswith(" ") and following.strip():
+                title += " " + following.strip()  # a subject format-patch wrapped
+            commits.append(Entry(title_of(title), 1, number))
+            continue
+        commit = _COMMIT.match(head)
+        if commit:
+            message = next((m.group(1) for n in lines[number : number + 12] if (m := _MESSAGE.match(n[:400]))), "")
+            commits.append(Entry(title_of(f"{commit.group(1)[:12]} {message}".rstrip()), 1, number))
+    if not commits:
+        return entries
+    nested = [Entry(e.title, e.level + 1, e.start, e.end, e.name) for e in entries]
+    return sorted([*commits, *nested], key=lambda e: (e.start, e.level))
 
 
 def _parsed(text: str) -> tuple[list[Entry], str]:

@@ -29,7 +29,11 @@ _STEP = re.compile(
     r"|(?:RUN:|\$) (?P<k>\S.{0,100})"
     r"|commit (?P<m>[0-9a-f]{7,40})\b"  # one commit of a history (``git log``): titled by its subject
     r"|_{3,} (?P<l>\S.{0,100}?) _{3,}$"  # a test runner's report of one failed test (pytest)
+    r"|-{4} (?P<n>\S.{0,100}?) (?:stdout|stderr) -{4}$"  # ... and cargo test's
+    r'|\s*Project "[^"\n]{1,300}" is building "(?P<o>[^"\n]{1,300})"'  # one project of an MSBuild run
+    r"|\s*# (?P<p>\S+ (?:will be|must be) \S.{0,200})"  # one resource's change in a plan (Terraform, OpenTofu)
 )
+_REASON = re.compile(r"\s*# (\(.{1,200}\))$")  # why a plan changes a resource, on the line after its header
 _WHOLE_LINE = frozenset({"i", "j", "k"})
 _GROUPS = frozenset({"a", "b"})
 # a name, not a mark (``[*] 3 fixable``) nor a level (``[INFO]``, ``[WARNING]``: every line of a Maven build has one)
@@ -81,7 +85,15 @@ _ZERO = re.compile(r"\b(?:0|no) (?:errors?|failures?|warnings?)\b|\berror[s]?[=:
 _TIMESTAMP = re.compile(r"^\S*\d{2}:\d{2}:\d{2}[\d.,:Z+-]*\]?\s*")
 # a timestamp a line starts with (ISO date and time, or a time of day), left out of a highlight: its line places it
 _STAMP = re.compile(r"^\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}:\d{2}[\d.,:Z+-]{0,16}\]?\s+")
-_DIGITS = re.compile(r"\d+")
+# numbers a repeated line varies in: decimal, hexadecimal (an object's address ``0x7f5966fb6e90``), long hashes
+_DIGITS = re.compile(r"0x[0-9a-fA-F]+|(?<![\w-])[0-9a-f]{12,}(?![\w-])|\d+")
+# a stack trace's frame (Rust's ``27: 0x55e8 - core::panic::...``, ``at src/lib.rs:3:9``, Python's ``File "x",
+# line 3``, Java's and Node's ``at x.y(...)``, Go's ``/src/x.go:13 +0x20``): where an error passed, not an error
+_FRAME = re.compile(
+    r'\s*(?:\d{1,4}: +(?:0x[0-9a-f]+ - \S|[\w<][\w<>\[\]{}, ]*::\S)|File "[^"\n]{1,300}", line \d+'
+    r"|at (?:[\w.$<>/-]+\(|\S+ \(\S+:\d+|\S*[/.]\S*:\d+))"
+    r"|\s*\S+\.go:\d+(?: \+0x[0-9a-f]+)?$"
+)
 # terminal colours and styles (CSI sequences: ``ESC [ 31;1 m``), as a CI runner keeps them
 ANSI = re.compile(r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]")
 _CONTEXT_AFTER = 1
@@ -112,11 +124,14 @@ def outline(text: str) -> Outline:
             name = step.group(0).strip(" =") if step.lastgroup in _WHOLE_LINE else step.group(step.lastgroup or 0)
             if step.lastgroup == "m":
                 name = f"{name[:12]} {_subject(lines, number)}".rstrip()
+            reason = _REASON.match(lines[number][:400]) if step.lastgroup == "p" and number < len(lines) else None
+            if reason:
+                name += f" {reason.group(1)}"
             grouped = grouped or step.lastgroup in _GROUPS
             # a CI log's groups are its steps: the banners and tasks its tools print nest under them
             inner = grouped and step.lastgroup not in _GROUPS
             entries.append(Entry(title_of(name), 1 + bool(branch) + inner, number))
-        if _GUTTER.match(head) or (number < len(lines) and _CARET.match(lines[number][:400])):
+        if _GUTTER.match(head) or _FRAME.match(head) or (number < len(lines) and _CARET.match(lines[number][:400])):
             continue  # source a compiler or linter quotes (its gutter, or a caret under it): not the tool's words
         severity = _SEVERITY.search(head)
         coded = _CODED.match(rest) if severity is None else None
@@ -188,14 +203,28 @@ def _diagnostics(lines: list[str]) -> list[Entry]:
 _COUNTED = re.compile(r"(?<![\w.:/=-])\d[\d,.]*%? [A-Za-z]")  # a count of something (``262 offenses``), not a version
 
 
+_CLOSING_LINES = 5
+# a diagnostic, not a result: a place (``a.c:3:5``, ``a.cs(12,5)``, ``A.java:[1]``) or a compiler's note or help
+_DIAGNOSED = re.compile(r"\S(?::\d+|\(\d+(?:,\d+)?\)|:\[\d+)|^(?:=\s*)?(?:note|help)(?:\[[\w-]*\])?:")
+
+
 def _closing(lines: list[str]) -> str:
-    """The last non-blank line of a log, where tools print their result (``55 files inspected, 262 offenses``,
-    ``3 failed, 61 passed in 0.2s``, ``BUILD FAILURE``), when it counts something or has a severity word; else
-    ""."""
+    """The result a log ends with (``55 files inspected, 262 offenses``, ``3 failed, 61 passed in 0.2s``, ``BUILD
+    FAILURE``): its last non-blank line when it counts something or has a severity word, else the last of the 4
+    lines before it that is no diagnostic (no place, no note) and has a severity word or counts something with a
+    blank line after it (a tool may print its elapsed time or a note after its result: MSBuild's ``11 Error(s)``
+    then ``Time Elapsed 00:00:18.87``, Terraform's ``Plan: 4 to add, ...`` then a note); else ""."""
+    seen = 0
+    after = ""  # the line after the one looked at
     for line in reversed(lines[-50:]):
         shown = _STAMP.sub("", line.strip(), count=1).strip(" =-*#")
+        apart = not seen or not after.strip()
+        after = line
         if shown:
-            if _COUNTED.search(shown[:200]) or _SEVERITY.search(shown[:200]):
+            counted = _COUNTED.search(shown[:200]) and apart
+            if (counted or _SEVERITY.search(shown[:200])) and not (seen and _DIAGNOSED.search(shown[:200])):
                 return clip(shown, 160)
-            return ""
+            seen += 1
+            if seen >= _CLOSING_LINES:
+                return ""
     return ""

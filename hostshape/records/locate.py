@@ -13,6 +13,7 @@ import io
 import itertools
 import json
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -712,7 +713,11 @@ def records_from_text(text: str) -> TextRecords | None:
     if len(sample) < 2:
         return None
     try:  # the first lines decide, cheaply, before a long text is split whole
-        if (_json_lines(sample) if sample[0].lstrip().startswith("{") else _delimited(sample, cut=True)) is None:
+        if sample[0].lstrip().startswith("{"):
+            found = _json_lines(sample)
+        else:
+            found = _delimited(sample, cut=True) or _aligned(sample)
+        if found is None:
             return None
     except (csv.Error, ValueError, RecursionError):
         return None
@@ -725,7 +730,7 @@ def records_from_text(text: str) -> TextRecords | None:
         if lines[0].lstrip().startswith("{"):
             return _json_lines(lines, [number for number, _ in numbered])
         # CSV rows as csv reads a file: a quoted field keeps its line breaks, blank lines inside it too
-        return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :])
+        return _delimited(every[next(i for i, line in enumerate(every) if line.strip()) :]) or _aligned(lines)
     except (csv.Error, ValueError, RecursionError):  # a field past csv's limit, nesting too deep: prose after all
         return None
 
@@ -786,6 +791,41 @@ def _json_lines(lines: list[str], numbers: list[int] | None = None) -> TextRecor
 
 _BAD_LINE_EVERY = 100  # JSON lines may hold one line that is not a JSON object in this many (left out, named)
 _BAD_LINE_SAMPLE = 20  # ... and one among the first lines that decide (when they are at least this many)
+
+
+_ALIGNED_HEADER = re.compile(r"[^\s](?:\S| (?! ))*")  # a header's names: single spaces inside, two or more between
+_MIN_ALIGNED_COLUMNS = 3
+_MAX_ALIGNED_COLUMNS = 256  # a tool's table is narrow; a wider run of spaced words is not one
+
+
+def _aligned(lines: list[str]) -> TextRecords | None:
+    """A table whose columns line up under a header row (``kubectl get``, ``docker ps``, ``df``): the header's
+    names, two spaces or more apart, start the columns; every row has a blank just before each column's start and
+    a value in the first (a cell may be empty: ``docker ps``'s PORTS; the last column runs to the line's end).
+    3 to 256 columns and at least 2 rows, distinct names that are not numbers; None otherwise."""
+    rows = [line.rstrip("\r\n") for line in lines if line.strip()]
+    if len(rows) < 3 or "\t" in rows[0]:
+        return None
+    names = list(_ALIGNED_HEADER.finditer(rows[0]))
+    starts = [m.start() for m in names]
+    header = [m.group(0) for m in names]
+    if not _MIN_ALIGNED_COLUMNS <= len(header) <= _MAX_ALIGNED_COLUMNS or starts[0] != 0:
+        return None
+    if len(set(header)) < len(header):
+        return None
+    if any(h.replace(".", "").isdigit() for h in header):
+        return None
+    records: list[dict[str, Any]] = []
+    for row in rows[1:]:
+        if len(row) <= starts[-1] or any(row[c - 1] != " " for c in starts[1:]):
+            return None
+        cells = [row[a:b].strip() for a, b in itertools.pairwise([*starts, len(row)])]
+        if not cells[0]:
+            return None
+        records.append(dict(zip(header, cells, strict=True)))
+    return TextRecords(
+        records, f"a table of aligned columns under a header row: {len(records)} rows read as records (a JSON list)"
+    )
 
 
 def _delimited(lines: list[str], *, cut: bool = False) -> TextRecords | None:
