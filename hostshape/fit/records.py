@@ -199,14 +199,22 @@ def _all_short(record: Any, level: int) -> bool:
     """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
     two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
     text = dumps(record)
-    return '\\"' not in text and _longer_piece(level).search(text) is None
+    return '\\"' not in text and not _longer_piece_in(text, level)
+
+
+def _longer_piece_in(text: str, level: int) -> bool:
+    """Whether a piece of ``text`` before its first quote, or after any quote up to the next, is longer than
+    ``level`` characters: the first told by where that quote is, the others by a pattern that starts with a
+    quote (searched from one quote to the next at C speed; a pattern that may also start at the beginning is
+    tried at every character)."""
+    first = text.find('"')
+    return (len(text) if first < 0 else first) > level or _quoted_longer(level).search(text) is not None
 
 
 @functools.lru_cache(maxsize=16)
-def _longer_piece(level: int) -> re.Pattern[str]:
-    """A piece of JSON between two quotes (or before the first) longer than ``level`` characters: found where a
-    quote starts one, at C speed, without splitting the text."""
-    return re.compile(f'(?:^|")[^"]{{{level + 1}}}')
+def _quoted_longer(level: int) -> re.Pattern[str]:
+    """A quote followed by more than ``level`` characters that are not one."""
+    return re.compile(f'"[^"]{{{level + 1}}}')
 
 
 def _long_cell(row: list[Any], level: int) -> bool:
