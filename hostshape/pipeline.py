@@ -79,6 +79,7 @@ from hostshape.records.listing import list_query
 from hostshape.records.locate import TextRecords, records_from_text
 from hostshape.records.project import project, surrogate_note
 from hostshape.result import Shaped
+from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN
 from hostshape.wayback.cursor import Position, encode
 from hostshape.wayback.spill import HANDLE, SpillError
 from hostshape.wayback.stores import open_store, unsaved_reason
@@ -213,7 +214,7 @@ def compact(s: Shaping) -> Shaping:
     lost = tuple(losses(s.payload.text, rendering if s.payload.strict else None)) if s.payload.is_data else ()
     s = dataclasses.replace(s, lost=lost)
     if s.payload.is_data and not s.configured and not s.forged:
-        text = minify(s.payload.text) if lost else rendering
+        text = minify(s.payload.text) if lost else _may_fit(rendering, s.limit)
         if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
             return s.done(text, changed=True, strategy="compact")
     return s
@@ -226,7 +227,8 @@ def save(s: Shaping) -> Shaping:
 
 
 def fit(s: Shaping) -> Shaping:
-    note = surrogate_note(s.payload.text) if s.payload.is_data else None
+    # orjson refuses a lone surrogate escape: a text it parsed (``strict``) holds none, and is not scanned
+    note = surrogate_note(s.payload.text) if s.payload.is_data and not s.payload.strict else None
     # lone surrogates the answer shows as U+FFFD; numbers rounded, a repeated key's first value: never rendered
     # without saying so
     replaced = [*([note] if note else []), *s.lost]
@@ -541,12 +543,28 @@ def _strict(text: str) -> bool:
     return True
 
 
-def _exact_json(value: Any) -> str | None:
-    """Compact JSON of ``value`` when it renders without replacements, else None."""
+def _exact_json(value: Any) -> bytes | None:
+    """Compact JSON of ``value`` in UTF-8 (``dumps(value, exact=True)``, not decoded: the loss check reads bytes)
+    when it renders without replacements, else None."""
     try:
-        return dumps(value, exact=True)
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError, RecursionError):
+        pass  # what orjson declines: the standard library's rendering, when it is exact
+    try:
+        return dumps(value, exact=True).encode("utf-8")
     except NotExact:
         return None
+
+
+def _may_fit(rendering: bytes | None, limit: Limit) -> str | None:
+    """``rendering`` as text, unless it is too long to fit ``limit`` (at most 4 bytes a character: longer than
+    ``Limit.fits`` takes any text to fit, in characters; a large rendering is not decoded to learn it)."""
+    if rendering is None:
+        return None
+    chars = len(rendering) // 4
+    if chars > limit.tokens * SURELY_OVER_CHARS_PER_TOKEN or (limit.chars is not None and chars > limit.chars):
+        return None
+    return rendering.decode("utf-8")
 
 
 def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import itertools
@@ -33,7 +34,7 @@ from hostshape.output.envelope import (
     text_fields_cut,
 )
 from hostshape.output.previews import cap_strings
-from hostshape.output.render import dumps, with_path
+from hostshape.output.render import dumps, dumps_each, with_path
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
@@ -198,14 +199,22 @@ def _all_short(record: Any, level: int) -> bool:
     """No text in ``record`` is longer than ``level`` characters, told from its JSON at C speed (no piece between
     two quotes is longer; an escaped quote in it leaves the question to ``cap_strings``)."""
     text = dumps(record)
-    return '\\"' not in text and _longer_piece(level).search(text) is None
+    return '\\"' not in text and not _longer_piece_in(text, level)
+
+
+def _longer_piece_in(text: str, level: int) -> bool:
+    """Whether a piece of ``text`` before its first quote, or after any quote up to the next, is longer than
+    ``level`` characters: the first told by where that quote is, the others by a pattern that starts with a
+    quote (searched from one quote to the next at C speed; a pattern that may also start at the beginning is
+    tried at every character)."""
+    first = text.find('"')
+    return (len(text) if first < 0 else first) > level or _quoted_longer(level).search(text) is not None
 
 
 @functools.lru_cache(maxsize=16)
-def _longer_piece(level: int) -> re.Pattern[str]:
-    """A piece of JSON between two quotes (or before the first) longer than ``level`` characters: found where a
-    quote starts one, at C speed, without splitting the text."""
-    return re.compile(f'(?:^|")[^"]{{{level + 1}}}')
+def _quoted_longer(level: int) -> re.Pattern[str]:
+    """A quote followed by more than ``level`` characters that are not one."""
+    return re.compile(f'"[^"]{{{level + 1}}}')
 
 
 def _long_cell(row: list[Any], level: int) -> bool:
@@ -688,6 +697,9 @@ class _RecordFit:
                 if size > room * SURELY_OVER_CHARS_PER_TOKEN or estimated > 1.25 * room:
                     return True
             return False
+        rate = self.ratio.value
+        if read is not None and texts is not None and rate is not None:
+            return _over_by_block(rows, rate, room, read, texts)
         for row in rows:
             text = dumps(row)
             if read is not None:
@@ -841,6 +853,29 @@ class _RecordFit:
         record = (place, f"{facts.list_path} | {at}" if self.path else at)
         cursor = self.cursor_at(self.offset + 1) if more else None
         return fit_object(container, facts, self.limit, self.way, cursor, record=record)
+
+
+def _over_by_block(rows: Iterable[list[Any]], rate: float, room: int, read: list[list[Any]], texts: list[str]) -> bool:
+    """``_RecordFit._over`` with its rows read and their JSON kept, for an estimate that has its rate (``rate``
+    tokens a byte): the same rows read, texts and answer, each row costed as ``TokenEstimate.estimate`` costs it
+    (its bytes at the rate, rounded down, and one) and a separator, the rows rendered a block at a time and the
+    first row over found by a binary search of the running totals (they only grow)."""
+    most_size, most_estimate = room * SURELY_OVER_CHARS_PER_TOKEN, 1.25 * room
+    size = estimated = 0
+    it = iter(rows)
+    while block := list(itertools.islice(it, _BLOCK)):
+        made = dumps_each(block)
+        sizes = list(itertools.accumulate((len(t) + 1 for t in made), initial=size))
+        estimates = list(itertools.accumulate((int(utf8_length(t) * rate) + 2 for t in made), initial=estimated))
+        over = min(bisect.bisect_right(sizes, most_size, 1), bisect.bisect_right(estimates, most_estimate, 1))
+        if over <= len(made):  # row ``over - 1`` of the block is the first past either limit
+            read += block[:over]
+            texts += made[:over]
+            return True
+        read += block
+        texts += made
+        size, estimated = sizes[-1], estimates[-1]
+    return False
 
 
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:

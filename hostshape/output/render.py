@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -36,6 +37,16 @@ def dumps(value: Any, *, exact: bool = False) -> str:
         return orjson.dumps(safe).decode()
     except (TypeError, orjson.JSONEncodeError):
         return json.dumps(safe, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dumps_each(values: Iterable[Any]) -> list[str]:
+    """``[dumps(v) for v in values]``, rendered by one comprehension at C speed when orjson renders every value as
+    it is (``dumps`` then returns just that), else value by value as ``dumps`` does."""
+    values = list(values)
+    try:
+        return [orjson.dumps(v).decode() for v in values]
+    except (TypeError, orjson.JSONEncodeError, RecursionError):
+        return [dumps(v) for v in values]
 
 
 def _exact_fallback(value: Any, orjson_error: Exception) -> str:

@@ -494,15 +494,20 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     for key, member in obj.items():
         if root and key in schema.derived:
             continue  # rebuilt from the record's other members: stated once, in the envelope's "derived"
-        child = _child(path, key)
         if key in noise or (not schema.noise and _is_link(member)):
+            child = _child(path, key)
             usual = schema.usual.get(child)
             if not (usual is not None and isinstance(member, str) and _link_prefix(member) != usual):
                 cuts.omitted.add(key)
                 continue  # a link like all the others; one that breaks their pattern is information, kept
             cuts.deviating.setdefault(f"{_label(child)} (others under {usual}/)", []).append(member)
-        if _is_rendering_of_sibling(key, obj):
+        if isinstance(key, str) and key.endswith(_RENDERINGS) and _is_rendering_of_sibling(key, obj):
             continue
+        kind = member.__class__
+        if kind is int or kind is float or kind is bool or (kind is str and 0 < len(member) <= NESTED_PREVIEW_CHARS):
+            out[key] = member  # what ``_value`` returns for it at any depth (never empty, never cut): told at once
+            continue
+        child = _child(path, key)
         kept_empty = cuts.keep_empty and not isinstance(member, (dict, list)) and key in schema.filled.get(path, ())
         if _is_empty(member) and not kept_empty:
             cuts.empty[_label(child)] += 1
@@ -678,11 +683,14 @@ def _decoded_base64(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "content": text, "encoding": "utf-8 (decoded from base64 by hostshape)"}
 
 
+_RENDERINGS = ("_html", "_text")  # the endings of a member that may be another rendering of a sibling
+
+
 def _is_rendering_of_sibling(key: str, record: dict[str, Any]) -> bool:
     """``body_html`` / ``body_text`` beside ``body``: another rendering of the same text (both are text, and most
     words of the one with fewer are in the other). ``status_text`` beside a numeric ``status``, or a label beside a
     code, says something else: it is kept."""
-    if not (isinstance(key, str) and key.endswith(("_html", "_text"))):
+    if not (isinstance(key, str) and key.endswith(_RENDERINGS)):
         return False
     base, rendering = record.get(key[:-5]), record[key]
     if not (isinstance(base, str) and isinstance(rendering, str)):
