@@ -1,0 +1,133 @@
+"""Red team, round 11: integers past 64 bits read as rounded floats (orjson 3.13 parses them so, silently), the config
+rewriter's folders swapped between its read and its write, a config nested too deep, names that hold terminal
+escapes, a tool's first line imitating hostshape's notice. Each asserts on what the model receives (o200k) or on
+what is on disk; work is bounded by counts and sizes, never by the wall clock."""
+
+from __future__ import annotations
+
+import json
+import random
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hostshape import Policy, shape
+from hostshape.input.host_forms import tool_result
+from hostshape.input.parse import parse_json
+from hostshape.input.payload import payload_of
+from hostshape.output.render import WideInt, dumps
+from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
+
+WIDE = 2**70  # past orjson's 64 bits: orjson.loads reads 1180591620717411303424 as 1.1805916207174113e+21
+
+
+def _policy(tmp_path: Path, budget: int) -> Policy:
+    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+
+
+def _shown(raw: Any, policy: Policy) -> dict[str, Any]:
+    text = shape(raw, policy=policy).text
+    assert text.strip() and count_tokens(text) <= policy.budget
+    shown: dict[str, Any] = json.loads(text)
+    return shown
+
+
+# ---- integers past 64 bits: exact, never a rounded float -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["json", "python"])
+def test_records_keyed_by_integers_past_64_bits_show_each_exactly(tmp_path: Path, form: str) -> None:
+    # orjson 3.13 parses 2**70 + i as the same float for every i: the answer said every record had one id
+    # ("same": {"id": 1.18e+21}) and listed records without their ids; the way back answered the float too.
+    records = [{"id": WIDE + i, "name": f"item {i}", "body": "x" * 50} for i in range(300)]
+    raw = json.dumps({"total": 2**64, "items": records}) if form == "json" else {"total": 2**64, "items": records}
+    policy = _policy(tmp_path, 400)
+    shown = _shown(raw, policy)
+    assert "id" not in shown["_hostshape"].get("same", {}), shown["_hostshape"]
+    assert shown["total"] == 2**64 and isinstance(shown["total"], int)
+    assert [r["id"] for r in shown["items"]] == [WIDE + i for i in range(len(shown["items"]))]
+    answer = read(shown["_hostshape"]["handle"], query="items[7].id", policy=policy)
+    assert json.loads(answer)["value"] == WIDE + 7, answer
+
+
+def test_an_integer_past_64_bits_beside_a_lone_surrogate_is_shown_exactly(tmp_path: Path) -> None:
+    # The labelled rendering of data with a lone surrogate was read back with orjson: its integers past 64 bits
+    # came back as floats (every record's distinct n then "same in every record").
+    shown = _shown({"bad": "\ud800", "n": WIDE + 1}, _policy(tmp_path, 400))
+    assert shown["n"] == WIDE + 1 and isinstance(shown["n"], int), shown
+    rows = _shown([{"bad": "\ud800", "n": WIDE + i, "x": "y" * 30} for i in range(100)], _policy(tmp_path, 400))
+    assert "n" not in str(rows["_hostshape"].get("notes", "")).split("not shown:")[-1], rows["_hostshape"]
+
+
+def test_parsed_integers_are_exact_whatever_their_size_or_place() -> None:
+    rng = random.Random(11)
+    for _ in range(400):
+        values: list[Any] = [
+            rng.choice([rng.randint(-(2**80), 2**80), rng.randint(-(2**64), 2**65), rng.random() * 1e25])
+            for _ in range(4)
+        ]
+        values.append(str(rng.randint(0, 2**90)))  # digits in a string stay a string
+        text = json.dumps({"v": values, "pad": " " * rng.randint(0, 80)}, indent=rng.choice([None, 2, 70]))
+        parsed = parse_json(text)
+        assert parsed.ok and parsed.value == json.loads(text), text
+        for value in parsed.value["v"]:
+            wide = isinstance(value, int) and not -(2**63) <= value < 2**64
+            assert isinstance(value, WideInt) == wide, (value, text)
+        assert json.loads(dumps(parsed.value)) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1180591620717411303424",
+        "-9223372036854775809",
+        "[" + " " * 200 + "18446744073709551616]",  # a run of blanks longer than the screen looks back
+        '{"a":"x: 99", "b": 99999999999999999999999}',
+        "[" + "1" * 4000 + "]",
+    ],
+)
+def test_an_integer_literal_past_64_bits_anywhere_is_read_by_the_exact_parser(text: str) -> None:
+    parsed = parse_json(text)
+    assert parsed.ok and not parsed.strict and parsed.value == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[18446744073709551615, -9223372036854775808]",  # the edges of orjson's integers
+        '{"id_str": "12345678901234567890123"}',  # digits in a string
+        '{"a": 1234567890123456789012.5, "b": 1234567890123456789012e3}',  # floats, as orjson reads them
+    ],
+)
+def test_a_text_without_integers_past_64_bits_stays_on_orjson(text: str) -> None:
+    parsed = parse_json(text)
+    assert parsed.ok and parsed.strict and parsed.value == json.loads(text)
+
+
+def test_the_wide_integer_screen_holds_a_chunk_of_the_text_at_a_time() -> None:
+    from hostshape.input.parse import _wide_integer
+
+    digits = json.dumps({"x": "9" * 20_000_000, "y": ["12345678901234567890123"] * 1000})  # runs inside strings
+    tracemalloc.start()
+    try:
+        assert not _wide_integer(digits)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8_000_000, f"{peak:,} bytes for a {len(digits):,}-character text"
+
+
+def test_data_holding_integers_past_64_bits_is_rendered_by_orjson() -> None:
+    # Every later rendering of such data took json.dumps (the standard library, in Python for its ints' repr).
+    value = payload_of(tool_result([{"id": WIDE + i, "n": i} for i in range(50)])).value
+    assert all(type(r["id"]) is WideInt for r in value)
+    text = parse_json(json.dumps([{"id": WIDE + i} for i in range(50)]))
+    assert all(type(r["id"]) is WideInt for r in text.value)
+    import orjson
+
+    with pytest.raises(orjson.JSONEncodeError):  # the plain call fails; dumps's retry writes them exactly
+        orjson.dumps(value)
+    assert json.loads(dumps(value)) == [{"id": WIDE + i, "n": i} for i in range(50)]
