@@ -6,6 +6,7 @@ what is on disk; work is bounded by counts and sizes, never by the wall clock.""
 from __future__ import annotations
 
 import json
+import os
 import random
 import tracemalloc
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
+from hostshape.cli.atomic_file import UnsafePath, read_bytes, replace_file
+from hostshape.cli.mcp_config import WRAP_BACKUP, main
 from hostshape.input.host_forms import tool_result
 from hostshape.input.parse import parse_json
 from hostshape.input.payload import payload_of
@@ -131,3 +134,90 @@ def test_data_holding_integers_past_64_bits_is_rendered_by_orjson() -> None:
     with pytest.raises(orjson.JSONEncodeError):  # the plain call fails; dumps's retry writes them exactly
         orjson.dumps(value)
     assert json.loads(dumps(value)) == [{"id": WIDE + i, "n": i} for i in range(50)]
+
+
+# ---- the config rewriter: folders swapped between the read and the write -----------------------------------------
+
+
+def _config() -> str:
+    return json.dumps({"mcpServers": {"s": {"command": "echo", "args": ["hi"]}}}, indent=2) + "\n"
+
+
+def test_a_target_folder_swapped_after_the_read_is_never_written_into(tmp_path: Path) -> None:
+    # ~/.cursor/mcp.json -> ~/dotfiles/mcp.json; after the read, the owner of ~ swaps ~/dotfiles for a link to a
+    # folder holding a file of that name (under sudo: /etc). The rewrite went through the link: that file was
+    # replaced, and given the config's owner.
+    home, victim = tmp_path / "home", tmp_path / "victim"
+    (home / ".cursor").mkdir(parents=True)
+    (home / "dotfiles").mkdir()
+    victim.mkdir()
+    (home / "dotfiles" / "mcp.json").write_text(_config())
+    (victim / "mcp.json").write_text("victim's own file\n")
+    link = home / ".cursor" / "mcp.json"
+    link.symlink_to(home / "dotfiles" / "mcp.json")
+    old = read_bytes(link)
+    (home / "dotfiles").rename(home / "dotfiles-was")
+    (home / "dotfiles").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="changed"):
+        replace_file(link, b"{}", backup=link.with_name("mcp.json" + WRAP_BACKUP), old=old)
+    assert (victim / "mcp.json").read_text() == "victim's own file\n"
+    assert sorted(os.listdir(victim)) == ["mcp.json"] and not (home / ".cursor" / f"mcp.json{WRAP_BACKUP}").exists()
+
+
+def test_a_config_folder_swapped_after_the_read_gets_no_backup(tmp_path: Path) -> None:
+    project, victim = tmp_path / "project", tmp_path / "victim"
+    project.mkdir()
+    victim.mkdir()
+    (project / ".mcp.json").write_text(_config())
+    (victim / ".mcp.json").write_text("victim's own file\n")
+    old = read_bytes(project / ".mcp.json")
+    project.rename(tmp_path / "project-was")
+    project.symlink_to(victim)
+    with pytest.raises(UnsafePath, match="changed"):
+        replace_file(project / ".mcp.json", b"{}", backup=project / f".mcp.json{WRAP_BACKUP}", old=old)
+    assert sorted(os.listdir(victim)) == [".mcp.json"] and (victim / ".mcp.json").read_text() == "victim's own file\n"
+
+
+def test_a_config_edited_after_the_read_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(_config())
+    old = read_bytes(path)
+    path.write_text(_config().replace("hi", "edited meanwhile"))
+    with pytest.raises(UnsafePath, match="changed"):
+        replace_file(path, b"{}", backup=tmp_path / f"mcp.json{WRAP_BACKUP}", old=old)
+    assert "edited meanwhile" in path.read_text()
+
+
+def test_the_rewrite_still_keeps_a_link_and_writes_its_target(tmp_path: Path) -> None:
+    (tmp_path / "dotfiles").mkdir()
+    target = tmp_path / "dotfiles" / "mcp.json"
+    target.write_text(_config())
+    link = tmp_path / "mcp.json"
+    link.symlink_to(target)
+    assert main(["wrap", str(link)]) == 0
+    assert link.is_symlink() and "proxy" in target.read_text()
+    assert (tmp_path / f"mcp.json{WRAP_BACKUP}").read_text() == _config()
+
+
+def test_a_config_nested_too_deep_is_refused_without_a_traceback(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "mcp.json"
+    data = '{"mcpServers": {"s": {"command": "echo"}}, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text(data)
+    assert main(["wrap", str(path)]) == 2
+    assert "nested too deep" in capsys.readouterr().err and path.read_text() == data
+
+
+def test_server_names_holding_terminal_escapes_are_printed_escaped(tmp_path: Path, capsys: Any) -> None:
+    # A project's .mcp.json (cloned from anyone) named a server "\x1b]0;...\x07": printed as it was, it drove the
+    # user's terminal.
+    path = tmp_path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"x\x1b[2J\x1b]0;owned\x07": {"command": "echo"}, "ok": {"url": "u"}}}))
+    assert main(["wrap", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2J" in err
+    key = "k" * 10_000
+    member = json.dumps(key + "\x1b")
+    path.write_text(f'{{"mcpServers": {{}}, {member}: 1, {member}: 2}}')
+    assert main(["wrap", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "appears twice" in err and len(err) < 400 and "\x1b" not in err
