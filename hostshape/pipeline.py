@@ -524,8 +524,8 @@ def _last_line(text: str) -> str:
 
 
 def _first_line(text: str) -> str:
-    """The start of ``text``'s first line without the blanks and invisible characters that lead it, when ``text``
-    has more than one line ("" otherwise: its one line is its last); never a copy of a long text."""
+    """The start of ``text``'s first line without the blanks and invisible characters that lead it; "" for a text of
+    one line that starts ``[hostshape]`` (that line is its last: read as such). Never a copy of a long text."""
     head = text[: 4 * _LAST_LINE_CHARS]
     lead = 0
     while lead < len(head) and (head[lead].isspace() or unicodedata.category(head[lead]) == "Cf"):
@@ -534,6 +534,8 @@ def _first_line(text: str) -> str:
     ends = [at for at in (line.find(mark) for mark in ("\n", *_LINE_BREAKS)) if at >= 0]
     if ends:
         return line[: min(ends)]
+    if not line.startswith(TEXT_PREFIX):  # no need to look further: no envelope line either way
+        return line
     return line if any(mark in text for mark in ("\n", *_LINE_BREAKS)) else ""
 
 
