@@ -136,6 +136,24 @@ def test_data_holding_integers_past_64_bits_is_rendered_by_orjson() -> None:
     assert json.loads(dumps(value)) == [{"id": WIDE + i, "n": i} for i in range(50)]
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("max_by(@, &big).big", WIDE + 199),
+        ("sort_by(@, &big)[0].big", WIDE),
+        ("sum([:2].big)", 2 * WIDE + 1),
+        ("[?big > `1180591620717411303500`] | length(@)", 123),
+        ("to_string([0].big)", str(WIDE)),
+        ("type([0].big)", "number"),
+    ],
+)
+def test_queries_read_integers_past_64_bits_as_numbers(tmp_path: Path, query: str, expected: Any) -> None:
+    policy = _policy(tmp_path, 400)
+    shown = _shown(json.dumps([{"id": i, "big": WIDE + i, "s": "x" * 40} for i in range(200)]), policy)
+    answer = read(shown["_hostshape"]["handle"], query=query, policy=policy)
+    assert json.loads(answer)["value"] == expected, answer
+
+
 # ---- the config rewriter: folders swapped between the read and the write -----------------------------------------
 
 

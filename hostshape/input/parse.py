@@ -69,12 +69,11 @@ def parse_json(text: str) -> Parsed:
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    try:
-        value = _orjson_loads(text)
-        if not _wide_integer(text):
-            return Parsed(value, ok=True, looks_json=True, strict=True)
-    except (orjson.JSONDecodeError, TypeError, RecursionError):
-        pass
+    if not _wide_integer(text):
+        try:
+            return Parsed(_orjson_loads(text), ok=True, looks_json=True, strict=True)
+        except (orjson.JSONDecodeError, TypeError, RecursionError):
+            pass
     try:
         value = _paused(json.loads, text, parse_constant=str, parse_int=_parse_int)
     except RecursionError:
@@ -127,7 +126,7 @@ def _parse_int(digits: str) -> int | str:
 
 
 def _wide_integer(text: str) -> bool:
-    """Whether ``text`` (JSON that orjson parsed) may hold an integer literal past 64 bits, which orjson turned into
+    """Whether the JSON ``text`` may hold an integer literal past 64 bits, which orjson turned into
     a float. Found at C speed (its UTF-8 with every digit written 0, searched for 19 zeros), a chunk at a time;
     each run of 19 digits or more is then an integer literal past 64 bits unless it is certainly not one: in a
     string (no ``[``, ``,`` or ``:`` before it, or a ``.`` or an exponent after it), or within the 64 bits. Past

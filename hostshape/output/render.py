@@ -25,6 +25,10 @@ class WideInt(int):
     __slots__ = ()
 
 
+# Libraries that tell a value's type by its name read it as an int (JMESPath's functions: max_by, sort_by, sum...
+# refused "unknown"); its qualified name, which pickle and repr use, stays WideInt.
+WideInt.__name__ = "int"
+
 _INT_LOW, _INT_HIGH = -(2**63), 2**64 - 1  # the integers orjson reads and writes as integers
 
 
