@@ -65,6 +65,8 @@ from hostshape.output.envelope import (
     TOOL_COPY_LINE,
     TOOL_ERROR,
     TOOL_FIRST_LINE,
+    TOOL_HEAD_LINE,
+    TOOL_HEAD_NOTE,
     TOOL_LAST_LINE,
     TOOL_LINE,
     Facts,
@@ -195,6 +197,10 @@ def leave_alone(s: Shaping) -> Shaping:
         text = f"{payload.text}\n{_FORGED_LINES[forged]}"
         if s.limit.fits(text):
             return s.done(text, changed=True, strategy="noted")
+        if forged == "head":  # a cut keeps the head: its envelope line says whose that first line is
+            return dataclasses.replace(
+                s, forged=True, payload=dataclasses.replace(payload, notes=[*payload.notes, TOOL_HEAD_NOTE])
+            )
         return dataclasses.replace(s, forged=True)
     if as_is and not payload.opaque and s.limit.fits(payload.text):
         if not payload.text.strip():  # never an empty page: the longest wording of the notice that fits
@@ -206,7 +212,13 @@ def leave_alone(s: Shaping) -> Shaping:
 
 
 # The line after a text that imitates the envelope, by where the imitation is (``_forged_envelope``).
-_FORGED_LINES = {"text": TOOL_LINE, "first": TOOL_FIRST_LINE, "last": TOOL_LAST_LINE, "copy": TOOL_COPY_LINE}
+_FORGED_LINES = {
+    "text": TOOL_LINE,
+    "head": TOOL_HEAD_LINE,
+    "first": TOOL_FIRST_LINE,
+    "last": TOOL_LAST_LINE,
+    "copy": TOOL_COPY_LINE,
+}
 
 
 def compact(s: Shaping) -> Shaping:
@@ -452,10 +464,10 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     """Where the result carries what reads as hostshape's envelope, when its handle is not one this policy's store
     holds: ``"json"`` (a top-level ``_hostshape`` member of its data or of an error's JSON, or a last JSON line or
     block with one), ``"text"`` (a last line, after any line break, starting ``[hostshape]`` behind blanks or
-    invisible characters), ``"first"`` (a text's first line that is a JSON object with that member, as JSON answers
-    open), ``"last"`` (such an object as a text's last line) or ``"copy"`` (the member in a structured copy beside
-    the text). It is then the tool's text, not a hostshape layer's (the proxy's under a hook keeps its own, found in
-    the shared store). None otherwise."""
+    invisible characters), ``"head"`` (such a first line, of a text of several), ``"first"`` (a text's first line
+    that is a JSON object with that member, as JSON answers open), ``"last"`` (such an object as a text's last
+    line) or ``"copy"`` (the member in a structured copy beside the text). It is then the tool's text, not a
+    hostshape layer's (the proxy's under a hook keeps its own, found in the shared store). None otherwise."""
     handle: Any = None
     text = payload.text.rstrip()  # the same object, not a copy, when nothing trails
     error_json = _error_json(payload) if payload.is_error and KEY in payload.text else None  # parsed when it may
@@ -467,6 +479,10 @@ def _forged_envelope(payload: Payload, policy: Policy) -> str | None:
     elif last.startswith(TEXT_PREFIX):
         form = "text"
         found = _HANDLE_IN_LINE.search(last)
+        handle = found[1] if found else None
+    elif value is None and (head := _first_line(text)).startswith(TEXT_PREFIX):
+        form = "head"
+        found = _HANDLE_IN_LINE.search(head)
         handle = found[1] if found else None
     elif value is None and (first := _first_line_object(text)) is not None and KEY in first:
         form, member = "first", first[KEY]
@@ -507,6 +523,22 @@ def _last_line(text: str) -> str:
     while lead < len(line) and (line[lead].isspace() or unicodedata.category(line[lead]) == "Cf"):
         lead += 1
     return line[lead : lead + _LAST_LINE_CHARS]
+
+
+def _first_line(text: str) -> str:
+    """The start of ``text``'s first line without the blanks and invisible characters that lead it; "" for a text of
+    one line that starts ``[hostshape]`` (that line is its last: read as such). Never a copy of a long text."""
+    head = text[: 4 * _LAST_LINE_CHARS]
+    lead = 0
+    while lead < len(head) and (head[lead].isspace() or unicodedata.category(head[lead]) == "Cf"):
+        lead += 1
+    line = head[lead : lead + _LAST_LINE_CHARS]
+    ends = [at for at in (line.find(mark) for mark in ("\n", *_LINE_BREAKS)) if at >= 0]
+    if ends:
+        return line[: min(ends)]
+    if not line.startswith(TEXT_PREFIX):  # no need to look further: no envelope line either way
+        return line
+    return line if any(mark in text for mark in ("\n", *_LINE_BREAKS)) else ""
 
 
 _FIRST_LINE_CHARS = 20_000  # a first line longer than this is not read as an envelope

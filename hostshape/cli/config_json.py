@@ -68,8 +68,9 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
+            shown = (repr if key.isprintable() else ascii)(key[:80]) + ("…" if len(key) > 80 else "")
             raise ValueError(
-                f"the key {key!r} appears twice in one object; a rewrite would keep only one of its values: merge "
+                f"the key {shown} appears twice in one object; a rewrite would keep only one of its values: merge "
                 "them by hand first"
             )
         out[key] = value

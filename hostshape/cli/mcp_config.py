@@ -175,13 +175,17 @@ def _chosen(doc: Any, servers: Sequence[str]) -> list[tuple[str, str, Any]]:
     seen = {name for _, name, _ in every}
     missing = [s for s in servers if s not in seen]
     if missing:
-        raise ValueError(f"no server named {', '.join(map(repr, missing))} (servers: {', '.join(sorted(seen))})")
+        raise ValueError(
+            f"no server named {', '.join(map(ascii, missing))} (servers: {', '.join(map(_shown, sorted(seen)))})"
+        )
     return [chosen for chosen in every if not servers or chosen[1] in servers]
 
 
 def _load(text: str) -> Any:
     try:
         doc = config_json.load(text)
+    except RecursionError:
+        raise ValueError("nested too deep to read as JSON; hostshape does not rewrite it") from None
     except json.JSONDecodeError as exc:
         launcher = json.dumps(proxy_command()[0])
         raise ValueError(
@@ -199,7 +203,7 @@ def _maybe_load(text: str | None) -> Any:
         return None
     try:
         return config_json.load(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -267,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(change.text)
         return 0
     for name, why in change.skipped.items():
-        print(f"  {name}: left alone ({why})", file=sys.stderr)
+        print(f"  {_shown(name)}: left alone ({why})", file=sys.stderr)
     if not change.changed:
         print(f"hostshape proxy-config: nothing to {args.action} in {path}", file=sys.stderr)
         return 0
@@ -275,13 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         written = replace_file(path, encoding.encode(change.text), backup=backup, old=data)
     except OSError as exc:
-        print(f"hostshape proxy-config: {path}: nothing written: {exc.strerror or exc}", file=sys.stderr)
+        print(f"hostshape proxy-config: {path}: not changed: {exc.strerror or exc}", file=sys.stderr)
         return 2
     verb = "now behind hostshape proxy" if args.action == "wrap" else "no longer behind hostshape proxy"
     via = f" (a link: updated its target {written})" if written != path.absolute() else ""
     print(
-        f"hostshape proxy-config: {', '.join(change.changed)} {verb} in {path}{via} (backup: {backup}). Restart the "
-        "host to apply.",
+        f"hostshape proxy-config: {', '.join(map(_shown, change.changed))} {verb} in {path}{via} (backup: {backup}). "
+        "Restart the host to apply.",
         file=sys.stderr,
     )
     return 0
@@ -296,6 +300,13 @@ def _glue(argv: list[str]) -> list[str]:
         value = next(rest, None) if arg == "--server" else None
         out.append(f"{arg}={value}" if value is not None else arg)
     return out
+
+
+def _shown(name: str) -> str:
+    """A server's name for the terminal: as written, or quoted with escapes when it holds a control character (a
+    config from a cloned project could otherwise send escape sequences to the terminal), cut past 200."""
+    shown = name if name.isprintable() else ascii(name)
+    return shown if len(shown) <= 200 else shown[:199] + "…"
 
 
 def _decode_or_none(data: bytes | None) -> str | None:

@@ -15,7 +15,7 @@ import orjson
 
 from hostshape.input import contract
 from hostshape.input.parse import MISSING, first_char, looks_like_json, may_be_json, parse_json
-from hostshape.output.render import MAX_DEPTH, NotExact, dumps, safe_text
+from hostshape.output.render import MAX_DEPTH, NotExact, WideInt, dumps, safe_text, wide
 
 
 @dataclass
@@ -204,7 +204,7 @@ def _data(value: Any) -> Payload:
         text = dumps(value)  # every later step reads what the model is shown: its labels, at orjson's speed
         return Payload(
             text=text,
-            value=orjson.loads(text),
+            value=parse_json(text).value,  # exact: orjson reads an integer past 64 bits as a rounded float
             looks_json=True,
             opaque=True,
             notes=[*notes, f"not renderable as is ({exc}); such values are replaced by labels"],
@@ -216,24 +216,28 @@ _MAX_KEY_DEPTH = MAX_DEPTH + 50  # deeper members are left to the renderer, whic
 
 
 def json_ready(value: Any) -> tuple[Any, int, int]:
-    """``value`` with every object key a string, and integers too long for Python to print replaced by the label
-    the renderer gives them, so that no later step meets either; and how many keys and integers were replaced.
-    Unchanged containers are returned as they are (no copy); a key that would collide with another gets its
-    type's name appended."""
+    """``value`` with every object key a string, integers too long for Python to print replaced by the label the
+    renderer gives them and integers past 64 bits made ``WideInt`` (written exactly at orjson's speed), so that
+    no later step meets either; and how many keys and long integers were replaced. Unchanged containers are
+    returned as they are (no copy); a key that would collide with another gets its type's name appended."""
     renamed = labelled = 0
 
     def convert(item: Any, depth: int) -> Any:
         nonlocal renamed, labelled
-        if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > _MAX_INT_BITS:
-            labelled += 1
-            return dumps(item)[1:-1]  # the renderer's label: "[integer of about N digits omitted]"
+        if isinstance(item, int) and not isinstance(item, bool):
+            if item.bit_length() > _MAX_INT_BITS:
+                labelled += 1
+                return dumps(item)[1:-1]  # the renderer's label: "[integer of about N digits omitted]"
+            return item if type(item) is WideInt else wide(item)
         if depth > _MAX_KEY_DEPTH:
             return item
         if isinstance(item, dict):
             out: dict[str, Any] = {}
             changed = False
             for key, member in item.items():
-                new_member = convert(member, depth + 1)
+                kind = type(member)  # a scalar orjson writes is told without a call
+                leaf = kind in _LEAVES or (kind is int and member in _NARROW)
+                new_member = member if leaf else convert(member, depth + 1)
                 changed = changed or new_member is not member
                 if not isinstance(key, str):
                     key = _key_text(key, out, item)
@@ -242,13 +246,19 @@ def json_ready(value: Any) -> tuple[Any, int, int]:
                 out[key] = new_member
             return out if changed else item
         if isinstance(item, (list, tuple)):
-            members = [convert(m, depth + 1) for m in item]
+            members = [
+                m if type(m) in _LEAVES or (type(m) is int and m in _NARROW) else convert(m, depth + 1) for m in item
+            ]
             if any(new is not old for new, old in zip(members, item, strict=False)):
                 return members
             return item
         return item
 
     return convert(value, 0), renamed, labelled
+
+
+_LEAVES = frozenset({str, float, bool, type(None)})  # scalars json_ready leaves as they are
+_NARROW = range(-(2**63), 2**64)  # the integers orjson writes
 
 
 def _key_text(key: Any, taken: dict[str, Any], original: dict[Any, Any]) -> str:

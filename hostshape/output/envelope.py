@@ -268,6 +268,8 @@ TOOL_ERROR = "the tool reported an error"
 
 
 TOOL_LINE = f"{TEXT_PREFIX} the line above that starts {TEXT_PREFIX} is the tool's own text, not hostshape's"
+TOOL_HEAD_LINE = f"{TEXT_PREFIX} the first line, which starts {TEXT_PREFIX}, is the tool's own text, not hostshape's"
+TOOL_HEAD_NOTE = f"its first line, which starts {TEXT_PREFIX}, is the tool's own text"  # when the text is cut
 TOOL_FIRST_LINE = (
     f"{TEXT_PREFIX} the first line, a JSON object with a {KEY!r} member, is the tool's own text, "
     "not hostshape's envelope"

@@ -19,6 +19,32 @@ class NotExact(ValueError):
     """The value can be rendered only with replacements (see ``dumps``)."""
 
 
+class WideInt(int):
+    """An integer past orjson's 64 bits (and short enough to print), as the parser and ``json_ready`` give it:
+    an ``int`` in every way, which ``dumps`` writes exactly at orjson's speed (orjson refuses a plain one)."""
+
+    __slots__ = ()
+
+
+# Libraries that tell a value's type by its name read it as an int (JMESPath's functions: max_by, sort_by, sum...
+# refused "unknown"); its qualified name, which pickle and repr use, stays WideInt.
+WideInt.__name__ = "int"
+
+_INT_LOW, _INT_HIGH = -(2**63), 2**64 - 1  # the integers orjson reads and writes as integers
+
+
+def wide(value: int) -> int:
+    """``value`` as a ``WideInt`` when orjson cannot write it as it is, else itself."""
+    return WideInt(value) if not _INT_LOW <= value <= _INT_HIGH and value.bit_length() <= _MAX_INT_BITS else value
+
+
+def _fragment(value: Any) -> Any:
+    """orjson's ``default`` for ``WideInt``: its digits, as written; anything else is refused as before."""
+    if isinstance(value, WideInt):
+        return orjson.Fragment(int.__repr__(value))
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
 def dumps(value: Any, *, exact: bool = False) -> str:
     """Compact JSON text of ``value``; the same value always gives the same bytes.
 
@@ -28,13 +54,13 @@ def dumps(value: Any, *, exact: bool = False) -> str:
     ``NotExact`` instead.
     """
     try:
-        return orjson.dumps(value).decode()
+        return _orjson(value)
     except (TypeError, orjson.JSONEncodeError, RecursionError) as exc:
         if exact:
             return _exact_fallback(value, exc)
     safe = _safe(value, 0)
     try:
-        return orjson.dumps(safe).decode()
+        return _orjson(safe)
     except (TypeError, orjson.JSONEncodeError):
         return json.dumps(safe, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -47,6 +73,16 @@ def dumps_each(values: Iterable[Any]) -> list[str]:
         return [orjson.dumps(v).decode() for v in values]
     except (TypeError, orjson.JSONEncodeError, RecursionError):
         return [dumps(v) for v in values]
+
+
+def _orjson(value: Any) -> str:
+    """orjson's rendering of ``value``; integers past 64 bits, each a ``WideInt``, written exactly at its speed."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError as exc:
+        if "64-bit" not in str(exc):
+            raise
+    return orjson.dumps(value, default=_fragment, option=orjson.OPT_PASSTHROUGH_SUBCLASS).decode()
 
 
 def _exact_fallback(value: Any, orjson_error: Exception) -> str:
@@ -72,7 +108,7 @@ def _safe(value: Any, depth: int) -> Any:
     if isinstance(value, int):
         if value.bit_length() > _MAX_INT_BITS:
             return f"[integer of about {int(value.bit_length() * 0.30103):,} digits omitted]"
-        return value
+        return wide(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if depth >= MAX_DEPTH and isinstance(value, (dict, list, tuple)):
