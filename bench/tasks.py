@@ -108,7 +108,6 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/planetary_computer_stac_search_naip.json": (None, None),
     "corpus/prometheus_range_query_cpu_throttling.json": (None, None),
     "corpus/prometheus_range_query_node_cpu_modes.json": (None, None),
-    "corpus/datadog_v1_query_timeseries.json": ("display_name", None),
     "corpus/github_graphql_pr_status_checks.json": ("node.title", "node.state"),
     "corpus/elasticsearch_msearch_hits_aggregations.json": ("_source.title", None),
     "corpus/elasticsearch_msearch_facet_filters.json": (None, None),
@@ -193,7 +192,6 @@ MORE: dict[str, tuple[str, ...]] = {
     # a series' latest sample (its value and time), a node's field two connections down, a bucket's hits
     "corpus/prometheus_range_query_cpu_throttling.json": ("metric.container", "values.-1.1", "values.-1.0"),
     "corpus/prometheus_range_query_node_cpu_modes.json": ("values.-1.1", "values.-1.0", "values.0.0"),
-    "corpus/datadog_v1_query_timeseries.json": ("pointlist.-1.1", "pointlist.-1.0", "interval", "unit.0.name"),
     "corpus/github_graphql_pr_status_checks.json": (
         "node.reviewDecision",
         "node.statusCheckRollup.nodes.0.commit.statusCheckRollup.contexts.checkRunCount",
