@@ -315,6 +315,22 @@ def more_marker(hidden: int) -> str:
     return MORE_MARK.format(n=hidden)
 
 
+MIDDLE_MARK = "…{n} more…"  # the item between the head and the tail of a list shown by both: how many it stands for
+
+
+def middle_marker(hidden: int) -> str:
+    """The item between the head and the tail of a list shown by both, saying how many items it stands for."""
+    return MIDDLE_MARK.format(n=hidden)
+
+
+def hidden_in_middle(item: Any) -> int | None:
+    """How many items the middle marker ``item`` stands for; None when ``item`` is no such marker."""
+    if not (isinstance(item, str) and item.startswith("…") and item.endswith(" more…")):
+        return None
+    digits = item[1 : -len(" more…")]
+    return int(digits) if digits.isdigit() else None
+
+
 def hidden_by_marker(item: Any) -> int | None:
     """How many items the marker ``item`` says follow it; None when ``item`` is no such marker."""
     if not (isinstance(item, str) and item.startswith("…+") and item.endswith(" more")):
