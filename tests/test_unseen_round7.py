@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hostshape.output.spacing import kept_once, told
 from tests.answers import shaped_json_text as _shaped
 
 
@@ -56,3 +57,33 @@ def test_a_series_shrunk_to_fit_keeps_its_latest_samples(tmp_path: Path, budget:
         original = by_target[r["target"]]
         assert r["datapoints"][-1] == original["datapoints"][-1]  # the latest sample, whatever was cut before it
         assert r["datapoints"][0] == original["datapoints"][0]
+
+
+def test_times_every_series_shares_survive_a_crowded_envelope(tmp_path: Path) -> None:
+    raw = _azure_like(6, 120)
+    for budget in (600, 1000, 1500):
+        _, shown = _shaped(tmp_path, raw, budget)
+        stated = shown["_hostshape"]["same"]["timestamps"]
+        assert stated == "120 values from 2026-03-01T00:00:00Z to 2026-03-01T01:59:00Z, every 60 s"
+        assert "not shown: timestamps" not in " ".join(shown["_hostshape"]["notes"])  # stated, not named as cut
+
+
+def test_unevenly_spaced_shared_times_keep_their_ends(tmp_path: Path) -> None:
+    raw = _azure_like(6, 120, even=False)
+    _, shown = _shaped(tmp_path, raw, 1000)
+    stated = shown["_hostshape"]["same"]["timestamps"]
+    first, last = raw["value"][0]["timestamps"][0], raw["value"][0]["timestamps"][-1]
+    assert stated == [first, "…118 more…", last]
+
+
+def test_evenly_spaced_numbers_are_told_by_their_ends_and_step() -> None:
+    assert told([100, 160, 220, "…7 more…", 700, 760]) == "12 values from 100 to 760, every 60"
+    assert told([1.5, 2.0, 2.5, 3.0]) == "4 values from 1.5 to 3.0, every 0.5"
+    assert told([100, 160, 220, "…7 more…", 700, 770]) == [100, "…10 more…", 770]  # the step breaks at the tail
+    assert told("not a list") == "not a list"
+
+
+def test_a_compacted_envelope_keeps_the_lists_stated_once_that_fit() -> None:
+    same = {"unit": "Count", "source": ["agent"], "tags": ["a", "b", "c"], "long": list(range(0, 4000, 10))}
+    assert kept_once(same, 120) == {"tags": ["a", "b", "c"], "long": "400 values from 0 to 3990, every 10"}
+    assert kept_once(same, 30) == {"tags": ["a", "b", "c"]}  # whole when it fits; scalars and short lists are named

@@ -112,12 +112,14 @@ class Facts:
         return self.truncated or self.text_cut or self.shrunk or self.replaced or self.filtered
 
 
-def compacted(facts: Facts, note_chars: int = 100) -> Facts:
+def compacted(facts: Facts, note_chars: int = 100, keep: dict[str, Any] | None = None) -> Facts:
     """``facts`` shortened for a budget the full envelope would crowd out: values stated once become a note naming
-    them (they are then not shown), and each note is cut to ``note_chars``."""
+    them (they are then not shown), but for those in ``keep`` (stated as ``keep`` gives them: a list told by its
+    ends and step, hostshape.output.spacing), and each note is cut to ``note_chars``."""
     notes = list(facts.notes)
-    if facts.same:
-        names = list(facts.same)
+    keep = {k: v for k, v in (keep or {}).items() if k in facts.same}
+    if len(keep) < len(facts.same):
+        names = [n for n in facts.same if n not in keep]
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
     if facts.derived:
@@ -125,7 +127,7 @@ def compacted(facts: Facts, note_chars: int = 100) -> Facts:
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("built from other members, not shown: " + ", ".join(names[:8]) + more)
     notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in notes]
-    return dataclasses.replace(facts, notes=notes, same={}, derived={})
+    return dataclasses.replace(facts, notes=notes, same=keep, derived={})
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
