@@ -5,7 +5,9 @@ No model is involved. For each list payload the questions are the ones an agent 
 - the identifier, title and status of the k-th record, for k = first, middle, last;
 - how many records the result has;
 - which record has a given identifier (answered by its title, or its identifier when there is no title field),
-  for the same three records.
+  for the same three records;
+- for some payloads, more members of the same three records, as dotted paths that may pick a list's item by its
+  position (``values.-1.1``: the value of a series' latest sample; ``nodes.0.commit``: a connection's first node).
 
 A small deterministic reader answers them from the text a tool sent to the model, the same way for every tool:
 
@@ -114,6 +116,11 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/snipeit_hardware_assets.json": ("name", "status_label.name"),
     "corpus/nvd_cve_api_v2_feed.json": (None, "cve.vulnStatus"),
     "corpus/trivy_image_scan_report.json": ("Title", "Status"),
+    "corpus/prometheus_range_query_cpu_throttling.json": (None, None),
+    "corpus/prometheus_range_query_node_cpu_modes.json": (None, None),
+    "corpus/github_graphql_pr_status_checks.json": ("node.title", "node.state"),
+    "corpus/elasticsearch_msearch_hits_aggregations.json": ("_source.title", None),
+    "corpus/elasticsearch_msearch_facet_filters.json": (None, None),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -202,6 +209,15 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/snipeit_hardware_assets.json": ("asset_tag", "model.name", "assigned_to.email"),
     "corpus/nvd_cve_api_v2_feed.json": ("cve.published", "cve.sourceIdentifier"),
     "corpus/trivy_image_scan_report.json": ("PkgName", "Severity", "FixedVersion"),
+    # a series' latest sample (its value and time), a node's field two connections down, a bucket's hits
+    "corpus/prometheus_range_query_cpu_throttling.json": ("metric.container", "values.-1.1", "values.-1.0"),
+    "corpus/prometheus_range_query_node_cpu_modes.json": ("values.-1.1", "values.-1.0", "values.0.0"),
+    "corpus/github_graphql_pr_status_checks.json": (
+        "node.reviewDecision",
+        "node.statusCheckRollup.nodes.0.commit.statusCheckRollup.contexts.checkRunCount",
+    ),
+    "corpus/elasticsearch_msearch_hits_aggregations.json": ("_score", "_source.actors.0"),
+    "corpus/elasticsearch_msearch_facet_filters.json": ("doc_count",),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
@@ -225,21 +241,32 @@ class Truth:
     more: tuple[str, ...] = ()
 
 
+_POSITION = re.compile(r"-?\d+")  # a step of a dotted path that picks a list's item: 0 the first, -1 the last
+
+
 def _get(record: Any, path: str | None) -> Any:
     if path is None or not isinstance(record, dict):
         return None
     if path in record and not isinstance(record[path], (dict, list)):
         return record[path]  # a column named by its dotted path (an index or columnar table)
     node: Any = record
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
+    parts = path.split(".")
+    for part in parts:
+        if isinstance(node, list) and _POSITION.fullmatch(part):  # a list's item by position (-1: its last)
+            at = int(part)
+            if not -len(node) <= at < len(node):
+                return None
+            node = node[at]
+        elif not isinstance(node, dict) or part not in node:
             break
-        node = node[part]
+        else:
+            node = node[part]
         if not isinstance(node, (dict, list)):
             return node  # the whole path, or an object a shaper collapsed to its one telling value
     else:
         return node
-    parts = path.split(".")
+    if any(_POSITION.fullmatch(part) for part in parts):
+        return None  # a position names one item of one list: no other member stands for it
     for i in range(1, len(parts) - 1):  # a column named by the path's end (records unwrapped from ``snippet``)
         tail = ".".join(parts[i:])
         if tail in record and not isinstance(record[tail], (dict, list)):

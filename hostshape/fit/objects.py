@@ -20,7 +20,9 @@ from hostshape.output.envelope import (
     Facts,
     WayBack,
     hidden_by_marker,
+    hidden_in_middle,
     members_cut,
+    middle_marker,
     more_marker,
     object_json,
     preview_json,
@@ -253,6 +255,11 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
         keep = max(0, min(own_chars(text), int(len(text) * (target - 24) / size)))
         return f"{text[:keep]}…[+{full_length(text) - keep:,} chars]"
     if isinstance(value, list):
+        middle = next((i for i, item in enumerate(value) if hidden_in_middle(item) is not None), None)
+        if middle is not None:
+            both = _head_and_tail(value, middle, target)
+            if both is not None:
+                return both
         kept, used = [], 2
         for item in value:
             item_size = dumps_size(item) + 1
@@ -268,6 +275,33 @@ def cut_to_bytes(value: Any, target: int, depth: int = 0) -> Any:
     if isinstance(value, dict):
         return _reduce_object(value, size, target, depth)
     return value
+
+
+def _head_and_tail(value: list[Any], middle: int, target: int) -> list[Any] | None:
+    """A list the shrink showed by its head and tail (``value[middle]`` the marker between them) cut to about
+    ``target`` bytes the same way: as many items from each end as fit, taken in turn, and one marker for all the
+    items between (a series keeps its latest values as well as its first); None when not one item of each end fits.
+    """
+    head, tail = value[:middle], value[middle + 1 :]
+    hidden = hidden_in_middle(value[middle]) or 0
+    kept_head: list[Any] = []
+    kept_tail: list[Any] = []
+    used = 2 + _MARKER
+    full = False
+    for i in range(max(len(head), len(tail))):
+        for side, items in ((kept_head, head), (kept_tail, tail[::-1])):
+            size = dumps_size(items[i]) + 1 if i < len(items) else 0
+            full = full or used + size > target
+            if size and not full:
+                side.append(items[i])
+                used += size
+        if full:
+            break
+    if not kept_head or not kept_tail:
+        return None
+    kept_tail.reverse()
+    between = hidden + len(head) - len(kept_head) + len(tail) - len(kept_tail)
+    return [*kept_head, middle_marker(between), *kept_tail]
 
 
 _MAX_REDUCE_DEPTH = 64

@@ -34,7 +34,12 @@ from hostshape.output.envelope import (
     text_fields_cut,
 )
 from hostshape.output.previews import cap_strings
+<<<<<<< HEAD
 from hostshape.output.render import dumps, dumps_each, with_path
+=======
+from hostshape.output.render import dumps, with_path
+from hostshape.output.spacing import kept_once
+>>>>>>> unseen7
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
@@ -98,7 +103,7 @@ def fit_data(
     if beside:  # the members beside the list would crowd its records out; a cut, whatever the records' own fit says
         facts = dataclasses.replace(_noted(facts, outlined_beside(beside)), shrunk=True)
     if ratio.estimate(dumps(envelope(facts, way, None))) > limit.tokens * ENVELOPE_CROWDS:
-        facts = compacted(facts)
+        facts = compacted(facts, keep=kept_once(facts.same, min(_SAME_KEPT_CHARS, limit.tokens // 5)))
     # a top-level list is shown as {"items": [...]}: its cut names that key
     facts = dataclasses.replace(facts, total=len(listed), list_path=records.query or ".".join(path) or ITEMS)
     # no budget shows or indexes more records than it has tokens, nor shows whole what lies past _SEEN_CHARS
@@ -141,6 +146,8 @@ def _beside_room(records: RecordList, offset: int, beside: int, envelope_tokens:
     return share if left >= share or left < limit.tokens * _LEAST_BESIDE else left
 
 
+_SAME_KEPT_CHARS = 240  # a compacted envelope still states this many characters of the values stated once (told
+# short: a series' shared times by their ends and step), at most one character per 5 tokens of the budget
 _LISTING_SAMPLE = 100  # index rows whose cost estimates a listing of every record
 _LISTING_SLACK = 1.02  # the rows not counted may run a little longer than the sample
 _ENVELOPE_GROWS = 40  # tokens the envelope gains once the fit states what it showed (returned, listed, dropped)

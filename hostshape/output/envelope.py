@@ -112,12 +112,14 @@ class Facts:
         return self.truncated or self.text_cut or self.shrunk or self.replaced or self.filtered
 
 
-def compacted(facts: Facts, note_chars: int = 100) -> Facts:
+def compacted(facts: Facts, note_chars: int = 100, keep: dict[str, Any] | None = None) -> Facts:
     """``facts`` shortened for a budget the full envelope would crowd out: values stated once become a note naming
-    them (they are then not shown), and each note is cut to ``note_chars``."""
+    them (they are then not shown), but for those in ``keep`` (stated as ``keep`` gives them: a list told by its
+    ends and step, hostshape.output.spacing), and each note is cut to ``note_chars``."""
     notes = list(facts.notes)
-    if facts.same:
-        names = list(facts.same)
+    keep = {k: v for k, v in (keep or {}).items() if k in facts.same}
+    if len(keep) < len(facts.same):
+        names = [n for n in facts.same if n not in keep]
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("same in every record, not shown: " + ", ".join(map(str, names[:8])) + more)
     if facts.derived:
@@ -125,7 +127,7 @@ def compacted(facts: Facts, note_chars: int = 100) -> Facts:
         more = f" +{len(names) - 8} more" if len(names) > 8 else ""
         notes.append("built from other members, not shown: " + ", ".join(names[:8]) + more)
     notes = [n if len(n) <= note_chars else n[: note_chars - 1] + "…" for n in notes]
-    return dataclasses.replace(facts, notes=notes, same={}, derived={})
+    return dataclasses.replace(facts, notes=notes, same=keep, derived={})
 
 
 def envelope(facts: Facts, way: WayBack, cursor: str | None) -> dict[str, Any]:
@@ -315,6 +317,22 @@ MORE_MARK = "…+{n:,} more"  # the last item of a list shown in part: how many 
 def more_marker(hidden: int) -> str:
     """The last item of a list shown in part, saying how many items follow it."""
     return MORE_MARK.format(n=hidden)
+
+
+MIDDLE_MARK = "…{n} more…"  # the item between the head and the tail of a list shown by both: how many it stands for
+
+
+def middle_marker(hidden: int) -> str:
+    """The item between the head and the tail of a list shown by both, saying how many items it stands for."""
+    return MIDDLE_MARK.format(n=hidden)
+
+
+def hidden_in_middle(item: Any) -> int | None:
+    """How many items the middle marker ``item`` stands for; None when ``item`` is no such marker."""
+    if not (isinstance(item, str) and item.startswith("…") and item.endswith(" more…")):
+        return None
+    digits = item[1 : -len(" more…")]
+    return int(digits) if digits.isdigit() else None
 
 
 def hidden_by_marker(item: Any) -> int | None:

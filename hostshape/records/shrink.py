@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hostshape.output.envelope import derived_checked_on, query_key
+from hostshape.output.envelope import derived_checked_on, middle_marker, query_key
 from hostshape.output.previews import Clipped, preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import derived, structure
@@ -545,7 +545,7 @@ def _list(items: list[Any], path: str, depth: int, schema: _Schema, cuts: Cuts) 
     head, tail = items[: cuts.items // 2], items[-(cuts.items // 2 - 1) :]
     cuts.lists[_label(path)] += 1
     cuts.list_items[_label(path)] += len(items) - len(head) - len(tail)
-    middle = f"…{len(items) - len(head) - len(tail)} more…"
+    middle = middle_marker(len(items) - len(head) - len(tail))
     return (
         [_value(v, child, depth + 1, schema, cuts, root=False) for v in head]
         + [middle]
