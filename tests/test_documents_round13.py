@@ -30,6 +30,7 @@ NEW = [
     "asciidoctor_migrate_asciidoc_py.html",
     "mkdocs_material_admonitions.md",
     "rust_rfc_3498_lifetime_capture_rules_2024.md",
+    "requests_advanced_furo_aria_snapshot.md",
 ]
 
 
