@@ -88,10 +88,14 @@ _BLOCK = frozenset(
     ]
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+# what inside a table cell is read as inline text: its blocks, items, code and a nested table's rows and cells
+_IN_CELL = (_BLOCK - {"table"}) | {"li", "pre", "br", "tr", "td", "th", "table"}
 _SPACE = re.compile(r"\s+")
 _LABEL = re.compile(r"\s*\[\w+\]$")  # a trailing bracketed label of a term (a ``[source]`` link)
 _WORD = re.compile(r"[^\W_]")
 _NAME = re.compile(r"[A-Za-z_]\w*$")
+# where a term's name ends: its parameters, its value, or its type annotation (a colon and a blank: not ``::``)
+_SIGNATURE_END = re.compile(r"\(| = |(?<!:):\s")
 
 
 def outline(text: str) -> Outline | None:
@@ -169,6 +173,8 @@ class _Readable:
         self._links: list[tuple[int, int, str]] = []  # (position in the line, in the title, href) of the open links
         self._pre = 0
         self._cells = 0
+        self._tables = 0  # how many tables are open
+        self._cell: int | None = None  # while a cell is open: how many tables were open when it opened
         # the outermost open list: its depth of nesting, first line, items, characters, characters in local links
         self._list = [0, 0, 0, 0, 0]
 
@@ -177,6 +183,10 @@ class _Readable:
         """Take an element's start; False when its content is to be left out."""
         if tag in _SKIP or _hidden(attrs):
             return False
+        if tag == "table":
+            self._tables += 1
+        if tag in _IN_CELL and self._in_cell(tag):
+            return True
         if tag in _HEADINGS:
             self.newline()
             self.line.clear()  # a heading is a line of its own, even in a list item
@@ -190,12 +200,6 @@ class _Readable:
             if self.line != ["- "]:  # an empty item before: its marker stands for this one
                 self.line.append("- ")
             self._list[2] += bool(self._list[0])
-        elif tag == "tr":
-            self.newline()
-            self._cells = 0
-        elif tag in ("td", "th"):
-            self.line.append("| " if self._cells == 0 else " | ")
-            self._cells += 1
         elif tag == "br":
             self.newline()
             self._plain.append(" ")
@@ -237,17 +241,46 @@ class _Readable:
             self._term = (self._level + 1 + min(self._in_entries, MAX_TERM_NESTING), len(self.lines) + 1)
             self._plain.clear()
 
+    def _in_cell(self, tag: str) -> bool:
+        """Take the start of a row, a cell, or a block inside an open cell (a blank: the row stays one line);
+        False when ``tag`` is none of these and is read as usual."""
+        if self._cell is not None and not self._own_row(tag):
+            self.text(" ")
+        elif tag == "tr":
+            self._end_row()
+        elif tag in ("td", "th"):
+            self.line.append("| " if self._cells == 0 else " | ")
+            self._cells += 1
+            self._cell = self._tables
+        else:
+            return False
+        return True
+
+    def _own_row(self, tag: str) -> bool:
+        """Whether ``tag``, met inside an open cell, is its own table's cell or row (a cell whose end the markup left
+        out): the cell is closed and the tag read as usual. A nested table's cells and rows are the cell's text."""
+        if tag in ("td", "th", "tr") and self._tables <= (self._cell or 0):
+            self._cell = None
+            return True
+        return False
+
     def end(self, tag: str) -> None:
-        if tag in _HEADINGS and self._heading is not None:
+        if tag == "table":
+            self._tables = max(0, self._tables - 1)
+            if self._cell is not None and self._tables < self._cell:
+                self._cell = None  # its table ended: the cell with it
+        if self._cell is not None and tag in _IN_CELL and not self._own_row(tag):
+            self.text(" ")
+        elif tag in ("td", "th"):
+            pass
+        elif tag in _HEADINGS and self._heading is not None:
             self._end_heading(self._heading)
         elif tag in ("dl", "dd", "dt"):
             self._end_definitions(tag)
         elif tag == "a" and self._links:
             self._end_link()
         elif tag == "tr":
-            if self._cells:
-                self.line.append(" |")
-            self.newline()
+            self._end_row()
         elif tag == "pre" and self._pre:
             self.newline()
             self._pre -= 1
@@ -259,6 +292,13 @@ class _Readable:
                 self._list[0] -= 1
                 if not self._list[0]:
                     self._end_list()
+
+    def _end_row(self) -> None:
+        """A row's end, or the next row's start when the markup left the end out: its cells closed on its line."""
+        if self._cells:
+            self.line.append(" |")
+        self.newline()
+        self._cells = 0
 
     def _end_heading(self, level: int) -> None:
         title = title_of("".join(self._plain).strip()).rstrip("¶§#🔗 ").strip()
@@ -340,8 +380,10 @@ class _Readable:
 
 
 def _name_of(title: str) -> str:
-    """What a term defines: the last identifier of its signature (``add`` for ``Foo.add(a, b)``), or empty."""
-    signature = title.split(" = ")[0].split("(")[0].strip()
+    """What a term defines: the last identifier of its signature before its parameters, value or annotation
+    (``add`` for ``Foo.add(a, b)``, ``auth`` for ``auth: AuthType | None``, ``links`` for ``property links: dict``),
+    or empty."""
+    signature = _SIGNATURE_END.split(title, 1)[0].strip()
     last = re.split(r"[\s.:]+", signature)[-1] if signature else ""
     return last if _NAME.match(last) and last != title else ""
 

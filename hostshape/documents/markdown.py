@@ -1,5 +1,7 @@
 """Markdown: its headings, from markdown-it-py's token stream (``heading_open`` tokens carry ``.map``, their line
-range), or from ATX and setext heading lines outside fenced code when markdown-it-py is not installed."""
+range), or from ATX and setext heading lines outside fenced code when markdown-it-py is not installed. A front matter
+(``---`` or ``+++`` lines around ``key: value`` lines at the very top, as static site generators read it) holds no
+heading: its closing ``---`` is no setext underline."""
 
 from __future__ import annotations
 
@@ -21,6 +23,27 @@ _INLINE = re.compile(r"(`+)([^`\n]{0,300}?)\1|\\([!-/:-@\[-`{-~])|(?<=[^\W_])(_+
 _PERMALINK = re.compile(r"\[[^\w\]\n]{0,10}\]\(#[^)\n]{0,2000}\)")
 
 
+# a front matter: its fence, then lines of keys, list items, comments or continuations, within the first lines
+_MATTER_FENCE = re.compile(r"(---|\+\+\+)[ \t]*\n")
+_MATTER_LINE = re.compile(r"[ \t]*(?:$|#|- |[\w\"'.-]{1,100}[ \t]*[:=])|[ \t]+\S")
+MAX_MATTER_LINES = 200
+
+
+def front_matter(text: str) -> int:
+    """How many lines the front matter ``text`` opens with takes (its fences included), or 0 when none."""
+    opened = _MATTER_FENCE.match(text)
+    if opened is None:
+        return 0
+    fence = opened.group(1)
+    lines = text[opened.end() :].split("\n", MAX_MATTER_LINES + 1)[:MAX_MATTER_LINES]
+    for number, line in enumerate(lines, 2):
+        if line.rstrip() == fence or (fence == "---" and line.rstrip() == "..."):
+            return number if number > 2 else 0
+        if not _MATTER_LINE.match(line[:200]):
+            return 0
+    return 0
+
+
 def _closing_hashes(word: str) -> bool:
     return bool(word) and not word.strip("#")
 
@@ -32,6 +55,9 @@ MAX_PARSED_CHARS = 500_000
 def outline(text: str) -> Outline | None:
     """The headings of ``text`` as entries (level = heading level), or None when it has none."""
     notes: tuple[str, ...] = ()
+    matter = front_matter(text)
+    if matter:  # its lines blanked: the headings keep their line numbers
+        text = "\n" * matter + text.split("\n", matter)[-1]
     if len(text) > MAX_PARSED_CHARS:
         entries = _scanned(text)
         notes = (f"{len(text):,} characters: headings read line by line, not parsed",)
@@ -47,8 +73,10 @@ def outline(text: str) -> Outline | None:
 
 
 def clean_title(raw: str) -> str:
-    """A heading's source text without its inline markup."""
-    return title_of(_INLINE.sub(_plain, _LINK.sub(r"\1", _PERMALINK.sub("", raw[:2000]))))
+    """A heading's source text without its inline markup, and without the permalink sign a page converted from HTML
+    ends it with (``Session Objects¶``)."""
+    title = title_of(_INLINE.sub(_plain, _LINK.sub(r"\1", _PERMALINK.sub("", raw[:2000]))))
+    return title.rstrip("¶§🔗 ").rstrip() or title
 
 
 def _plain(found: re.Match[str]) -> str:

@@ -9,7 +9,9 @@ and no line of it is prose. A link-dense line counts as a link even in a table (
 
 A paragraph before any heading that its buttons follow (short labels: ``Accept all``, ``Reject``) is the site's
 banner (a cookie notice, an announcement), not the content's start, when the navigation's links come after it: a
-scraper converting the whole page puts it first. At most ``MAX_BANNER_LINES`` lines of banners."""
+scraper converting the whole page puts it first; so is a line of a header's labels, however many (a theme's icon
+buttons read out: ``Contents Menu Expand Light mode Dark mode ... Skip to content``): a paragraph of one line holding
+no sentence mark. At most ``MAX_BANNER_LINES`` lines of banners."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ _WORD = re.compile(r"[^\W_]{2,}")
 _PROSE_WORDS = 8
 _LONG_WORDS = 20
 _SENTENCE_END = re.compile(r"[.!?:;]\W{0,3}$")
+_SENTENCE_MARK = re.compile(r"[.!?;:]")
 _BLOCK_START = re.compile(r"(?:[-*+>|#]|\d+[.)])\s|```|~~~")
 
 
@@ -68,7 +71,11 @@ def leading(text: str) -> Navigation | None:
             continue
         start = start or number
         if kind == "content":
-            if heading or banners >= MAX_BANNER_LINES or not _buttons_after(lines, number):
+            if (
+                heading
+                or banners >= MAX_BANNER_LINES
+                or not (_labels(line, following) or _buttons_after(lines, number))
+            ):
                 break
             banners += 1  # a banner's line: the navigation may go on after its buttons
         others += 1
@@ -95,6 +102,12 @@ def _kind(line: str, following: str) -> str:
     if words >= _LONG_WORDS or (words >= _PROSE_WORDS and (_SENTENCE_END.search(line) or _goes_on(following))):
         return "content"
     return "label"
+
+
+def _labels(line: str, following: str) -> bool:
+    """Whether ``line`` is a row of labels: a paragraph of its own (``following`` does not go on with it), neither
+    code nor a list item, holding no sentence mark."""
+    return not _SENTENCE_MARK.search(line) and not _goes_on(following) and not _BLOCK_START.match(line)
 
 
 def _buttons_after(lines: list[str], number: int) -> bool:

@@ -1,6 +1,7 @@
 """reStructuredText: section titles by their adornment (a line of one repeated punctuation character under the
 title, and optionally over it), levels in the order each adornment style first appears, as docutils decides them.
-Read line by line (linear), literal blocks (after ``::``) skipped; no parser is needed for titles."""
+Read line by line (linear), literal blocks (after ``::``) skipped; no parser is needed for titles. A title is shown
+as it reads: inline literals, roles, emphasis and links keep their text, without their marks."""
 
 from __future__ import annotations
 
@@ -12,6 +13,19 @@ from hostshape.documents.model import MAX_ENTRIES, Entry, Outline, title_of
 ADORNMENT = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*$""")
 #: what only reStructuredText writes: directives, ``text <url>`_`` links, roles, a literal block's ``::``
 MARKS = re.compile(r"^\.\. [\w:-]+::|^\.\. _[^:]+:|`_{1,2}(?:\s|$|[.,;)])|:\w+:`|::$", re.M)
+
+
+# inline markup in a title: ``literal``, :role:`target <text>` or :role:`text`, `text <url>`_, *emphasis*, **strong**;
+# each alternative stops at its closing mark or the line's end: linear in the title
+_INLINE = re.compile(
+    r"``([^`\n]{1,300}?)``|(?::[\w:+-]{1,40}:)?`([^`<\n]{1,300}?)\s*(?:<[^`>\n]{0,2000}>)?`(?:_{1,2}|(?::[\w:+-]{1,40}:))?"
+    r"|\*\*([^*\n]{1,300}?)\*\*|\*([^*\n]{1,300}?)\*"
+)
+
+
+def clean_title(raw: str) -> str:
+    """A title's text as it reads, without its inline markup (a mark left unclosed stays as written)."""
+    return title_of(_INLINE.sub(lambda found: next(part for part in found.groups() if part is not None), raw))
 
 
 def outline(text: str) -> Outline | None:
@@ -43,7 +57,7 @@ def outline(text: str) -> Outline | None:
             style = (adornment[0], over)
             if style not in styles:
                 styles.append(style)
-            entries.append(Entry(title_of(title), styles.index(style) + 1, index + 1))
+            entries.append(Entry(clean_title(title) or title_of(title), styles.index(style) + 1, index + 1))
             if len(entries) >= MAX_ENTRIES:
                 notes = (f"outline keeps the first {MAX_ENTRIES:,} titles",)
                 break
