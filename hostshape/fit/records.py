@@ -34,12 +34,8 @@ from hostshape.output.envelope import (
     text_fields_cut,
 )
 from hostshape.output.previews import cap_strings
-<<<<<<< HEAD
 from hostshape.output.render import dumps, dumps_each, with_path
-=======
-from hostshape.output.render import dumps, with_path
 from hostshape.output.spacing import kept_once
->>>>>>> unseen7
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
