@@ -519,19 +519,24 @@ def _last_line(text: str) -> str:
     start = text.rfind("\n") + 1
     start = max(start, *(text.rfind(mark, start) + 1 for mark in _LINE_BREAKS))
     line = text[start : start + 2 * _LAST_LINE_CHARS]
-    lead = 0
-    while lead < len(line) and (line[lead].isspace() or unicodedata.category(line[lead]) == "Cf"):
-        lead += 1
+    lead = _lead(line)
     return line[lead : lead + _LAST_LINE_CHARS]
+
+
+def _lead(text: str) -> int:
+    """How many blanks and invisible characters (Unicode format characters: a byte order mark, zero-width spaces)
+    open ``text``."""
+    lead = 0
+    while lead < len(text) and (text[lead].isspace() or unicodedata.category(text[lead]) == "Cf"):
+        lead += 1
+    return lead
 
 
 def _first_line(text: str) -> str:
     """The start of ``text``'s first line without the blanks and invisible characters that lead it; "" for a text of
     one line that starts ``[hostshape]`` (that line is its last: read as such). Never a copy of a long text."""
     head = text[: 4 * _LAST_LINE_CHARS]
-    lead = 0
-    while lead < len(head) and (head[lead].isspace() or unicodedata.category(head[lead]) == "Cf"):
-        lead += 1
+    lead = _lead(head)
     line = head[lead : lead + _LAST_LINE_CHARS]
     ends = [at for at in (line.find(mark) for mark in ("\n", *_LINE_BREAKS)) if at >= 0]
     if ends:

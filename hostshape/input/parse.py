@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from hostshape.output.render import wide
+from hostshape.output.render import ORJSON_INTS, wide
 
 MAX_INT_DIGITS = 4000  # CPython refuses to convert more than 4,300 digits; longer integers stay text
 
@@ -164,7 +164,7 @@ def _wide_literal(window: bytes, at: int, end: int) -> bool:
     if window[end : end + 1] in (b".", b"e", b"E"):
         return False
     literal = window[at:end]
-    return len(literal) > _LONGEST_NARROW or not -(2**63) <= int(literal) <= 2**64 - 1
+    return len(literal) > _LONGEST_NARROW or int(literal) not in ORJSON_INTS
 
 
 def _short(exc: Exception) -> str:

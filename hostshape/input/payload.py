@@ -15,7 +15,7 @@ import orjson
 
 from hostshape.input import contract
 from hostshape.input.parse import MISSING, first_char, looks_like_json, may_be_json, parse_json
-from hostshape.output.render import MAX_DEPTH, NotExact, WideInt, dumps, safe_text, wide
+from hostshape.output.render import MAX_DEPTH, ORJSON_INTS, NotExact, WideInt, dumps, safe_text, wide
 
 
 @dataclass
@@ -236,7 +236,7 @@ def json_ready(value: Any) -> tuple[Any, int, int]:
             changed = False
             for key, member in item.items():
                 kind = type(member)  # a scalar orjson writes is told without a call
-                leaf = kind in _LEAVES or (kind is int and member in _NARROW)
+                leaf = kind in _LEAVES or (kind is int and member in ORJSON_INTS)
                 new_member = member if leaf else convert(member, depth + 1)
                 changed = changed or new_member is not member
                 if not isinstance(key, str):
@@ -247,7 +247,8 @@ def json_ready(value: Any) -> tuple[Any, int, int]:
             return out if changed else item
         if isinstance(item, (list, tuple)):
             members = [
-                m if type(m) in _LEAVES or (type(m) is int and m in _NARROW) else convert(m, depth + 1) for m in item
+                m if type(m) in _LEAVES or (type(m) is int and m in ORJSON_INTS) else convert(m, depth + 1)
+                for m in item
             ]
             if any(new is not old for new, old in zip(members, item, strict=False)):
                 return members
@@ -258,7 +259,6 @@ def json_ready(value: Any) -> tuple[Any, int, int]:
 
 
 _LEAVES = frozenset({str, float, bool, type(None)})  # scalars json_ready leaves as they are
-_NARROW = range(-(2**63), 2**64)  # the integers orjson writes
 
 
 def _key_text(key: Any, taken: dict[str, Any], original: dict[Any, Any]) -> str:

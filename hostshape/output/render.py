@@ -30,12 +30,14 @@ class WideInt(int):
 # refused "unknown"); its qualified name, which pickle and repr use, stays WideInt.
 WideInt.__name__ = "int"
 
-_INT_LOW, _INT_HIGH = -(2**63), 2**64 - 1  # the integers orjson reads and writes as integers
+# The integers orjson reads and writes as integers; `in` is quick only for a plain int (``type(x) is int``).
+ORJSON_INTS = range(-(2**63), 2**64)
 
 
 def wide(value: int) -> int:
     """``value`` as a ``WideInt`` when orjson cannot write it as it is, else itself."""
-    return WideInt(value) if not _INT_LOW <= value <= _INT_HIGH and value.bit_length() <= _MAX_INT_BITS else value
+    narrow = ORJSON_INTS.start <= value < ORJSON_INTS.stop  # compared: `in` walks the range for an int subclass
+    return WideInt(value) if not narrow and value.bit_length() <= _MAX_INT_BITS else value
 
 
 def _fragment(value: Any) -> Any:
