@@ -121,6 +121,16 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/github_graphql_pr_status_checks.json": ("node.title", "node.state"),
     "corpus/elasticsearch_msearch_hits_aggregations.json": ("_source.title", None),
     "corpus/elasticsearch_msearch_facet_filters.json": (None, None),
+    "corpus/aws_lambda_list_functions.json": (None, "Runtime"),
+    "corpus/aws_elasticache_describe_cache_clusters.json": (None, "CacheClusterStatus"),
+    "corpus/duo_admin_endpoints.json": (None, "trusted_endpoint"),
+    "corpus/aws_apigateway_get_gateway_responses.json": (None, "statusCode"),
+    "corpus/aws_dynamodb_streams_get_records.json": (None, "eventName"),
+    "corpus/aws_s3_list_objects.json": (None, "StorageClass"),
+    "corpus/aws_route53resolver_list_firewall_rules.json": (None, "Action"),
+    "corpus/aws_lambda_kinesis_event_records.json": (None, "eventName"),
+    "corpus/msgraph_json_batch_responses.json": (None, "status"),
+    "corpus/sentry_project_issues_list.json": ("title", "status"),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -218,6 +228,16 @@ MORE: dict[str, tuple[str, ...]] = {
     ),
     "corpus/elasticsearch_msearch_hits_aggregations.json": ("_score", "_source.actors.0"),
     "corpus/elasticsearch_msearch_facet_filters.json": ("doc_count",),
+    "corpus/aws_lambda_list_functions.json": ("LastModified", "MemorySize", "Role"),
+    "corpus/aws_elasticache_describe_cache_clusters.json": ("Engine", "CacheNodeType", "CacheClusterCreateTime"),
+    "corpus/duo_admin_endpoints.json": ("email", "os_family", "os_version", "last_updated"),
+    "corpus/aws_apigateway_get_gateway_responses.json": ("defaultResponse", "responseTemplates.application/json"),
+    "corpus/aws_dynamodb_streams_get_records.json": ("dynamodb.Keys.id.S", "dynamodb.SizeBytes"),
+    "corpus/aws_s3_list_objects.json": ("ETag", "Size"),
+    "corpus/aws_route53resolver_list_firewall_rules.json": ("Priority", "FirewallDomainListId"),
+    "corpus/aws_lambda_kinesis_event_records.json": ("kinesis.partitionKey", "kinesis.data"),
+    "corpus/msgraph_json_batch_responses.json": ("body.error.code", "body.error.message", "headers.Content-Type"),
+    "corpus/sentry_project_issues_list.json": ("shortId", "culprit", "firstSeen", "metadata.type"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
