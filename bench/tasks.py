@@ -131,6 +131,9 @@ FIELDS: dict[str, tuple[str | None, str | None]] = {
     "corpus/aws_lambda_kinesis_event_records.json": (None, "eventName"),
     "corpus/msgraph_json_batch_responses.json": (None, "status"),
     "corpus/sentry_project_issues_list.json": ("title", "status"),
+    "corpus/aws_stepfunctions_get_execution_history.json": (None, "type"),
+    "corpus/aws_lambda_sqs_event_records.json": ("body", None),
+    "corpus/aws_cloudformation_describe_stack_resources.json": (None, "ResourceStatus"),
 }
 #: file -> more members asked of the first, middle and last record: what an agent asks next of such a result (a
 #: span's duration and service, a file's upload time and size, a server's TLS passthrough).
@@ -238,6 +241,9 @@ MORE: dict[str, tuple[str, ...]] = {
     "corpus/aws_lambda_kinesis_event_records.json": ("kinesis.partitionKey", "kinesis.data"),
     "corpus/msgraph_json_batch_responses.json": ("body.error.code", "body.error.message", "headers.Content-Type"),
     "corpus/sentry_project_issues_list.json": ("shortId", "culprit", "firstSeen", "metadata.type"),
+    "corpus/aws_stepfunctions_get_execution_history.json": ("previousEventId", "stateExitedEventDetails.name"),
+    "corpus/aws_lambda_sqs_event_records.json": ("attributes.ApproximateReceiveCount", "eventSourceARN"),
+    "corpus/aws_cloudformation_describe_stack_resources.json": ("ResourceType", "StackName"),
 }
 TITLE_NAMES = ("title", "name", "summary", "subject", "message", "filename", "display_name", "label")
 STATUS_NAMES = ("state", "status", "phase", "stage", "conclusion")
