@@ -167,9 +167,22 @@ def _steps(path: str) -> list[str]:
 
 def _child(path: str, key: Any) -> str:
     """The path of member ``key`` below ``path``: a JMESPath of the record (or document) it is in, each key as
-    ``envelope.query_key`` writes it, ``[]`` after a list, so that a key holding dots is not read as a path."""
-    step = query_key(str(key))
-    return f"{path}.{step}" if path else step
+    ``envelope.query_key`` writes it, ``[]`` after a list, so that a key holding dots is not read as a path.
+    Paths of string keys are remembered (``_CHILDREN``): every record asks for the same few, once per member."""
+    if key.__class__ is not str:
+        step = query_key(str(key))
+        return f"{path}.{step}" if path else step
+    known = _CHILDREN.get((path, key))
+    if known is None:
+        if len(_CHILDREN) >= _MOST_CHILDREN:
+            _CHILDREN.clear()  # a document of many distinct keys (a map's) costs what it did before, no more memory
+        step = query_key(key)
+        known = _CHILDREN[(path, key)] = f"{path}.{step}" if path else step
+    return known
+
+
+_CHILDREN: dict[tuple[str, str], str] = {}  # (path, key) -> _child(path, key), for string keys
+_MOST_CHILDREN = 4096
 
 
 def _unquoted(path: str) -> str:
