@@ -502,12 +502,14 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     if depth >= cuts.depth and not _tiny(obj):
         cuts.deep[_label(path)] += 1
         return "{…}"
-    noise = schema.noise.get(path, set())
+    noise = schema.noise.get(path, _NONE)
+    links_by_value = not schema.noise  # no schema learnt: a link is told by its value
+    derived_members = schema.derived if root else _NONE
     out: dict[str, Any] = {}
     for key, member in obj.items():
-        if root and key in schema.derived:
+        if key in derived_members:
             continue  # rebuilt from the record's other members: stated once, in the envelope's "derived"
-        if key in noise or (not schema.noise and _is_link(member)):
+        if key in noise or (links_by_value and _is_link(member)):
             child = _child(path, key)
             usual = schema.usual.get(child)
             if not (usual is not None and isinstance(member, str) and _link_prefix(member) != usual):
@@ -522,15 +524,21 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
             continue
         child = _child(path, key)
         kept_empty = cuts.keep_empty and not isinstance(member, (dict, list)) and key in schema.filled.get(path, ())
-        if _is_empty(member) and not kept_empty:
-            cuts.empty[_label(child)] += 1
+        if not kept_empty and (member is None or (not member and isinstance(member, (str, list, dict)))):
+            cuts.empty[_label(child)] += 1  # _is_empty(member)
             continue
-        shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
-        if _is_empty(shrunk) and not kept_empty:
-            cuts.empty[_label(child)] += 1
+        if kind is dict:
+            shrunk = _object(member, child, depth + 1, schema, cuts, root=False)
+        else:
+            shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
+        if not kept_empty and (shrunk is None or (not shrunk and isinstance(shrunk, (str, list, dict)))):
+            cuts.empty[_label(child)] += 1  # _is_empty(shrunk)
         else:
             out[key] = shrunk
     return out
+
+
+_NONE: frozenset[Any] = frozenset()  # no member names
 
 
 def _tiny(obj: dict[str, Any]) -> bool:
