@@ -17,7 +17,9 @@ from contextlib import contextmanager
 def paused() -> Iterator[None]:
     """Run the body with the collector disabled, and enable it again after (also when the body raises) if it was
     enabled before; when it was already disabled (by the host, or an enclosing pause), nothing changes. Each
-    pause that disabled it enables it when it ends, so no pause outlasts the call that made it."""
+    pause that disabled it enables it when it ends, so no pause outlasts the call that made it. (The collector is
+    the process's: another thread that disables it while a shaping runs finds it enabled again when the shaping
+    ends, as with the parse's own pause, input/parse.py ``_paused``.)"""
     if not gc.isenabled():
         yield
         return
