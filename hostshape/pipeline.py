@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from hostshape import telemetry
+from hostshape.collector import paused
 from hostshape.documents import kind_of
 from hostshape.documents.notebook import is_notebook
 from hostshape.fault import after_fault
@@ -114,19 +115,20 @@ def shape(
     the budget then holds for the text in that form, within the host's caps, headed by a host note when given.
     """
     policy = policy or _DEFAULT
-    try:
-        given = tool_result(raw)  # the door: what was handed over, as the input contract, once
-        if host is None:
-            result = _shape_once(given, policy, tool, server, args)
-        else:
-            result = fit_to_host(
-                host,
-                lambda budget, chars: _shape_once(given, policy, tool, server, args, budget, chars),
-                policy=policy,
-                budget=policy.budget_for(tool, server),
-            )
-    except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
-        result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
+    with paused():  # the collector's full runs would traverse the host's heap: see hostshape/collector.py
+        try:
+            given = tool_result(raw)  # the door: what was handed over, as the input contract, once
+            if host is None:
+                result = _shape_once(given, policy, tool, server, args)
+            else:
+                result = fit_to_host(
+                    host,
+                    lambda budget, chars: _shape_once(given, policy, tool, server, args, budget, chars),
+                    policy=policy,
+                    budget=policy.budget_for(tool, server),
+                )
+        except Exception as exc:  # noqa: BLE001 - hostshape must never crash its host
+            result = after_fault(raw, policy, exc, tool=tool, server=server, args=args)
     telemetry.record(result)
     return result
 

@@ -167,9 +167,22 @@ def _steps(path: str) -> list[str]:
 
 def _child(path: str, key: Any) -> str:
     """The path of member ``key`` below ``path``: a JMESPath of the record (or document) it is in, each key as
-    ``envelope.query_key`` writes it, ``[]`` after a list, so that a key holding dots is not read as a path."""
-    step = query_key(str(key))
-    return f"{path}.{step}" if path else step
+    ``envelope.query_key`` writes it, ``[]`` after a list, so that a key holding dots is not read as a path.
+    Paths of string keys are remembered (``_CHILDREN``): every record asks for the same few, once per member."""
+    if key.__class__ is not str:
+        step = query_key(str(key))
+        return f"{path}.{step}" if path else step
+    known = _CHILDREN.get((path, key))
+    if known is None:
+        if len(_CHILDREN) >= _MOST_CHILDREN:
+            _CHILDREN.clear()  # a document of many distinct keys (a map's) costs what it did before, no more memory
+        step = query_key(key)
+        known = _CHILDREN[(path, key)] = f"{path}.{step}" if path else step
+    return known
+
+
+_CHILDREN: dict[tuple[str, str], str] = {}  # (path, key) -> _child(path, key), for string keys
+_MOST_CHILDREN = 4096
 
 
 def _unquoted(path: str) -> str:
@@ -489,12 +502,14 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
     if depth >= cuts.depth and not _tiny(obj):
         cuts.deep[_label(path)] += 1
         return "{…}"
-    noise = schema.noise.get(path, set())
+    noise = schema.noise.get(path, _NONE)
+    links_by_value = not schema.noise  # no schema learnt: a link is told by its value
+    derived_members = schema.derived if root else _NONE
     out: dict[str, Any] = {}
     for key, member in obj.items():
-        if root and key in schema.derived:
+        if key in derived_members:
             continue  # rebuilt from the record's other members: stated once, in the envelope's "derived"
-        if key in noise or (not schema.noise and _is_link(member)):
+        if key in noise or (links_by_value and _is_link(member)):
             child = _child(path, key)
             usual = schema.usual.get(child)
             if not (usual is not None and isinstance(member, str) and _link_prefix(member) != usual):
@@ -509,15 +524,21 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
             continue
         child = _child(path, key)
         kept_empty = cuts.keep_empty and not isinstance(member, (dict, list)) and key in schema.filled.get(path, ())
-        if _is_empty(member) and not kept_empty:
-            cuts.empty[_label(child)] += 1
+        if not kept_empty and (member is None or (not member and isinstance(member, (str, list, dict)))):
+            cuts.empty[_label(child)] += 1  # _is_empty(member)
             continue
-        shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
-        if _is_empty(shrunk) and not kept_empty:
-            cuts.empty[_label(child)] += 1
+        if kind is dict:
+            shrunk = _object(member, child, depth + 1, schema, cuts, root=False)
+        else:
+            shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
+        if not kept_empty and (shrunk is None or (not shrunk and isinstance(shrunk, (str, list, dict)))):
+            cuts.empty[_label(child)] += 1  # _is_empty(shrunk)
         else:
             out[key] = shrunk
     return out
+
+
+_NONE: frozenset[Any] = frozenset()  # no member names
 
 
 def _tiny(obj: dict[str, Any]) -> bool:
