@@ -8,6 +8,7 @@ import re
 from hostshape.documents.aria import LINE as ARIA_LINE
 from hostshape.documents.asciidoc import looks_like_asciidoc
 from hostshape.documents.code import definition_signs, looks_like_code
+from hostshape.documents.commented import looks_commented
 from hostshape.documents.config import looks_like_config
 from hostshape.documents.latex import looks_like_latex
 from hostshape.documents.manpage import looks_like_roff, looks_rendered
@@ -68,7 +69,7 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*
 
 def kind_of(text: str) -> str:
     """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``latex``,
-    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
+    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``commented``, ``markdown``, ``code``, ``prose``."""
     if looks_like_notebook(text):
         return "notebook"
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
@@ -107,6 +108,8 @@ def kind_of(text: str) -> str:
         return "rst"
     if signs >= max(atx, 3):
         return "code"  # code outside any fence, its definitions outnumbering lines like headings (its comments)
+    if atx and looks_commented(lines):
+        return "commented"  # its "headings" come in runs: comment blocks (a config file, Terraform, a Makefile)
     marks = len(_MARKDOWN.findall(sample))
     language = looks_like_code(sample)
     if (marks >= 3 and (language is None or atx + len(_FENCE_OR_LINK.findall(sample)) >= 3)) or (
