@@ -282,8 +282,14 @@ def _cost(limit: Limit, line: str) -> int:
 
 def _entry_line(section: Section, size: int, approx: bool, short: bool = False) -> str:
     lines = f"L{section.start}" if section.start == section.end else f"L{section.start}-{section.end}"
-    title = shown(section.short if short else section.title)
+    title = shown(section.name if short and _signature(section) else section.title)
     return f"{'  ' * (section.depth - 1)}{section.id} {title} ({lines}, {_size_text(size, approx)} tok)"
+
+
+def _signature(section: Section) -> bool:
+    """The section is a definition titled by its signature (parameters in parentheses) and known by a name: a
+    compact outline may show the name alone (a class titled ``class Request extends Duplex`` keeps its title)."""
+    return bool(section.name) and section.name != section.title and "(" in section.title
 
 
 def _size_text(size: int, approx: bool) -> str:
@@ -303,7 +309,7 @@ def _choose(
         by_depth.setdefault(section.depth, []).append(index)
     depths = sorted(by_depth)
     full, chosen, compact, levels, by_title, spans = _levels(doc, by_depth, sizes, approx, limit, budget, False)
-    named = [i for i in full if doc.sections[i].name and doc.sections[i].name != doc.sections[i].title]
+    named = [i for i in full if _signature(doc.sections[i])]
     by_name = False
     if named and _shown_count(levels, full) < len(doc.sections):  # names instead of signatures, if more shows
         tried = _levels(doc, by_depth, sizes, approx, limit, budget, True)
@@ -351,8 +357,8 @@ def _levels(
     budget: int,
     short: bool,
 ) -> tuple[dict[int, str], int, dict[int, str], list[tuple[int, int]], bool, list[str]]:
-    """The levels shown with ranges and sizes (by short name when ``short``: a definition's name, not its
-    signature) and the deepest of them, then the levels after it shown compactly (``_compact_levels``)."""
+    """The levels shown with ranges and sizes (when ``short``, a definition by its name, not its signature:
+    ``_signature``) and the deepest of them, then the levels after it shown compactly (``_compact_levels``)."""
     depths = sorted(by_depth)
     full: dict[int, str] = {}
     used, chosen = 0, 0
