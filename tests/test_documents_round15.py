@@ -112,3 +112,12 @@ def test_every_class_of_an_api_page_lists_its_members_at_2000(tmp_path: Path) ->
     assert "definitions shown by name, their signatures in their sections" in text
     read = retrieve.read(res.handle, section="HTTPAdapter", policy=policy)
     assert "pool_connections" in read
+
+
+def test_a_page_of_many_deep_headings_names_its_sidebar_in_bounded_time() -> None:
+    deep = "<div>" * 900 + "".join(f"<h2>Part {n}</h2><p>Text {n}.</p>" for n in range(5000)) + "</div>" * 900
+    page = f"<html><body><aside><h3>Related</h3></aside><main>{deep}</main></body></html>"
+    started = time.perf_counter()
+    found = outline_of(page)
+    assert time.perf_counter() - started < 5.0
+    assert "headings left out with the navigation and sidebars: Related" in " ".join(found.notes)

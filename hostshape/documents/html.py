@@ -32,6 +32,7 @@ MAX_READ_CHARS = 4_000_000
 MAX_TERM_NESTING = 2
 MIN_TOC_ITEMS = 5
 MAX_OUTSIDE_HEADINGS = 8
+MAX_HEADINGS_LOOKED_AT = 2_000
 TOC_LOCAL_SHARE = 0.95  # of a list's text in links to the same page, for it to be a table of contents
 # a tag's attributes run to the next ``>`` or ``<`` (each ``<`` starts one try: stopping there keeps a text of
 # unclosed ``<a `` linear, not 4,000 characters a try)
@@ -454,10 +455,11 @@ def _from_tree(text: str, sink: _Readable) -> None:
 
 def _outside(tree: Any, root: Any) -> list[str]:
     """The text of the page's visible headings that the readable text leaves out: outside ``root``, or inside a
-    left-out element of it (a sidebar, a navigation); the first ``MAX_OUTSIDE_HEADINGS * 4`` looked at, each up
-    its ancestors (at most ``MAX_TREE_DEPTH``: the tree was built only when none is deeper)."""
+    left-out element of it (a sidebar, a navigation); at most ``MAX_OUTSIDE_HEADINGS * 4`` of the first
+    ``MAX_HEADINGS_LOOKED_AT`` headings, each up its ancestors (at most ``MAX_TREE_DEPTH``: the tree was built only
+    when none is deeper), so that a page of 100,000 headings costs a bounded walk."""
     found: list[str] = []
-    for heading in tree.css("h1, h2, h3, h4, h5, h6"):
+    for heading in tree.css("h1, h2, h3, h4, h5, h6")[:MAX_HEADINGS_LOOKED_AT]:
         left_out, node = False, heading.parent
         while node is not None and node.mem_id != root.mem_id:
             attrs = node.attributes
