@@ -36,3 +36,11 @@ def shaped_json_text(tmp_path: Path, payload: Any, budget: int) -> tuple[str, di
     assert count_tokens(text) <= budget
     shown: dict[str, Any] = json.loads(text)
     return text, shown
+
+
+def assert_document_fits(path: Path, budget: int, tmp_path: Path) -> str:
+    """The document at ``path`` shaped as a docs tool's result at ``budget``: what the model receives, checked
+    with the real tokenizer to fit the budget."""
+    text, _, _ = shaped_document(path.read_text(), budget, tmp_path)
+    assert count_tokens(text) <= budget, f"{path.name} at {budget}: {count_tokens(text)} tokens"
+    return text

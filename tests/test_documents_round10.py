@@ -18,28 +18,6 @@ from tests.answers import document_head as _head
 from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
-NEW = [
-    "hugo_book_configuration.html",
-    "hugo_book_configuration_turndown.md",
-    "hugo_book_ripgrep_guide.html",
-    "hugo_book_ripgrep_guide_turndown.md",
-    "just_the_docs_customization.html",
-    "just_the_docs_migration.html",
-    "just_the_docs_configuration_nhm.md",
-    "just_the_docs_callouts_nhm.md",
-    "just_the_docs_migration_nhm.md",
-    "honkit_syntax_markdown.html",
-    "honkit_templating_variables.html",
-    "honkit_config_turndown.md",
-    "github_markdown_css_demo.html",
-]
-
-
-@pytest.mark.parametrize("name", NEW)
-@pytest.mark.parametrize("budget", [300, 1000, 2000, 4000, 8000])
-def test_every_new_document_fits_the_budget(name: str, budget: int, tmp_path: Path) -> None:
-    text, _, _ = _shaped((CORPUS / name).read_text(), budget, tmp_path)
-    assert count_tokens(text) <= budget
 
 
 # -- a page converted with turndown's defaults is Markdown, not C ------------------------------------------------

@@ -19,26 +19,6 @@ from tests.answers import document_head as _head
 from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
-NEW = [
-    "requests_quickstart_alabaster.html",
-    "requests_api_furo.html",
-    "requests_quickstart_fetch.md",
-    "requests_advanced_furo_html2text.md",
-    "requests_advanced.rst",
-    "pep_0735_dependency_groups.rst",
-    "asciidoctor_migrate_asciidoc_py.adoc",
-    "asciidoctor_migrate_asciidoc_py.html",
-    "mkdocs_material_admonitions.md",
-    "rust_rfc_3498_lifetime_capture_rules_2024.md",
-    "requests_advanced_furo_aria_snapshot.md",
-]
-
-
-@pytest.mark.parametrize("name", NEW)
-@pytest.mark.parametrize("budget", [300, 2000, 8000])
-def test_every_new_document_fits_the_budget(name: str, budget: int, tmp_path: Path) -> None:
-    text, _, _ = _shaped((CORPUS / name).read_text(), budget, tmp_path)
-    assert count_tokens(text) <= budget
 
 
 # -- a table cell's paragraphs stay on its row ------------------------------------------------------------------
@@ -97,7 +77,7 @@ def test_a_furo_api_page_lists_a_class_members_by_name_and_reads_one_back(tmp_pa
 
     assert "auth · cert · close · cookies" in text and "max_redirects" in text
     assert "AuthType · CertType" not in text
-    assert "class requests.auth.HTTPDigestAuth(username: str, password: str)" in text
+    assert "HTTPDigestAuth (L" in text  # by name: the signatures are in the sections (docs15)
     read = retrieve.read(res.handle, section="max_redirects", policy=policy)
     assert "Maximum number of redirects allowed" in read
 

@@ -19,22 +19,6 @@ from tests.answers import document_head as _head
 from tests.answers import shaped_document as _shaped
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
-NEW = [
-    "vitepress_deploy.html",
-    "vitepress_deploy_markdownify.md",
-    "starlight_frontmatter.html",
-    "starlight_frontmatter_markdownify.md",
-    "docusaurus_markdown_features.html",
-    "docusaurus_markdown_features_markdownify.md",
-    "github_actions_pytest_ruff.log",
-]
-
-
-@pytest.mark.parametrize("name", NEW)
-@pytest.mark.parametrize("budget", [300, 1000, 2000, 4000, 8000])
-def test_every_new_document_fits_the_budget(name: str, budget: int, tmp_path: Path) -> None:
-    text, _, _ = _shaped((CORPUS / name).read_text(), budget, tmp_path)
-    assert count_tokens(text) <= budget
 
 
 def test_the_head_of_a_page_with_a_sidebar_is_its_content(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 indentation): landmarks and headings as the outline, interactive elements with their refs as highlights (inputs and
 buttons first, one a line, then links, several a line as ``ref name``: a page's links are most of its controls).
 The format is line-oriented YAML whose every line is one node, so each line is read with one anchored pattern
-(linear)."""
+(linear). The head starts at the first ``main`` landmark when there is one (WAI-ARIA's role for the page's main
+content: what comes before it is the site's banner, sidebar and navigation), else at the top."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def outline(text: str) -> Outline | None:
     links: list[tuple[int, str]] = []  # (line, "ref name") of the named links
     landmark_depth: list[int] = []
     unnamed: tuple[int, int] | None = None  # (entry index, indent) of a landmark still without a name
-    nodes = 0
+    nodes = main = 0
     for number, line in enumerate(text.splitlines(), 1):
         match = LINE.match(line[:1000])
         if not match:
@@ -46,6 +47,8 @@ def outline(text: str) -> Outline | None:
                 entry = entries[unnamed[0]]
                 entries[unnamed[0]] = Entry(title_of(f"{entry.title}: {name}"), entry.level, entry.start)
             unnamed = None
+        if role == "main" and not main:
+            main = number
         if role in _LANDMARKS and len(entries) < MAX_ENTRIES:
             landmark_depth.append(indent)
             entries.append(Entry(title_of(f"{role} {name}".strip()), len(landmark_depth), number))
@@ -69,12 +72,15 @@ def outline(text: str) -> Outline | None:
     highlights = tuple(f"L{n} {t}" for _, n, t in ranked) + _link_lines(links)
     if not entries:
         entries = [Entry("(page)", 1, 1)]
+    before = (f"lines 1-{main - 1:,} come before the page's main landmark, the head starts at it",) if main > 1 else ()
     return Outline(
         "aria snapshot",
         tuple(entries),
         highlights=highlights,
         highlights_label="interactive elements (ref); links as ref and name",
         summary=f"{nodes:,} nodes, {len(ranked) + len(links):,} interactive elements with refs",
+        notes=before,
+        head=max(main, 1),
     )
 
 

@@ -8,6 +8,7 @@ import re
 from hostshape.documents.aria import LINE as ARIA_LINE
 from hostshape.documents.asciidoc import looks_like_asciidoc
 from hostshape.documents.code import definition_signs, looks_like_code
+from hostshape.documents.commented import looks_commented, top_blocks
 from hostshape.documents.config import looks_like_config
 from hostshape.documents.latex import looks_like_latex
 from hostshape.documents.manpage import looks_like_roff, looks_rendered
@@ -68,7 +69,7 @@ _MARKDOWN = re.compile(r"^ {0,3}(?:```|~~~)|\]\([^()\s\]]{1,500}\)|^ {0,3}(?:[-*
 
 def kind_of(text: str) -> str:
     """One of ``notebook``, ``html``, ``xml``, ``diff``, ``aria``, ``manpage``, ``org``, ``asciidoc``, ``latex``,
-    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``markdown``, ``code``, ``prose``."""
+    ``config``, ``sql``, ``log``, ``yaml``, ``rst``, ``commented``, ``markdown``, ``code``, ``prose``."""
     if looks_like_notebook(text):
         return "notebook"
     sample = text[:SAMPLE_CHARS].lstrip("\ufeff \t\r\n")
@@ -105,8 +106,9 @@ def kind_of(text: str) -> str:
     atx = len(_ATX.findall(sample))
     if atx == 0 and looks_like_rst(sample):
         return "rst"
-    if signs >= max(atx, 3):
-        return "code"  # code outside any fence, its definitions outnumbering lines like headings (its comments)
+    structural = _code_or_commented(signs, atx, unfenced.splitlines()[:_SAMPLE_LINES])
+    if structural is not None:
+        return structural
     marks = len(_MARKDOWN.findall(sample))
     language = looks_like_code(sample)
     if (marks >= 3 and (language is None or atx + len(_FENCE_OR_LINK.findall(sample)) >= 3)) or (
@@ -116,6 +118,17 @@ def kind_of(text: str) -> str:
     if language is not None:
         return "code"
     return "markdown" if atx else "prose"
+
+
+def _code_or_commented(signs: int, atx: int, lines: list[str]) -> str | None:
+    """``code`` when the sample's definitions outnumber its lines like headings (code's comments), ``commented``
+    when those lines come in runs (comment blocks: a config file, Terraform) or the text is top-level blocks
+    (``lines``: the sample's lines outside fences, blank ones included: a run is of adjacent lines)."""
+    if signs >= max(atx, 3):
+        return "code"  # code outside any fence, its definitions outnumbering lines like headings (its comments)
+    if (atx and looks_commented(lines)) or top_blocks(lines):
+        return "commented"
+    return None
 
 
 def _own_syntax(sample: str, lines: list[str], logged: bool) -> str | None:

@@ -5,7 +5,9 @@ functions of an API reference page), nested under the heading and the term above
 that readable text. A link to a place on the same page whose text is only a symbol (a permalink: ``¶``, ``§``,
 ``◆``) is left out, and titles are plain text (no link markup). A list of at least ``MIN_TOC_ITEMS`` items whose
 text is all links to places on the same page is the page's table of contents: the outline lists its headings, so
-the readable text holds one line saying so instead (a theme's "On this page", a generator's contents list).
+the readable text holds one line saying so instead (a theme's "On this page", a generator's contents list). The
+headings left out with the navigation and sidebars (a theme's "Related Topics", "Quick search") are named in a
+note, at most ``MAX_OUTSIDE_HEADINGS`` of them: the reader learns what the page offers beside its content.
 
 The tree comes from selectolax (Lexbor) when installed; without it, or when the markup nests deeper than
 ``MAX_TREE_DEPTH`` (the HTML5 tree algorithm checks the stack of open elements at each tag, which turns a document
@@ -29,6 +31,8 @@ MAX_READ_CHARS = 4_000_000
 # nesting terms 100,000 deep gives an outline of a few levels, not 100,000
 MAX_TERM_NESTING = 2
 MIN_TOC_ITEMS = 5
+MAX_OUTSIDE_HEADINGS = 8
+MAX_HEADINGS_LOOKED_AT = 2_000
 TOC_LOCAL_SHARE = 0.95  # of a list's text in links to the same page, for it to be a table of contents
 # a tag's attributes run to the next ``>`` or ``<`` (each ``<`` starts one try: stopping there keeps a text of
 # unclosed ``<a `` linear, not 4,000 characters a try)
@@ -93,6 +97,7 @@ _IN_CELL = (_BLOCK - {"table"}) | {"li", "pre", "br", "tr", "td", "th", "table"}
 _SPACE = re.compile(r"\s+")
 _LABEL = re.compile(r"\s*\[\w+\]$")  # a trailing bracketed label of a term (a ``[source]`` link)
 _WORD = re.compile(r"[^\W_]")
+_PERMALINK = re.compile(r"\s*[^\w\s)\]?!.…]+$")  # a heading's trailing symbol (``¶``, ``#``, ``§``)
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 # where a term's name ends: its parameters, its value, or its type annotation (a colon and a blank: not ``::``)
 _SIGNATURE_END = re.compile(r"\(| = |(?<!:):\s")
@@ -136,6 +141,9 @@ def outline(text: str) -> Outline | None:
             f" is from line {first:,} on, not as readable text"
         )
         body = f"{body}\n{rest}"
+    outside = _left_out(sink.outside, entries)
+    if outside:
+        notes.append("headings left out with the navigation and sidebars: " + " · ".join(outside))
     shown, kept_notes = kept(entries, notes, f"of {len(entries):,} headings")
     return Outline("html", shown, body=body, notes=kept_notes, structured=structured)
 
@@ -163,6 +171,7 @@ class _Readable:
         self.line: list[str] = []
         self.entries: list[Entry] = []
         self.title = ""
+        self.outside: list[str] = []  # the text of every heading of the page, content and left-out parts alike
         self._heading: int | None = None
         self._term: tuple[int, int] | None = None  # the level and first line of the definition term being read
         self._plain: list[str] = []  # the text of the heading or term being read, without link markup
@@ -379,6 +388,20 @@ class _Readable:
         return "\n".join(self.lines)
 
 
+def _left_out(headings: list[str], entries: list[Entry]) -> list[str]:
+    """The first ``MAX_OUTSIDE_HEADINGS`` distinct ``headings`` that are not entries (without a trailing
+    permalink symbol), each cut to a title's length."""
+    shown = {entry.title for entry in entries}
+    found: list[str] = []
+    for heading in headings:
+        title = _PERMALINK.sub("", title_of(heading, 60))
+        if title and _WORD.search(title) and title not in shown and title not in found:
+            found.append(title)
+            if len(found) == MAX_OUTSIDE_HEADINGS:
+                break
+    return found
+
+
 def _name_of(title: str) -> str:
     """What a term defines: the last identifier of its signature before its parameters, value or annotation
     (``add`` for ``Foo.add(a, b)``, ``auth`` for ``auth: AuthType | None``, ``links`` for ``property links: dict``),
@@ -409,6 +432,7 @@ def _from_tree(text: str, sink: _Readable) -> None:
     root = _main(tree)
     if root is None:
         return
+    sink.outside = _outside(tree, root)
     root_id = root.mem_id
     node = root.child
     while node is not None:
@@ -427,6 +451,28 @@ def _from_tree(text: str, sink: _Readable) -> None:
                 node = None
                 break
             sink.end(node.tag)
+
+
+def _outside(tree: Any, root: Any) -> list[str]:
+    """The text of the page's visible headings that the readable text leaves out: outside ``root``, or inside a
+    left-out element of it (a sidebar, a navigation); at most ``MAX_OUTSIDE_HEADINGS * 4`` of the first
+    ``MAX_HEADINGS_LOOKED_AT`` headings, each up its ancestors (at most ``MAX_TREE_DEPTH``: the tree was built only
+    when none is deeper), so that a page of 100,000 headings costs a bounded walk."""
+    found: list[str] = []
+    for heading in tree.css("h1, h2, h3, h4, h5, h6")[:MAX_HEADINGS_LOOKED_AT]:
+        left_out, node = False, heading.parent
+        while node is not None and node.mem_id != root.mem_id:
+            attrs = node.attributes
+            if "hidden" in attrs or (attrs.get("aria-hidden") or "").lower() == "true":
+                break  # not shown at all
+            left_out = left_out or node.tag in _SKIP or _hidden(attrs)
+            node = node.parent
+        else:
+            if node is None or left_out:
+                found.append(heading.text())
+                if len(found) == MAX_OUTSIDE_HEADINGS * 4:
+                    break
+    return found
 
 
 def _enter(node: Any, sink: _Readable) -> bool:

@@ -280,9 +280,16 @@ def _cost(limit: Limit, line: str) -> int:
     return limit.count(line) + 1
 
 
-def _entry_line(section: Section, size: int, approx: bool) -> str:
+def _entry_line(section: Section, size: int, approx: bool, short: bool = False) -> str:
     lines = f"L{section.start}" if section.start == section.end else f"L{section.start}-{section.end}"
-    return f"{'  ' * (section.depth - 1)}{section.id} {shown(section.title)} ({lines}, {_size_text(size, approx)} tok)"
+    title = shown(section.name if short and _signature(section) else section.title)
+    return f"{'  ' * (section.depth - 1)}{section.id} {title} ({lines}, {_size_text(size, approx)} tok)"
+
+
+def _signature(section: Section) -> bool:
+    """The section is a definition titled by its signature (parameters in parentheses) and known by a name: a
+    compact outline may show the name alone (a class titled ``class Request extends Duplex`` keeps its title)."""
+    return bool(section.name) and section.name != section.title and "(" in section.title
 
 
 def _size_text(size: int, approx: bool) -> str:
@@ -301,22 +308,21 @@ def _choose(
     for index, section in enumerate(doc.sections):
         by_depth.setdefault(section.depth, []).append(index)
     depths = sorted(by_depth)
-    full: dict[int, str] = {}
-    used, chosen = 0, 0
-    for depth in depths[:FULL_LEVELS]:
-        lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used)
-        if lines is None:
-            break
-        used += sum(cost for _, cost in lines.values())
-        full.update({i: line for i, (line, _) in lines.items()})
-        chosen = depth
-    compact, levels, by_title, spans = _compact_levels(doc, by_depth, depths[chosen:], limit, budget - used)
+    full, chosen, compact, levels, by_title, spans = _levels(doc, by_depth, sizes, approx, limit, budget, False)
+    named = [i for i in full if _signature(doc.sections[i])]
+    by_name = False
+    if named and _shown_count(levels, full) < len(doc.sections):  # names instead of signatures, if more shows
+        tried = _levels(doc, by_depth, sizes, approx, limit, budget, True)
+        if _shown_count(tried[3], tried[0]) > _shown_count(levels, full):
+            full, chosen, compact, levels, by_title, spans = tried
+            by_name = True
     if full or compact:
         shown = sorted([*full, *compact])
         grouped = sum(count for _, count in levels)
         deepest = levels[-1][0] if levels else chosen
         left = sum(len(entries) for depth, entries in by_depth.items() if depth > deepest)
-        notes = [_compact_note(levels, by_depth, by_title)] if levels else []
+        notes = ["definitions shown by name, their signatures in their sections"] if by_name else []
+        notes += [_compact_note(levels, by_depth, by_title)] if levels else []
         notes.extend(spans)
         if left:
             notes.append(f"{left:,} deeper entries left out: read a section to see its parts")
@@ -340,6 +346,36 @@ def _choose(
         "title only; read on by lines or grep",
         len(shown_lines),
     )
+
+
+def _levels(
+    doc: Document,
+    by_depth: dict[int, list[int]],
+    sizes: list[int],
+    approx: bool,
+    limit: Limit,
+    budget: int,
+    short: bool,
+) -> tuple[dict[int, str], int, dict[int, str], list[tuple[int, int]], bool, list[str]]:
+    """The levels shown with ranges and sizes (when ``short``, a definition by its name, not its signature:
+    ``_signature``) and the deepest of them, then the levels after it shown compactly (``_compact_levels``)."""
+    depths = sorted(by_depth)
+    full: dict[int, str] = {}
+    used, chosen = 0, 0
+    for depth in depths[:FULL_LEVELS]:
+        lines = _lines_within(doc, by_depth[depth], sizes, approx, limit, budget - used, short)
+        if lines is None:
+            break
+        used += sum(cost for _, cost in lines.values())
+        full.update({i: line for i, (line, _) in lines.items()})
+        chosen = depth
+    compact, levels, by_title, spans = _compact_levels(doc, by_depth, depths[chosen:], limit, budget - used)
+    return full, chosen, compact, levels, by_title, spans
+
+
+def _shown_count(levels: list[tuple[int, int]], full: dict[int, str]) -> int:
+    """How many entries an outline names: those with ranges and sizes, and those of its compact levels."""
+    return len(full) + sum(count for _, count in levels)
 
 
 def _compact_levels(
@@ -497,13 +533,14 @@ def _gap(doc: Document, index: int) -> int:
 
 
 def _lines_within(
-    doc: Document, indexes: list[int], sizes: list[int], approx: bool, limit: Limit, budget: int
+    doc: Document, indexes: list[int], sizes: list[int], approx: bool, limit: Limit, budget: int, short: bool
 ) -> dict[int, tuple[str, int]] | None:
-    """The outline lines of ``indexes`` with their costs, or None as soon as they exceed ``budget``."""
+    """The outline lines of ``indexes`` with their costs (by short name when ``short``), or None as soon as they
+    exceed ``budget``."""
     lines: dict[int, tuple[str, int]] = {}
     used = 0
     for index in indexes:
-        line = _entry_line(doc.sections[index], sizes[index], approx)
+        line = _entry_line(doc.sections[index], sizes[index], approx, short)
         cost = _cost(limit, line)
         used += cost
         if used > budget:
