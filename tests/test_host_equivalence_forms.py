@@ -84,11 +84,19 @@ def _pydantic_retry(text: str) -> str:
 
 
 # A host that sends one form in a form of its own: (the model text of what it received, the host's form).
+AGENT_FRAMEWORK_ERROR = "Error: Function failed. Exception: "  # _tools.py:2016-2018, include_detailed_errors=True
 SENT_AS: dict[tuple[str, str], tuple[Callable[[str], str], HostForm]] = {
     ("pydantic_ai", "error"): (lambda received: str(json.loads(received)["error"]), HostForm(wrap=_pydantic_retry)),
+    ("agent_framework", "error"): (
+        lambda received: received.removeprefix(AGENT_FRAMEWORK_ERROR),
+        HostForm(wrap=lambda text: AGENT_FRAMEWORK_ERROR + text),
+    ),
 }
+# A host's own options for one form: Agent Framework shows the model an error's message only with detailed errors
+# (else "Error: Function failed." alone, _tools.py:1995-2025).
+OPTIONS: dict[tuple[str, str], dict[str, Any]] = {("agent_framework", "error"): {"detailed_errors": True}}
 # Cells where the host never lets hostshape see the result whole: tested on their own below.
-OWN_TESTS = {("claude", "error"), ("claude", "image beside")}
+OWN_TESTS = {("claude", "error"), ("claude", "image beside"), ("agno", "error")}
 CELLS = [(form, host) for form in FORMS for host in HOSTS if (host, form) not in OWN_TESTS]
 
 
@@ -144,7 +152,8 @@ async def _run(host: str, form: str, policy: Policy) -> str:
         pytest.skip(f"{module} is not installed")
     tool, arguments = FORMS[form]
     runner: Callable[..., Awaitable[Any]] = importlib.import_module(f"hostshape.testing.{host}").run
-    return str((await runner(tool, policy=policy, arguments=arguments, **_run_options(runner))).received)
+    options = {**_run_options(runner), **OPTIONS.get((host, form), {})}
+    return str((await runner(tool, policy=policy, arguments=arguments, **options)).received)
 
 
 @pytest.mark.parametrize(("form", "host"), CELLS)
@@ -199,3 +208,14 @@ async def test_openai_agents_cannot_see_is_error(tmp_path: Path) -> None:
 
     shown, _, handle, failed = answer(_openai_text(received))
     assert shown and handle and not failed
+
+
+async def test_agno_sends_an_error_as_the_repr_of_its_blocks(tmp_path: Path) -> None:
+    """Agno hands over an error result as ``Error from MCP tool '<name>': <the repr of its content blocks>``
+    (utils/mcp.py:196-200), not the blocks: hostshape shapes that text as the tool's error, within the budget."""
+    from hostshape.tokens import count_tokens
+
+    policy = Policy(budget=BUDGET, spill_dir=tmp_path / "spill")
+    received = await _run("agno", "error", policy)
+
+    assert TOOL_ERROR in received and count_tokens(received) <= BUDGET

@@ -26,6 +26,7 @@ tools/mcp/mcp.py:923-943) or the ``server`` given. The hook never raises into th
 
 from __future__ import annotations
 
+import base64
 import functools
 import inspect
 import logging
@@ -72,7 +73,8 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
         if not isinstance(content, str) or not content:
             return None
         is_error = isinstance(result, ToolResult) and content.startswith(f"Error from MCP tool '{tool}'")
-        given = joined_result(content, is_error=is_error)  # the blocks Agno joined, split back
+        text, media = _media_apart(result, content) if isinstance(result, ToolResult) else (content, [])
+        given = joined_result(text, is_error=is_error, media=media)  # the blocks Agno joined, split back
         res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=HostForm(as_is=content))
         if not res.changed:
             return None
@@ -82,6 +84,29 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
     except Exception as exc:  # never raise into the run
         logger.exception("hostshape could not shape the result of %s", tool)
         return glue_fault(result, policy, exc, tool=tool, server=server)
+
+
+# The line Agno writes in the text for each image and audio it carries as an artifact (utils/mcp.py:236,267,288).
+_MEDIA_LINES = {
+    "Image has been generated and added to the response.": "image",
+    "Audio has been generated and added to the response.": "audio",
+}
+
+
+def _media_apart(result: Any, content: str) -> tuple[str, list[dict[str, Any]]]:
+    """(the text without Agno's line per image and audio, those artifacts as MCP blocks) when the lines and the
+    artifacts agree in number; else (the text, none): JSON beside an image is then read as the MCP result is."""
+    artifacts = [("image", a) for a in result.images or []] + [("audio", a) for a in result.audios or []]
+    lines = content.split("\n")
+    kept = [line for line in lines if line not in _MEDIA_LINES]
+    if not artifacts or len(lines) - len(kept) != len(artifacts):
+        return content, []
+    media = []
+    for kind, artifact in artifacts:
+        data = artifact.content if isinstance(artifact.content, bytes) else b""
+        mime = artifact.mime_type or "application/octet-stream"
+        media.append({"type": kind, "data": base64.b64encode(data).decode("ascii"), "mimeType": mime})
+    return "\n".join(kept), media
 
 
 def tool_hook(policy: Policy | None = None, *, server: str | None = None) -> Callable[..., Any]:

@@ -25,13 +25,17 @@ tools/mcp_native_tool.py:40-66) and the ``server`` given (else CrewAI's server n
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
 from hostshape.adapters._shared import default_policy, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
+from hostshape.input.contract import ToolResult
 from hostshape.input.host_forms import joined_result
+from hostshape.input.parse import parse_json
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "after_tool_call", "install", "retrieval_tool", "uninstall"]
@@ -59,6 +63,25 @@ def _route(context: Any, server: str | None) -> tuple[str, str | None, bool]:
     if isinstance(own, str) and own:
         return own, server or getattr(original, "server_name", None), True
     return str(getattr(context, "tool_name", "") or ""), server, False
+
+
+# The line CrewAI writes in place of an image or audio block, whose data it drops (mcp/content.py:43-44).
+_MEDIA_LINE = re.compile(r"\[(?:image|audio): [\w.+-]{1,64}/[\w.+-]{1,64}\]")
+
+
+def _given(text: str, *, is_error: bool) -> ToolResult:
+    """CrewAI's string as the blocks it joined (``host_forms.joined_result``). Its media lines beside JSON are the
+    host's, not the tool's: the JSON is read without them, as the MCP result's text blocks are, and the envelope
+    names them."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not _MEDIA_LINE.fullmatch(line)]
+    if not is_error and kept and len(kept) < len(lines):
+        rest = "\n".join(kept)
+        given = joined_result(rest)
+        if len(given.content) > 1 or parse_json(rest).ok:
+            shown = ", ".join(sorted({line for line in lines if _MEDIA_LINE.fullmatch(line)}))
+            return dataclasses.replace(given, notes=(*given.notes, f"the host showed {shown} in place of media"))
+    return joined_result(text, is_error=is_error)
 
 
 def _failed(raw: Any) -> bool:
@@ -99,7 +122,7 @@ def shape_tool_result(context: Any, *, policy: Policy, server: str | None = None
             return None
         args = getattr(context, "tool_input", None)
         form = HostForm(as_is=text, max_chars=_defer_cap(context))
-        given = joined_result(text, is_error=_failed(getattr(context, "raw_tool_result", None)))
+        given = _given(text, is_error=_failed(getattr(context, "raw_tool_result", None)))
         res = shape_for_host(given, policy=policy, tool=name, server=routed_server, args=args, host=form)
         return res.text if res.changed and res.text else None
     except Exception as exc:  # never raise into the crew
