@@ -15,7 +15,8 @@ Use it in one call, ``agent = install(Agent(model=..., tools=[mcp_tools]), polic
 What the model receives: the ``content`` string of the ``ToolResult`` an MCP tool returns (utils/mcp.py:163-345:
 text blocks joined by newlines, a placeholder line per image whose bytes travel as an ``Image`` artifact, the
 structured content only when there is no text). The blocks it joined are read back as blocks
-(``host_forms.joined_result``), so two JSON blocks shape as the MCP result does. Shaped, ``content`` is the shaped text and the images, audio,
+(``host_forms.joined_result``) without its placeholder lines (the artifacts stay), so two JSON blocks, or JSON
+beside an image, shape as the MCP result does. Shaped, ``content`` is the shaped text and the images, audio,
 videos, files and metadata are kept. A tool error reaches the model as ``Error from MCP tool '<name>': [TextContent
 (...)]`` (utils/mcp.py:196-200), the repr of its blocks, and is budgeted as that text. Left alone: results that fit
 as the model reads them, tools that are not an agent's ``MCPTools`` unless a policy rule names them, and
@@ -26,7 +27,6 @@ tools/mcp/mcp.py:923-943) or the ``server`` given. The hook never raises into th
 
 from __future__ import annotations
 
-import base64
 import functools
 import inspect
 import logging
@@ -73,8 +73,8 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
         if not isinstance(content, str) or not content:
             return None
         is_error = isinstance(result, ToolResult) and content.startswith(f"Error from MCP tool '{tool}'")
-        text, media = _media_apart(result, content) if isinstance(result, ToolResult) else (content, [])
-        given = joined_result(text, is_error=is_error, media=media)  # the blocks Agno joined, split back
+        text = _without_media_lines(result, content) if isinstance(result, ToolResult) else content
+        given = joined_result(text, is_error=is_error)  # the blocks Agno joined, split back
         res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=HostForm(as_is=content))
         if not res.changed:
             return None
@@ -87,26 +87,18 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
 
 
 # The line Agno writes in the text for each image and audio it carries as an artifact (utils/mcp.py:236,267,288).
-_MEDIA_LINES = {
-    "Image has been generated and added to the response.": "image",
-    "Audio has been generated and added to the response.": "audio",
-}
+_MEDIA_LINES = frozenset(
+    {"Image has been generated and added to the response.", "Audio has been generated and added to the response."}
+)
 
 
-def _media_apart(result: Any, content: str) -> tuple[str, list[dict[str, Any]]]:
-    """(the text without Agno's line per image and audio, those artifacts as MCP blocks) when the lines and the
-    artifacts agree in number; else (the text, none): JSON beside an image is then read as the MCP result is."""
-    artifacts = [("image", a) for a in result.images or []] + [("audio", a) for a in result.audios or []]
+def _without_media_lines(result: Any, content: str) -> str:
+    """The text without Agno's line per image and audio when the lines and the artifacts (which reach the model
+    natively, and are kept) agree in number; else the text: JSON beside an image is read as the MCP result's is."""
+    artifacts = len(result.images or []) + len(result.audios or [])
     lines = content.split("\n")
     kept = [line for line in lines if line not in _MEDIA_LINES]
-    if not artifacts or len(lines) - len(kept) != len(artifacts):
-        return content, []
-    media = []
-    for kind, artifact in artifacts:
-        data = artifact.content if isinstance(artifact.content, bytes) else b""
-        mime = artifact.mime_type or "application/octet-stream"
-        media.append({"type": kind, "data": base64.b64encode(data).decode("ascii"), "mimeType": mime})
-    return "\n".join(kept), media
+    return "\n".join(kept) if artifacts and len(lines) - len(kept) == artifacts else content
 
 
 def tool_hook(policy: Policy | None = None, *, server: str | None = None) -> Callable[..., Any]:

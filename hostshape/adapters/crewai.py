@@ -17,10 +17,12 @@ their ``tools``. CrewAI's hooks are global (``register_after_tool_call_hook``, h
 What the model receives: the tool message's content, the string the hook returns. CrewAI already flattens an MCP
 result to text (mcp/content.py:6-48: text blocks one per line, media as ``[image: image/png]`` placeholders,
 ``structuredContent`` unused), so the shaped text replaces that string whole; the blocks it joined are read back
-as blocks (``host_forms.joined_result``). An error result (``isError``) reaches the hook as a ``ToolFailure``
-(tools/mcp_native_tool.py:136-146, the hook's ``raw_tool_result``) and is shaped as an error, as the MCP result is. Left alone: results that fit, tools that are not MCP tools unless a policy rule names
-them, and ``hostshape_read`` itself. Rules route by the MCP tool's own name (``MCPNativeTool.original_tool_name``,
-tools/mcp_native_tool.py:40-66) and the ``server`` given (else CrewAI's server name, derived from the command).
+as blocks (``host_forms.joined_result``), its media lines beside JSON named in the envelope. An error result
+(``isError``) reaches the hook as a ``ToolFailure`` (tools/mcp_native_tool.py:136-146, the hook's
+``raw_tool_result``) and is shaped as an error, as the MCP result is. Left alone: results that fit, tools that are
+not MCP tools unless a policy rule names them, and ``hostshape_read`` itself. Rules route by the MCP tool's own
+name (``MCPNativeTool.original_tool_name``, tools/mcp_native_tool.py:40-66) and the ``server`` given (else CrewAI's
+server name, derived from the command).
 """
 
 from __future__ import annotations

@@ -46,8 +46,8 @@ EXTRA = "llamaindex"
 
 logger = logging.getLogger("hostshape.adapters.llamaindex")
 # The arguments of the call whose output the callback is shaping. LlamaIndex hands a callback the raw output only
-# (function_tool.py:150-169), so the tool's functions record their keyword arguments here; ``call`` and ``acall``
-# run the function and then the callback in one context (function_tool.py:338-361, 369-394), and the callback
+# (function_tool.py:151-169), so the tool's functions record their keyword arguments here; ``call`` and ``acall``
+# run the function and then the callback in one context (function_tool.py:342,360 and 381,399), and the callback
 # reads them for the handle and the policy, as the other hosts' arguments.
 _CALL_ARGS: ContextVar[dict[str, Any] | None] = ContextVar("hostshape_llamaindex_args", default=None)
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
 from typing import Any
 
 from hostshape.input.contract import (
@@ -100,15 +99,13 @@ def text_result(text: str, *, is_error: bool = False) -> ToolResult:
     return blocks_result([{"type": "text", "text": text}], is_error=is_error)
 
 
-def joined_result(text: str, *, is_error: bool = False, media: Sequence[Any] = ()) -> ToolResult:
-    """A host's one string of text blocks joined by newlines (Agno, CrewAI) as those blocks again, followed by
-    ``media`` (the image and audio blocks the host carries beside the text): a text that is several JSON documents
-    one after another, one of them over several lines (so not JSON lines, whose one-line records are one block's
-    rows), is read as one text block per document, each the text between two of the newlines the host put in, as
-    ``shape`` reads the MCP blocks; any other text is one block (as ``text_result``)."""
+def joined_result(text: str, *, is_error: bool = False) -> ToolResult:
+    """A host's one string of text blocks joined by newlines (Agno, CrewAI) as those blocks again: a text that is
+    several JSON documents one after another, one of them over several lines (so not JSON lines, whose one-line
+    records are one block's rows), is read as one text block per document, each the text between two of the
+    newlines the host put in, as ``shape`` reads the MCP blocks; any other text is one block (as ``text_result``)."""
     documents = _documents(text) if not is_error else None
-    texts = [{"type": "text", "text": t} for t in (documents or [text])]
-    return blocks_result([*texts, *media], is_error=is_error)
+    return blocks_result([{"type": "text", "text": t} for t in (documents or [text])], is_error=is_error)
 
 
 _DECODER = json.JSONDecoder()

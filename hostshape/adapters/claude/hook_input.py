@@ -170,7 +170,10 @@ def _host_cut(cut: HostCut, input_data: Mapping[str, Any], policy: Policy, serve
         ask = "ask the tool for a narrower or paginated result."
     else:
         why = f"over its {cut.limit:,}-token limit, with ENABLE_MCP_LARGE_OUTPUT_FILES=false"
-        ask = "ask the tool for a narrower or paginated result, or enable large-output files so hostshape can shape the full result."
+        ask = (
+            "ask the tool for a narrower or paginated result, or enable large-output files so hostshape can shape "
+            "the full result."
+        )
     notes = (
         f"[hostshape] Claude Code truncated this tool result to its first {len(kept):,} characters before hostshape "
         f"saw it ({why}){what}. The rest was never delivered and cannot be retrieved: {ask}",
