@@ -230,8 +230,11 @@ def compact(s: Shaping) -> Shaping:
     # each host's handle is the same; the original minus its whitespace when parsing lost something (that is the
     # payload, exactly).
     # Several JSON blocks are saved as the list of their values (``Payload.canonical``); any other text orjson did
-    # not read strictly (NaN) as it is.
-    saved = minify(s.payload.text) if lost else _decoded(rendering) if s.payload.strict else s.payload.canonical
+    # not read strictly (NaN) as it is, and so is a notebook, outlined by the lines of its text (``_fit_notebook``).
+    if _notebook(s.payload) is not None:
+        saved = None
+    else:
+        saved = minify(s.payload.text) if lost else _decoded(rendering) if s.payload.strict else s.payload.canonical
     s = dataclasses.replace(s, lost=lost, saved=saved)
     if s.payload.is_data and not s.configured and not s.forged:
         text = minify(s.payload.text) if lost else _may_fit(rendering, s.limit)
