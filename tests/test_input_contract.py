@@ -71,9 +71,13 @@ def test_one_payload_is_saved_once_whatever_its_form(tmp_path: Path) -> None:
     """Pretty text, compact text, the structured copy and the same list in two blocks: one handle, one saved text
     (the compact JSON of the value)."""
     policy = Policy(budget=500, spill_dir=tmp_path)
-    halves = [{"type": "text", "text": json.dumps(VALUE[:5], indent=2)}, {"type": "text", "text": json.dumps(VALUE[5:])}]
+    halves = [
+        {"type": "text", "text": json.dumps(VALUE[:5], indent=2)},
+        {"type": "text", "text": json.dumps(VALUE[5:])},
+    ]
     forms = [TEXT, json.dumps(VALUE, indent=2), VALUE, {"content": [], "structuredContent": {"result": VALUE}}]
     handles = {shape(raw, policy=policy, tool="t", args={"a": 1}).handle for raw in forms}
     assert len(handles) == 1 and None not in handles
     blocks = shape(halves, policy=policy, tool="t", args={"a": 1})
     assert json.loads((tmp_path / f"{blocks.handle}.json").read_text()) == [VALUE[:5], VALUE[5:]]
+    assert blocks.handle == shape([VALUE[:5], VALUE[5:]], policy=policy, tool="t", args={"a": 1}).handle
