@@ -10,7 +10,9 @@ the server sent (read by the real ``mcp`` client), with the call's tool name and
 same record ids, the same ``_index``, the same handle (one saved copy per payload) and the same error note.
 
 Hosts that cannot see a part of the result are compared with ``shape`` on what they can see, and the test says
-so: OpenAI Agents drops ``isError`` (agents/mcp/util.py:797-822, openai-agents 0.24). The hosts of each venv run
+so: OpenAI Agents drops ``isError`` (agents/mcp/util.py:797-822, openai-agents 0.24). Where a host never hands the
+result over whole (Claude Code's errors and its cut of a result with images, Agno's errors), a test of its own says
+what the model receives instead. The hosts of each venv run
 where that venv has them (scripts/test); a host whose framework is missing here is skipped.
 """
 
