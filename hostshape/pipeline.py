@@ -152,6 +152,7 @@ class Shaping:
     fitted: Fitted | None = None
     answer: Shaped | None = None
     lost: tuple[str, ...] = ()  # what parsing the payload's text lost, as notes (``compact``)
+    saved: str | None = None  # the text saved for the way back when it is not the payload's (``compact``)
     forged: bool = False  # the result carries an envelope hostshape did not write (``leave_alone``)
 
     @property
@@ -226,7 +227,17 @@ _FORGED_LINES = {
 def compact(s: Shaping) -> Shaping:
     rendering = _exact_json(s.payload.value) if s.payload.is_data else None
     lost = tuple(losses(s.payload.text, rendering if s.payload.strict else None)) if s.payload.is_data else ()
-    s = dataclasses.replace(s, lost=lost)
+    # One payload, one saved text: JSON data is saved as the compact JSON of its value, whichever form the host
+    # handed it over in (a pretty text block, a compact one, the structured copy, whose text is that already), so
+    # each host's handle is the same; the original minus its whitespace when parsing lost something (that is the
+    # payload, exactly).
+    # Several JSON blocks are saved as the list of their values (``Payload.canonical``); any other text orjson did
+    # not read strictly (NaN) as it is, and so is a notebook, outlined by the lines of its text (``_fit_notebook``).
+    if _notebook(s.payload) is not None:
+        saved = None
+    else:
+        saved = minify(s.payload.text) if lost else _decoded(rendering) if s.payload.strict else s.payload.canonical
+    s = dataclasses.replace(s, lost=lost, saved=saved)
     if s.payload.is_data and not s.configured and not s.forged:
         text = minify(s.payload.text) if lost else _may_fit(rendering, s.limit)
         if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
@@ -235,7 +246,7 @@ def compact(s: Shaping) -> Shaping:
 
 
 def save(s: Shaping) -> Shaping:
-    way = _way_back(s.payload, s.policy, s.tool, s.args)
+    way = _way_back(s.payload, s.policy, s.tool, s.args, s.saved)
     query = s.rule.jmespath if s.configured and s.rule is not None else None
     return dataclasses.replace(s, way=way, cursor_at=_cursor_maker(s.policy, way, query))
 
@@ -606,17 +617,24 @@ def _may_fit(rendering: bytes | None, limit: Limit) -> str | None:
     return rendering.decode("utf-8")
 
 
-def _way_back(payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None) -> WayBack:
+def _decoded(rendering: bytes | None) -> str | None:
+    return rendering.decode("utf-8") if rendering is not None else None
+
+
+def _way_back(
+    payload: Payload, policy: Policy, tool: str | None, args: Mapping[str, Any] | None, saved: str | None = None
+) -> WayBack:
+    """The full result saved (``saved`` when given, else the payload's text) and the way back to it."""
     if not policy.spill:
         return WayBack.unsaved()
     try:
         store = open_store(policy)
         is_json = payload.is_data or _error_json(payload) is not None  # an error whose text is JSON reads back as JSON
-        saved = store.save(tool, dict(args or {}), payload.text, is_json=is_json)
+        stored = store.save(tool, dict(args or {}), payload.text if saved is None else saved, is_json=is_json)
     except (SpillError, OSError) as exc:
         log.warning("hostshape could not save the full result: %s", exc)
         return WayBack.unsaved(unsaved_reason(policy))
-    return WayBack(handle=saved.handle, path=saved.path, tool=policy.retrieval_tool)
+    return WayBack(handle=stored.handle, path=stored.path, tool=policy.retrieval_tool)
 
 
 def _view_cursor(policy: Policy, way: WayBack) -> ViewCursor:

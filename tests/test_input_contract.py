@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from hostshape import Policy, shape
 from hostshape.examples import payload_text
 from hostshape.input.contract import ImageBlock, TextBlock, ToolResult, UnreadBlock
-from hostshape.input.host_forms import FASTMCP, OPENAI, tool_result
+from hostshape.input.host_forms import FASTMCP, OPENAI, joined_result, tool_result
 
 TEXT = payload_text("gh_pulls_list.json")
 VALUE = json.loads(TEXT)
@@ -53,3 +54,30 @@ def test_media_beside_text_become_labelled_placeholders() -> None:
     result = ToolResult((TextBlock("see the chart"), ImageBlock("iVBORw0KGgo=", "image/png")))
     res = shape(result, policy=Policy(budget=200, spill=False))
     assert res.text == "see the chart" or "image omitted: image/png" in res.text
+
+
+def test_blocks_a_host_joined_are_read_back_as_those_blocks() -> None:
+    """Two pretty JSON blocks joined by a newline (Agno, CrewAI) read as the two blocks; JSON lines, one JSON text,
+    two documents on one line and JSON followed by prose stay one block."""
+    first, second = json.dumps(VALUE[:5], indent=2), json.dumps(VALUE[5:], indent=2)
+    joined = joined_result(f"{first}\n{second}")
+    assert joined.content == (TextBlock(first), TextBlock(second))
+    assert joined == tool_result([{"type": "text", "text": first}, {"type": "text", "text": second}])
+    for one in ('{"a": 1}\n{"a": 2}', first, f"{first} {second}", f"{first}\nsee above", "[1,\n2]\n[3"):
+        assert joined_result(one) == tool_result(one), one
+
+
+def test_one_payload_is_saved_once_whatever_its_form(tmp_path: Path) -> None:
+    """Pretty text, compact text, the structured copy and the same list in two blocks: one handle, one saved text
+    (the compact JSON of the value)."""
+    policy = Policy(budget=500, spill_dir=tmp_path)
+    halves = [
+        {"type": "text", "text": json.dumps(VALUE[:5], indent=2)},
+        {"type": "text", "text": json.dumps(VALUE[5:])},
+    ]
+    forms = [TEXT, json.dumps(VALUE, indent=2), VALUE, {"content": [], "structuredContent": {"result": VALUE}}]
+    handles = {shape(raw, policy=policy, tool="t", args={"a": 1}).handle for raw in forms}
+    assert len(handles) == 1 and None not in handles
+    blocks = shape(halves, policy=policy, tool="t", args={"a": 1})
+    assert json.loads((tmp_path / f"{blocks.handle}.json").read_text()) == [VALUE[:5], VALUE[5:]]
+    assert blocks.handle == shape([VALUE[:5], VALUE[5:]], policy=policy, tool="t", args={"a": 1}).handle

@@ -14,7 +14,9 @@ Use it in one call, ``agent = install(Agent(model=..., tools=[mcp_tools]), polic
 
 What the model receives: the ``content`` string of the ``ToolResult`` an MCP tool returns (utils/mcp.py:163-345:
 text blocks joined by newlines, a placeholder line per image whose bytes travel as an ``Image`` artifact, the
-structured content only when there is no text). Shaped, ``content`` is the shaped text and the images, audio,
+structured content only when there is no text). The blocks it joined are read back as blocks
+(``host_forms.joined_result``) without its placeholder lines (the artifacts stay), so two JSON blocks, or JSON
+beside an image, shape as the MCP result does. Shaped, ``content`` is the shaped text and the images, audio,
 videos, files and metadata are kept. A tool error reaches the model as ``Error from MCP tool '<name>': [TextContent
 (...)]`` (utils/mcp.py:196-200), the repr of its blocks, and is budgeted as that text. Left alone: results that fit
 as the model reads them, tools that are not an agent's ``MCPTools`` unless a policy rule names them, and
@@ -33,7 +35,7 @@ from typing import Any
 
 from hostshape.adapters._shared import default_policy, install_parts, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
-from hostshape.input.host_forms import text_result
+from hostshape.input.host_forms import joined_result
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "install", "retrieval_tool", "shape_result", "tool_hook"]
@@ -71,7 +73,8 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
         if not isinstance(content, str) or not content:
             return None
         is_error = isinstance(result, ToolResult) and content.startswith(f"Error from MCP tool '{tool}'")
-        given = text_result(content, is_error=is_error)
+        text = _without_media_lines(result, content) if isinstance(result, ToolResult) else content
+        given = joined_result(text, is_error=is_error)  # the blocks Agno joined, split back
         res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=HostForm(as_is=content))
         if not res.changed:
             return None
@@ -81,6 +84,21 @@ def shape_result(result: Any, *, tool: str, args: Any, policy: Policy, server: s
     except Exception as exc:  # never raise into the run
         logger.exception("hostshape could not shape the result of %s", tool)
         return glue_fault(result, policy, exc, tool=tool, server=server)
+
+
+# The line Agno writes in the text for each image and audio it carries as an artifact (utils/mcp.py:236,267,288).
+_MEDIA_LINES = frozenset(
+    {"Image has been generated and added to the response.", "Audio has been generated and added to the response."}
+)
+
+
+def _without_media_lines(result: Any, content: str) -> str:
+    """The text without Agno's line per image and audio when the lines and the artifacts (which reach the model
+    natively, and are kept) agree in number; else the text: JSON beside an image is read as the MCP result's is."""
+    artifacts = len(result.images or []) + len(result.audios or [])
+    lines = content.split("\n")
+    kept = [line for line in lines if line not in _MEDIA_LINES]
+    return "\n".join(kept) if artifacts and len(lines) - len(kept) == artifacts else content
 
 
 def tool_hook(policy: Policy | None = None, *, server: str | None = None) -> Callable[..., Any]:

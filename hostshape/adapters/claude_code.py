@@ -84,6 +84,11 @@ _TRUNCATION_TAIL = re.compile(
     r"output was truncated\."
 )
 CHARS_KEPT_PER_TOKEN = 4
+# When it cuts a result with images, the host drops the images and puts one text block of its own in their place,
+# between the kept text and the tail (observed with the real CLI 2.1.332, whose bundle holds both wordings).
+_IMAGES_LEFT_OUT = re.compile(
+    r"\[(?:Image left out: it|(?P<count>\d[\d,]{0,12}) images left out: they) did not fit in the tool output limit\]"
+)
 
 # A notice is about 1.5 KB of text; a longer text is a tool's own output, whatever it starts with.
 NOTICE_MAX_CHARS = 16_000
@@ -107,10 +112,12 @@ class SavedNotice:
 
 @dataclass(frozen=True)
 class HostCut:
-    """Claude Code kept only ``kept`` of the result (its first ``limit`` x 4 characters)."""
+    """Claude Code kept only ``kept`` of the result (its first ``limit`` x 4 characters), and left out ``images``
+    images."""
 
     kept: str
     limit: int
+    images: int = 0
 
 
 def mentions_notice(text: str) -> bool:
@@ -177,10 +184,14 @@ def _cut_in_one_text(text: str) -> HostCut | None:
 
 def _cut_in_blocks(texts: Sequence[str]) -> HostCut | None:
     limit = _tail_limit(texts[-1], 0)
-    kept = "".join(texts[:-1])
+    body, images = list(texts[:-1]), 0
+    while len(body) > 1 and (note := _IMAGES_LEFT_OUT.fullmatch(body[-1])) is not None:  # the host's, before the tail
+        body.pop()
+        images += int(note["count"].replace(",", "")) if note["count"] else 1
+    kept = "".join(body)
     if limit is None or utf16_len(kept) != limit * CHARS_KEPT_PER_TOKEN:
         return None
-    return HostCut(kept, limit)
+    return HostCut(kept, limit, images)
 
 
 def _tail_limit(text: str, pos: int) -> int | None:

@@ -16,21 +16,28 @@ their ``tools``. CrewAI's hooks are global (``register_after_tool_call_hook``, h
 
 What the model receives: the tool message's content, the string the hook returns. CrewAI already flattens an MCP
 result to text (mcp/content.py:6-48: text blocks one per line, media as ``[image: image/png]`` placeholders,
-``structuredContent`` unused), so the shaped text replaces that string whole. An error result (``isError``) is
-budgeted like any result. Left alone: results that fit, tools that are not MCP tools unless a policy rule names
-them, and ``hostshape_read`` itself. Rules route by the MCP tool's own name (``MCPNativeTool.original_tool_name``,
-tools/mcp_native_tool.py:40-66) and the ``server`` given (else CrewAI's server name, derived from the command).
+``structuredContent`` unused), so the shaped text replaces that string whole; the blocks it joined are read back
+as blocks (``host_forms.joined_result``), its media lines beside JSON named in the envelope. An error result
+(``isError``) reaches the hook as a ``ToolFailure`` (tools/mcp_native_tool.py:136-146, the hook's
+``raw_tool_result``) and is shaped as an error, as the MCP result is. Left alone: results that fit, tools that are
+not MCP tools unless a policy rule names them, and ``hostshape_read`` itself. Rules route by the MCP tool's own
+name (``MCPNativeTool.original_tool_name``, tools/mcp_native_tool.py:40-66) and the ``server`` given (else CrewAI's
+server name, derived from the command).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
 from hostshape.adapters._shared import default_policy, read_function, require, rule_names, shape_for_host
 from hostshape.host import HostForm, glue_fault
-from hostshape.input.host_forms import text_result
+from hostshape.input.contract import ToolResult
+from hostshape.input.host_forms import joined_result
+from hostshape.input.parse import parse_json
 from hostshape.policy import Policy
 
 __all__ = ["FIRES", "HOST", "INTERCEPTION_POINT", "after_tool_call", "install", "retrieval_tool", "uninstall"]
@@ -60,6 +67,36 @@ def _route(context: Any, server: str | None) -> tuple[str, str | None, bool]:
     return str(getattr(context, "tool_name", "") or ""), server, False
 
 
+# The line CrewAI writes in place of an image or audio block, whose data it drops (mcp/content.py:43-44).
+_MEDIA_LINE = re.compile(r"\[(?:image|audio): [\w.+-]{1,64}/[\w.+-]{1,64}\]")
+
+
+def _given(text: str, *, is_error: bool) -> ToolResult:
+    """CrewAI's string as the blocks it joined (``host_forms.joined_result``). Its media lines beside JSON are the
+    host's, not the tool's: the JSON is read without them, as the MCP result's text blocks are, and the envelope
+    names them."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not _MEDIA_LINE.fullmatch(line)]
+    if not is_error and kept and len(kept) < len(lines):
+        rest = "\n".join(kept)
+        given = joined_result(rest)
+        if len(given.content) > 1 or parse_json(rest).ok:
+            shown = ", ".join(sorted({line for line in lines if _MEDIA_LINE.fullmatch(line)}))
+            return dataclasses.replace(given, notes=(*given.notes, f"the host showed {shown} in place of media"))
+    return joined_result(text, is_error=is_error)
+
+
+def _failed(raw: Any) -> bool:
+    """Whether the tool's raw result is CrewAI's ``ToolFailure``: an MCP tool answers ``isError`` with one
+    (tools/mcp_native_tool.py:136-146), which the model reads as its message (utilities/agent_utils.py:1426-1427,
+    tools/tool_failure.py:107-111)."""
+    try:
+        from crewai.tools.tool_failure import ToolFailure
+    except ImportError:  # pragma: no cover - a CrewAI before ToolFailure
+        return False
+    return isinstance(raw, ToolFailure)
+
+
 def _defer_cap(context: Any) -> int | None:
     """The largest result, in characters, CrewAI keeps in context rather than deferring to a file."""
     try:
@@ -87,7 +124,8 @@ def shape_tool_result(context: Any, *, policy: Policy, server: str | None = None
             return None
         args = getattr(context, "tool_input", None)
         form = HostForm(as_is=text, max_chars=_defer_cap(context))
-        res = shape_for_host(text_result(text), policy=policy, tool=name, server=routed_server, args=args, host=form)
+        given = _given(text, is_error=_failed(getattr(context, "raw_tool_result", None)))
+        res = shape_for_host(given, policy=policy, tool=name, server=routed_server, args=args, host=form)
         return res.text if res.changed and res.text else None
     except Exception as exc:  # never raise into the crew
         logger.exception("hostshape could not shape the result of %s", tool)

@@ -25,8 +25,10 @@ answered as the core answers it (``policy.on_fault``).
 from __future__ import annotations
 
 import base64
+import functools
 import logging
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from contextvars import ContextVar
 from typing import Any
 
 from hostshape.adapters._shared import default_policy, read_function, require, rule_names, shape_for_host
@@ -43,6 +45,11 @@ FIRES = "before the model (the host has no limit)"
 EXTRA = "llamaindex"
 
 logger = logging.getLogger("hostshape.adapters.llamaindex")
+# The arguments of the call whose output the callback is shaping. LlamaIndex hands a callback the raw output only
+# (function_tool.py:151-169), so the tool's functions record their keyword arguments here; ``call`` and ``acall``
+# run the function and then the callback in one context (function_tool.py:342,360 and 381,399), and the callback
+# reads them for the handle and the policy, as the other hosts' arguments.
+_CALL_ARGS: ContextVar[dict[str, Any] | None] = ContextVar("hostshape_llamaindex_args", default=None)
 
 
 def _require() -> None:
@@ -57,9 +64,11 @@ def _is_call_result(raw: Any) -> bool:
     return isinstance(raw, CallToolResult)
 
 
-def shape_output(raw: Any, *, tool: str, policy: Policy, server: str | None = None) -> Any:
-    """The replacement for one tool's raw output: a ``ToolOutput`` whose blocks the model reads, or None to keep
-    LlamaIndex's own output. Never raises."""
+def shape_output(
+    raw: Any, *, tool: str, policy: Policy, server: str | None = None, args: dict[str, Any] | None = None
+) -> Any:
+    """The replacement for one tool's raw output (of a call with ``args``): a ``ToolOutput`` whose blocks the model
+    reads, or None to keep LlamaIndex's own output. Never raises."""
     try:
         from llama_index.core.base.llms.types import ImageBlock, TextBlock
         from llama_index.core.tools import ToolOutput
@@ -76,7 +85,8 @@ def shape_output(raw: Any, *, tool: str, policy: Policy, server: str | None = No
         if images and not core_input.content:
             return None  # images only: nothing textual to budget
         form = HostForm(as_is=str(raw))
-        res = shape_for_host(tool_result(core_input), policy=policy, tool=tool, server=server, host=form)
+        given = tool_result(core_input)
+        res = shape_for_host(given, policy=policy, tool=tool, server=server, args=args, host=form)
         if not res.changed:
             return None
         blocks: list[Any] = [TextBlock(text=res.text)]
@@ -103,29 +113,56 @@ def shaped_tool(tool: Any, policy: Policy | None = None, *, server: str | None =
     inner_sync, inner_async = tool._callback, tool._async_callback  # a callback the tool already had
 
     def callback(raw: Any) -> Any:
+        args = _CALL_ARGS.get()
         if inner_sync is not None:
             answer = inner_sync(raw)
             if answer is not None:
                 return answer
-        return shape_output(raw, tool=name, policy=chosen, server=server)
+        return shape_output(raw, tool=name, policy=chosen, server=server, args=args)
 
     async def async_callback(raw: Any) -> Any:
+        args = _CALL_ARGS.get()
         if inner_async is not None:
             answer = await inner_async(raw)
             if answer is not None:
                 return answer
         import anyio.to_thread
 
-        return await anyio.to_thread.run_sync(lambda: shape_output(raw, tool=name, policy=chosen, server=server))
+        return await anyio.to_thread.run_sync(
+            lambda: shape_output(raw, tool=name, policy=chosen, server=server, args=args)
+        )
 
+    context_param = tool.ctx_param_name
     return FunctionTool(
-        fn=tool.fn,
-        async_fn=tool.async_fn,
+        fn=_recording(tool.fn, context_param),
+        async_fn=_recording_async(tool.async_fn, context_param),
         metadata=tool.metadata,
         callback=callback,
         async_callback=async_callback,
         partial_params=dict(tool.partial_params),
     )
+
+
+def _recording(fn: Callable[..., Any], context_param: str | None) -> Callable[..., Any]:
+    """``fn`` recording its keyword arguments (without the agent's context) as the call's, for the callback."""
+
+    @functools.wraps(fn)
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        _CALL_ARGS.set({k: v for k, v in kwargs.items() if k != context_param})
+        return fn(*args, **kwargs)
+
+    return recorded
+
+
+def _recording_async(fn: Callable[..., Awaitable[Any]], context_param: str | None) -> Callable[..., Awaitable[Any]]:
+    """The async ``fn`` recording its keyword arguments as the call's (``acall`` awaits it in its own context)."""
+
+    @functools.wraps(fn)
+    async def recorded(*args: Any, **kwargs: Any) -> Any:
+        _CALL_ARGS.set({k: v for k, v in kwargs.items() if k != context_param})
+        return await fn(*args, **kwargs)
+
+    return recorded
 
 
 def retrieval_tool(policy: Policy | None = None) -> Any:

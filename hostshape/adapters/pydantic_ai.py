@@ -108,12 +108,15 @@ class ShapingHook:
         if content is None or isinstance(content, BinaryContent):
             return value
         # Images and audio reach the model natively, beside the text (ToolReturnPart.files): they are kept as they
-        # are, and the core shapes the rest.
+        # are, and the core shapes the rest; one item left is that item (JSON beside an image is shaped as the MCP
+        # result's JSON is, not as a list holding it).
         media = [item for item in content if _is_media(item)] if isinstance(content, list) else []
         if media:
             content = [item for item in content if not _is_media(item)]
             if not content:
                 return value
+            if len(content) == 1:
+                content = content[0]
         given = tool_result(_core_input(content))
         res = shape_for_host(given, policy=self.policy, tool=tool, server=self.server, args=args)
         if not res.changed:

@@ -7,6 +7,9 @@ Run it with ``python -m hostshape.examples.mcp_server``. Tools:
 - ``fetch(name)`` the same for any payload file, ``fetch_plain(name)`` as content blocks only (no structured copy),
   ``fetch_structured(name)`` the parsed JSON as structured content; ``fetch_list(name)`` a JSON list parsed, which
   FastMCP sends as its JSON text and ``{"result": [...]}``;
+- ``fetch_blocks(name, parts)`` a JSON list payload as ``parts`` text blocks, each the JSON of one slice;
+  ``fetch_with_image(name)`` the payload's text block followed by a one-pixel PNG image block;
+- ``fetch_error(name)`` the payload's text as an ``isError`` result (a tool's own error report, passed through);
 - ``fail(message)`` raises, so the host receives an ``isError`` result; ``image()`` returns a PNG image block.
 
 Requires the ``mcp`` package (installed with any hostshape framework extra), 1.x or 2.x: mcp 2 renamed
@@ -20,7 +23,7 @@ import base64
 import json
 from typing import Any
 
-from mcp.types import BlobResourceContents, EmbeddedResource, ImageContent, TextContent
+from mcp.types import BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, TextContent
 
 try:
     from mcp.server.mcpserver import MCPServer as FastMCP  # mcp >= 2
@@ -77,6 +80,32 @@ def fetch_list(name: str) -> list[Any]:
     the structured copy (a list output schema is not an object)."""
     value = json.loads(payload_text(name))
     return value if isinstance(value, list) else [value]
+
+
+@server.tool(structured_output=False)
+def fetch_blocks(name: str, parts: int = 2) -> list[TextContent]:
+    """Returns one recorded JSON list payload as ``parts`` text blocks, each the JSON of one slice of the list."""
+    value = json.loads(payload_text(name))
+    items = value if isinstance(value, list) else [value]
+    size = max(1, -(-len(items) // max(1, parts)))
+    return [
+        TextContent(type="text", text=json.dumps(items[at : at + size], indent=2)) for at in range(0, len(items), size)
+    ]
+
+
+@server.tool(structured_output=False)
+def fetch_with_image(name: str) -> list[TextContent | ImageContent]:
+    """Returns one recorded payload's text block, then a one-pixel PNG image block."""
+    return [
+        TextContent(type="text", text=payload_text(name)),
+        ImageContent(type="image", data=base64.b64encode(_PNG).decode(), mimeType="image/png"),
+    ]
+
+
+@server.tool()
+def fetch_error(name: str) -> CallToolResult:
+    """Returns one recorded payload's text as an error result (``isError``), as an API's error body."""
+    return CallToolResult(content=[TextContent(type="text", text=payload_text(name))], isError=True)
 
 
 @server.tool()

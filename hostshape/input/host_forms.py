@@ -99,6 +99,49 @@ def text_result(text: str, *, is_error: bool = False) -> ToolResult:
     return blocks_result([{"type": "text", "text": text}], is_error=is_error)
 
 
+def joined_result(text: str, *, is_error: bool = False) -> ToolResult:
+    """A host's one string of text blocks joined by newlines (Agno, CrewAI) as those blocks again: a text that is
+    several JSON documents one after another, one of them over several lines (so not JSON lines, whose one-line
+    records are one block's rows), is read as one text block per document, each the text between two of the
+    newlines the host put in, as ``shape`` reads the MCP blocks; any other text is one block (as ``text_result``)."""
+    documents = _documents(text) if not is_error else None
+    return blocks_result([{"type": "text", "text": t} for t in (documents or [text])], is_error=is_error)
+
+
+_DECODER = json.JSONDecoder()
+_JOINED_OPEN = re.compile(r"[ \t\r\n]*[\[{]")
+
+
+def _documents(text: str) -> list[str] | None:
+    """The texts of the JSON documents ``text`` joins, split at one newline after each; None unless it is two or
+    more objects or arrays, one of which spans several lines, separated by blanks holding a newline."""
+    if not _JOINED_OPEN.match(text) or parse_json(text).ok:
+        return None
+    documents: list[str] = []
+    start = at = 0
+    end = len(text)
+    while at < end:
+        opened = _JOINED_OPEN.match(text, at)
+        if opened is None:
+            return None
+        try:
+            _, at = _DECODER.raw_decode(text, opened.end() - 1)
+        except (ValueError, RecursionError):
+            return None
+        gap = at
+        while at < end and text[at] in " \t\r\n":
+            at += 1
+        newline = text.find("\n", gap, at)
+        if at < end and newline < 0:
+            return None  # two documents on one line: not blocks a host joined
+        cut = newline if at < end else end
+        documents.append(text[start:cut])
+        start = cut + 1
+    if len(documents) < 2 or all("\n" not in d.strip() for d in documents):
+        return None
+    return documents
+
+
 def blocks_result(blocks: list[Any], *, structured: Any = MISSING, is_error: bool = False) -> ToolResult:
     """Content blocks (the contract's, MCP objects or dumps, OpenAI parts), with their structured copy and error
     flag."""

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from hostshape.input import contract
+from hostshape.input.lossless import losses, minify
 from hostshape.input.parse import MISSING, first_char, looks_like_json, may_be_json, parse_json
 from hostshape.output.render import MAX_DEPTH, ORJSON_INTS, NotExact, WideInt, dumps, safe_text, wide
 
@@ -38,6 +39,7 @@ class Payload:
     opaque: bool = False
     strict: bool = False
     copy_envelope: Any = MISSING  # the top-level _hostshape member of a structured copy not read (beside the text)
+    canonical: str | None = None  # several JSON blocks: the compact JSON of ``value`` when it is theirs exactly
 
     @property
     def is_data(self) -> bool:
@@ -175,7 +177,21 @@ def _json_per_block(texts: list[str]) -> Payload | None:
     values = [parse_json(t) for t in texts]
     if not all(v.ok for v in values):
         return None
-    return Payload(text="\n".join(texts), value=[v.value for v in values], looks_json=True)
+    value = [v.value for v in values]
+    return Payload(text="\n".join(texts), value=value, looks_json=True, canonical=_canonical(texts, values))
+
+
+def _canonical(texts: list[str], values: list[Any]) -> str | None:
+    """The compact JSON of the blocks' values, as one list, when each block reads strictly and loses nothing in
+    parsing (the text a structured copy of that list has); else the list of the blocks minified, which is exact."""
+    if all(v.strict for v in values):
+        try:
+            renderings = [orjson.dumps(v.value) for v in values]
+        except (TypeError, orjson.JSONEncodeError, RecursionError):
+            renderings = []
+        if renderings and not any(losses(t, r) for t, r in zip(texts, renderings, strict=True)):
+            return "[" + ",".join(r.decode("utf-8") for r in renderings) + "]"
+    return "[" + ",".join(minify(t) for t in texts) + "]"
 
 
 def _unknown_note(unknown: list[str]) -> str:

@@ -165,11 +165,18 @@ def _host_cut(cut: HostCut, input_data: Mapping[str, Any], policy: Policy, serve
     kept = _unwrap_partial_result(cut.kept)
     records = _complete_records(kept)
     what = f"; the {len(records):,} records it delivered whole are below" if records else ""
+    if cut.images:  # a result with images is cut even where large-output files are on (its images are dropped)
+        why = f"over its {cut.limit:,}-token limit, leaving out its {cut.images:,} image(s)"
+        ask = "ask the tool for a narrower or paginated result."
+    else:
+        why = f"over its {cut.limit:,}-token limit, with ENABLE_MCP_LARGE_OUTPUT_FILES=false"
+        ask = (
+            "ask the tool for a narrower or paginated result, or enable large-output files so hostshape can shape "
+            "the full result."
+        )
     notes = (
         f"[hostshape] Claude Code truncated this tool result to its first {len(kept):,} characters before hostshape "
-        f"saw it (over its {cut.limit:,}-token limit, with ENABLE_MCP_LARGE_OUTPUT_FILES=false){what}. The rest was "
-        "never delivered and cannot be retrieved: ask the tool for a narrower or paginated result, or enable "
-        "large-output files so hostshape can shape the full result.",
+        f"saw it ({why}){what}. The rest was never delivered and cannot be retrieved: {ask}",
         "[hostshape] Claude Code truncated this result before hostshape saw it; the rest cannot be retrieved.",
     )
     # What hostshape itself cuts from the kept part is still saved and retrievable; the note says the host's part is
