@@ -226,7 +226,7 @@ _FORGED_LINES = {
 
 def compact(s: Shaping) -> Shaping:
     rendering = _exact_json(s.payload.value) if s.payload.is_data else None
-    lost = tuple(losses(s.payload.text, rendering if s.payload.strict else None)) if s.payload.is_data else ()
+    lost = _lost(s.payload, rendering)
     # One payload, one saved text: JSON data is saved as the compact JSON of its value, whichever form the host
     # handed it over in (a pretty text block, a compact one, the structured copy, whose text is that already), so
     # each host's handle is the same; the original minus its whitespace when parsing lost something (that is the
@@ -235,14 +235,26 @@ def compact(s: Shaping) -> Shaping:
     # not read strictly (NaN) as it is, and so is a notebook, outlined by the lines of its text (``_fit_notebook``).
     if _notebook(s.payload) is not None:
         saved = None
+    elif s.payload.canonical is not None:
+        saved = s.payload.canonical
     else:
-        saved = minify(s.payload.text) if lost else _decoded(rendering) if s.payload.strict else s.payload.canonical
+        saved = minify(s.payload.text) if lost else _decoded(rendering) if s.payload.strict else None
     s = dataclasses.replace(s, lost=lost, saved=saved)
     if s.payload.is_data and not s.configured and not s.forged:
-        text = minify(s.payload.text) if lost else _may_fit(rendering, s.limit)
+        text = (s.payload.canonical or minify(s.payload.text)) if lost else _may_fit(rendering, s.limit)
         if text is not None and len(text) < len(s.payload.text) * 0.9 and s.limit.fits(text) and _strict(text):
             return s.done(text, changed=True, strategy="compact")
     return s
+
+
+def _lost(payload: Payload, rendering: bytes | None) -> tuple[str, ...]:
+    """What parsing the payload's JSON changed, as notes: per block for several JSON blocks (their joined text is
+    not one JSON document), else of its one text (``rendering`` lets a strict text that lost nothing pass fast)."""
+    if not payload.is_data:
+        return ()
+    if payload.canonical is not None:
+        return payload.lost
+    return tuple(losses(payload.text, rendering if payload.strict else None))
 
 
 def save(s: Shaping) -> Shaping:

@@ -81,3 +81,20 @@ def test_one_payload_is_saved_once_whatever_its_form(tmp_path: Path) -> None:
     blocks = shape(halves, policy=policy, tool="t", args={"a": 1})
     assert json.loads((tmp_path / f"{blocks.handle}.json").read_text()) == [VALUE[:5], VALUE[5:]]
     assert blocks.handle == shape([VALUE[:5], VALUE[5:]], policy=policy, tool="t", args={"a": 1}).handle
+
+
+def test_what_parsing_several_json_blocks_changed_is_named_and_saved_exactly(tmp_path: Path) -> None:
+    """Each of several JSON blocks is checked for what parsing changes (a repeated key, a number past a double):
+    their joined text is not one JSON document, so checking it as one would find nothing and cut silently. The
+    saved text is the blocks themselves, minified (exact)."""
+    rows = [{"id": i, "name": "x" * 50} for i in range(300)]
+    first = json.dumps(rows).replace('"id": 7,', '"id": 123456789012345678901234567890.5,')
+    second = '{"a": 1, "a": 2, "rows": ' + json.dumps(rows[:50]) + "}"
+    raw = {"content": [{"type": "text", "text": first}, {"type": "text", "text": second}]}
+    res = shape(raw, policy=Policy(budget=2000, spill_dir=tmp_path))
+    assert res.tokens <= 2000
+    notes = json.loads(res.text)["_hostshape"]["notes"]
+    assert any("rounded" in n and "123456789012345678901234567890.5" in n for n in notes)
+    assert any("repeated" in n for n in notes)
+    saved = (tmp_path / f"{res.handle}.json").read_text()
+    assert '"a":1,"a":2' in saved and "123456789012345678901234567890.5" in saved

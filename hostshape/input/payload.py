@@ -8,6 +8,7 @@ become labelled placeholders, and a block the core cannot read is shown as its J
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ class Payload:
     strict: bool = False
     copy_envelope: Any = MISSING  # the top-level _hostshape member of a structured copy not read (beside the text)
     canonical: str | None = None  # several JSON blocks: the compact JSON of ``value`` when it is theirs exactly
+    lost: tuple[str, ...] = ()  # several JSON blocks: what parsing them changed, as notes (``losses`` per block)
 
     @property
     def is_data(self) -> bool:
@@ -178,20 +180,22 @@ def _json_per_block(texts: list[str]) -> Payload | None:
     if not all(v.ok for v in values):
         return None
     value = [v.value for v in values]
-    return Payload(text="\n".join(texts), value=value, looks_json=True, canonical=_canonical(texts, values))
+    canonical, lost = _canonical(texts, values)
+    return Payload(text="\n".join(texts), value=value, looks_json=True, canonical=canonical, lost=lost)
 
 
-def _canonical(texts: list[str], values: list[Any]) -> str | None:
+def _canonical(texts: list[str], values: list[Any]) -> tuple[str, tuple[str, ...]]:
     """The compact JSON of the blocks' values, as one list, when each block reads strictly and loses nothing in
-    parsing (the text a structured copy of that list has); else the list of the blocks minified, which is exact."""
+    parsing (the text a structured copy of that list has); else the list of the blocks minified, which is exact.
+    Beside it, what parsing the blocks changed (each note once), which the answer must name."""
+    renderings: list[bytes | None] = [None] * len(texts)
     if all(v.strict for v in values):
-        try:
+        with contextlib.suppress(TypeError, orjson.JSONEncodeError, RecursionError):
             renderings = [orjson.dumps(v.value) for v in values]
-        except (TypeError, orjson.JSONEncodeError, RecursionError):
-            renderings = []
-        if renderings and not any(losses(t, r) for t, r in zip(texts, renderings, strict=True)):
-            return "[" + ",".join(r.decode("utf-8") for r in renderings) + "]"
-    return "[" + ",".join(minify(t) for t in texts) + "]"
+    lost = tuple(dict.fromkeys(note for t, r in zip(texts, renderings, strict=True) for note in losses(t, r)))
+    if not lost and all(r is not None for r in renderings):
+        return "[" + ",".join(r.decode("utf-8") for r in renderings if r is not None) + "]", ()
+    return "[" + ",".join(minify(t) for t in texts) + "]", lost
 
 
 def _unknown_note(unknown: list[str]) -> str:
