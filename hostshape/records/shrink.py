@@ -15,6 +15,7 @@ import binascii
 import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -237,7 +238,7 @@ def shrink_located(
             if size > max_chars:
                 break
     end = start + len(shrunk)
-    shrunk = _state_once(shrunk, key, cuts)
+    shrunk = _state_once(shrunk, key, cuts, records[start] if start < end else None, records[:start] + records[end:])
     if templates:  # a filling the shrink changed would rebuild a wrong value: that member is named as omitted
         held = derived.shown_hold(templates, records[start:end], shrunk, cuts.same)
         cuts.omitted.update(name for name in templates if name not in held)
@@ -599,10 +600,16 @@ def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
     return list(pairs.items()) if pairs is not None else None
 
 
-def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
-    """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``."""
+def _state_once(
+    records: list[Any], key: str | None, cuts: Cuts, raw: Any = None, others: Sequence[Any] = ()
+) -> list[Any]:
+    """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``.
+    ``others`` are the list's records left unshrunk, ``raw`` the first record before shrinking: a member is stated
+    once only when it is so in those too (equal as they are, so equal once shrunk), true of the whole list."""
     objects = [r for r in records if isinstance(r, dict)]
     if len(objects) < 3 or len(objects) < len(records):
+        return records
+    if others and not (isinstance(raw, dict) and all(isinstance(r, dict) for r in others)):
         return records
     first = objects[0]
     drop: list[str] = []
@@ -611,19 +618,43 @@ def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
         if name == key:
             continue
         size = len(dumps(value)) + len(str(name))
-        if size <= room and all(name in r and r[name] == value for r in objects[1:]):
+        if (
+            size <= room
+            and all(name in r and r[name] == value for r in objects[1:])
+            and _same_in(others, name, raw, None)
+        ):
             cuts.same[name] = value
             drop.append(name)
             room -= size
-    inner = _inner_constants(objects, key, drop, room)
+    inner = _inner_constants(objects, key, drop, room, raw, others)
     cuts.same.update({f"{parent}.{name}": value for parent, members in inner.items() for name, value in members})
     if not drop and not inner:
         return records
     return [_without(r, drop, inner) for r in objects]
 
 
+def _same_in(others: Sequence[Any], name: str, raw: Any, parent: str | None) -> bool:
+    """Whether every record of ``others`` holds ``raw``'s member ``name`` (of its object ``parent``), equal."""
+    if not others:
+        return True
+    if parent is not None:
+        raw = raw.get(parent)
+        if not isinstance(raw, dict) or not all(isinstance(r.get(parent), dict) for r in others):
+            return False
+        others = [r[parent] for r in others]
+    if name not in raw:
+        return False
+    value = raw[name]
+    return all(name in r and r[name] == value for r in others)
+
+
 def _inner_constants(
-    objects: list[dict[str, Any]], key: str | None, dropped: list[str], room: int
+    objects: list[dict[str, Any]],
+    key: str | None,
+    dropped: list[str],
+    room: int,
+    raw: Any = None,
+    others: Sequence[Any] = (),
 ) -> dict[str, list[tuple[str, Any]]]:
     """Scalar members of a record's own objects identical in every record (``status.phase`` Running in each
     pod), by parent member: stated once under their dotted path, within ``room`` characters. Names holding a dot
@@ -639,7 +670,11 @@ def _inner_constants(
             if isinstance(value, (dict, list)) or "." in name or _is_empty(value):
                 continue
             size = len(dumps(value)) + len(parent) + len(name) + 1
-            if size <= room and all(name in r[parent] and r[parent][name] == value for r in objects[1:]):
+            if (
+                size <= room
+                and all(name in r[parent] and r[parent][name] == value for r in objects[1:])
+                and _same_in(others, name, raw, parent)
+            ):
                 out.setdefault(parent, []).append((name, value))
                 room -= size
     return out
