@@ -155,7 +155,7 @@ def _patterns(counts: Counter[str]) -> dict[str, int]:
                     total = sum(merged.pop(m) for m in members)
                     merged[pattern] = merged.get(pattern, 0) + total
     ranked = sorted(merged.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {".".join(steps): n for steps, n in ranked}
+    return {".".join(steps) or ".": n for steps, n in ranked}  # "." is the top level (``_label``)
 
 
 _STEP = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^."])+')  # one step of a path: quoted keys hold dots
