@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hostshape.output.envelope import derived_checked_on, middle_marker, query_key
+from hostshape.output.envelope import KEY, derived_checked_on, middle_marker, query_key
 from hostshape.output.previews import Clipped, preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import derived, structure
@@ -267,7 +267,7 @@ def _derived(
     def shown(path: derived.Path, value: Any) -> bool:  # another rendering of a sibling's text is left out
         return _shown(schema, path, value) and not (len(path) == 1 and _is_rendering_of_sibling(path[0], first))
 
-    learnt = derived.learn(records, shown, exclude=frozenset(names), prefer=names, named=named)
+    learnt = derived.learn(records, shown, exclude=frozenset((*names, KEY)), prefer=names, named=named)
     templates = derived.checked(learnt, records)
     schema.derived = frozenset(templates)
     left = derived.unchecked(len(records))
@@ -600,7 +600,9 @@ def _pairs(items: list[Any]) -> list[tuple[str, Any]] | None:
 
 
 def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
-    """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``."""
+    """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``.
+    A member named as hostshape's envelope (``_hostshape``) stays in the records: a tool's data never writes into
+    the envelope the model reads."""
     objects = [r for r in records if isinstance(r, dict)]
     if len(objects) < 3 or len(objects) < len(records):
         return records
@@ -608,7 +610,7 @@ def _state_once(records: list[Any], key: str | None, cuts: Cuts) -> list[Any]:
     drop: list[str] = []
     room = _SAME_CHARS  # the envelope is never cut: large constants stay in the records, where fit can preview them
     for name, value in first.items():
-        if name == key:
+        if name in (key, KEY):
             continue
         size = len(dumps(value)) + len(str(name))
         if size <= room and all(name in r and r[name] == value for r in objects[1:]):
@@ -631,12 +633,17 @@ def _inner_constants(
     first = objects[0]
     out: dict[str, list[tuple[str, Any]]] = {}
     for parent, obj in first.items():
-        if parent in dropped or not isinstance(obj, dict) or "." in parent or (key or "").startswith(parent + "."):
+        if (
+            parent in (KEY, *dropped)
+            or not isinstance(obj, dict)
+            or "." in parent
+            or (key or "").startswith(parent + ".")
+        ):
             continue
         if not all(isinstance(r.get(parent), dict) for r in objects[1:]):
             continue
         for name, value in obj.items():
-            if isinstance(value, (dict, list)) or "." in name or _is_empty(value):
+            if isinstance(value, (dict, list)) or "." in name or name == KEY or _is_empty(value):
                 continue
             size = len(dumps(value)) + len(parent) + len(name) + 1
             if size <= room and all(name in r[parent] and r[parent][name] == value for r in objects[1:]):
