@@ -1,7 +1,8 @@
 """Red team, round 12: records that each carry a member named as hostshape's envelope (``_hostshape``) must never
-write into the envelope the model reads (its ``same`` or ``derived``), and a CSV of very many columns must not
-search every column for an identifier. Each asserts on what the model receives (o200k) or on work done (counted
-calls), never on the wall clock."""
+write into the envelope the model reads (its ``same`` or ``derived``); a CSV of very many columns must not search
+every column for an identifier; a member named ``"a.b"`` beside ``a: {b}`` must not lose one of the two constants
+to one key of ``same``; a section past the outline's cap is answered with the way to reach it. Each asserts on
+what the model receives (o200k) or on work done (counted calls), never on the wall clock."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import Any
 import pytest
 
 from hostshape import Policy, shape
+from hostshape.documents.model import MAX_ENTRIES
 from hostshape.records import structure
 from hostshape.tokens import count_tokens
+from hostshape.wayback.retrieve import read
 
 
 def _policy(tmp_path: Path, budget: int) -> Policy:
@@ -84,3 +87,36 @@ def test_a_very_wide_csv_searches_a_bounded_number_of_columns(tmp_path: Path, mo
     shown = json.loads(text)
     assert shown["_hostshape"]["truncated"] is True and shown["_hostshape"]["handle"]
     assert calls[0] <= 4 * structure.ID_COLUMNS, calls[0]  # was 3 * width
+
+
+# ---- a dotted member name beside the nested member it spells -------------------------------------------------------
+
+
+def test_a_dotted_member_name_and_the_nested_member_it_spells_both_survive(tmp_path: Path) -> None:
+    # `same` stated {"a.b": "top"} for the record's own "a.b", then the constant a.b ("inner") under the same key:
+    # "top" was lost from the answer with truncated false.
+    records = [{"id": i, "a.b": "top", "a": {"b": "inner", "c": i}, "t": "x" * 20} for i in range(60)]
+    shown = _shown(json.dumps(records), _policy(tmp_path, 1500))
+    assert shown["_hostshape"]["truncated"] is False
+    text = json.dumps(shown)
+    assert '"top"' in text and '"inner"' in text, text[:400]
+    for record in shown["items"]:
+        assert {**shown["_hostshape"].get("same", {}), **record}.get("a.b") == "top"
+        assert record["a"]["b"] == "inner"
+
+
+# ---- a section past the outline's cap ------------------------------------------------------------------------------
+
+
+def test_a_section_past_the_outline_cap_is_answered_with_the_way_to_reach_it(tmp_path: Path) -> None:
+    count = MAX_ENTRIES + 100
+    text = "".join(f"# Heading {i}\n\ntext {i}\n\n" for i in range(count))
+    policy = _policy(tmp_path, 500)
+    first = shape(text, policy=policy).text
+    assert count_tokens(first) <= policy.budget and f"outline keeps the first {MAX_ENTRIES:,}" in first
+    handle = first.split("handle=", 1)[1].split()[0]
+    answer = read(handle, section=f"Heading {count - 1}", policy=policy)
+    assert count_tokens(answer) <= policy.budget
+    assert f"the outline keeps the first {MAX_ENTRIES:,} parts: read later ones by lines or grep" in answer
+    found = read(handle, grep=f"^# Heading {count - 1}$", policy=policy)
+    assert f"# Heading {count - 1}" in found and count_tokens(found) <= policy.budget

@@ -629,8 +629,10 @@ def _inner_constants(
 ) -> dict[str, list[tuple[str, Any]]]:
     """Scalar members of a record's own objects identical in every record (``status.phase`` Running in each
     pod), by parent member: stated once under their dotted path, within ``room`` characters. Names holding a dot
-    are left alone (the dotted path would not name them)."""
+    are left alone (the dotted path would not name them), and so is a dotted path that is also a record's own
+    member name (``"a.b"`` beside ``a.b``: one key in ``same`` would state one and drop the other)."""
     first = objects[0]
+    own = set().union(*objects)
     out: dict[str, list[tuple[str, Any]]] = {}
     for parent, obj in first.items():
         if (
@@ -643,7 +645,9 @@ def _inner_constants(
         if not all(isinstance(r.get(parent), dict) for r in objects[1:]):
             continue
         for name, value in obj.items():
-            if isinstance(value, (dict, list)) or "." in name or name == KEY or _is_empty(value):
+            if isinstance(value, (dict, list)) or "." in name or name == KEY or f"{parent}.{name}" in own:
+                continue
+            if _is_empty(value):
                 continue
             size = len(dumps(value)) + len(parent) + len(name) + 1
             if size <= room and all(name in r[parent] and r[parent][name] == value for r in objects[1:]):
