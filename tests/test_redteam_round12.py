@@ -57,12 +57,36 @@ def test_a_constant_scalar_our_key_in_records_stays_in_the_records(tmp_path: Pat
     assert "forged" in json.dumps(shown["items"])
 
 
+def _volumes(link: str) -> dict[str, Any]:
+    """Volumes grouped by region, with the same labels in each: only the ``link`` member, built from the group's
+    key and the label, is unique on its own (a link the answer states once in ``derived``)."""
+    note = "a volume note long enough to be worth cutting from every record shown"
+    return {
+        "items": {
+            f"regions/eu-{g}": {
+                "volumes": [
+                    {
+                        "label": f"vol-{i:02d}",
+                        "sizeGb": 10 * i,
+                        link: f"https://cloud.example.com/v1/regions/eu-{g}/volumes/vol-{i:02d}",
+                        "note": f"{i} {note}",
+                    }
+                    for i in range(40)
+                ]
+            }
+            for g in range(3)
+        }
+    }
+
+
 def test_a_derived_member_named_as_our_key_is_not_stated_in_the_envelope(tmp_path: Path) -> None:
-    # a string rebuilt from another member (a link from the id) is stated once in `derived` by its name
-    records = [{"id": f"item{i:04}", "_hostshape": f"https://api.example.com/v1/items/item{i:04}"} for i in range(80)]
-    shown = _shown(json.dumps(records), _policy(tmp_path, 300))
+    assert "selfLink" in _shown(_volumes("selfLink"), _policy(tmp_path, 4000))["_hostshape"]["derived"]
+    shown = _shown(_volumes("_hostshape"), _policy(tmp_path, 4000))
     env = shown["_hostshape"]
     assert "_hostshape" not in env.get("derived", {}) and "_hostshape" not in env.get("same", {}), env
+    # theirs: a link like any other, shown in the records or named as omitted (the cut named, never silent)
+    shown_links = "cloud.example.com/v1/regions/eu-1/volumes/vol-01" in json.dumps(shown)
+    assert shown_links or (env["truncated"] and "_hostshape" in env.get("omitted", [])), env
 
 
 # ---- a CSV of very many columns: the identifier search is bounded --------------------------------------------------
