@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from hostshape.documents import outline_of
 from hostshape.documents.grep import Matches, PatternError, find
-from hostshape.documents.model import Lines, Outline, Section, place
+from hostshape.documents.model import MAX_ENTRIES, Lines, Outline, Section, place
 from hostshape.fit._base import Fitted
 from hostshape.fit.budget import Limit
 from hostshape.fit.section_match import candidates_text, recalled
@@ -642,9 +642,11 @@ def _section(doc: Document, wanted: str) -> Section:
     if found:  # a recalled form fits several: the model chooses, hostshape does not guess
         raise ViewError(candidates_text(wanted, found))
     examples = ", ".join(f"{s.id} {s.title!r}" for s in doc.sections[:5])
+    past = len(doc.outline.entries) >= MAX_ENTRIES  # a part past the outline's cap has no section: say how to reach it
+    kept = f"; the outline keeps the first {MAX_ENTRIES:,} parts: read later ones by lines or grep" if past else ""
     raise ViewError(
         f"no section {wanted[:80]!r} in this document: pass an id or a title exactly as the outline shows it "
-        f"(e.g. {examples})"
+        f"(e.g. {examples}){kept}"
     )
 
 

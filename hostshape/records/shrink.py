@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hostshape.output.envelope import derived_checked_on, middle_marker, query_key
+from hostshape.output.envelope import KEY, derived_checked_on, middle_marker, query_key
 from hostshape.output.previews import Clipped, preview, text_placeholder
 from hostshape.output.render import dumps
 from hostshape.records import derived, structure
@@ -268,7 +268,7 @@ def _derived(
     def shown(path: derived.Path, value: Any) -> bool:  # another rendering of a sibling's text is left out
         return _shown(schema, path, value) and not (len(path) == 1 and _is_rendering_of_sibling(path[0], first))
 
-    learnt = derived.learn(records, shown, exclude=frozenset(names), prefer=names, named=named)
+    learnt = derived.learn(records, shown, exclude=frozenset((*names, KEY)), prefer=names, named=named)
     templates = derived.checked(learnt, records)
     schema.derived = frozenset(templates)
     left = derived.unchecked(len(records))
@@ -605,7 +605,9 @@ def _state_once(
 ) -> list[Any]:
     """Members identical in every record (3 or more), removed from the records and stated once in ``cuts.same``.
     ``others`` are the list's records left unshrunk, ``raw`` the first record before shrinking: a member is stated
-    once only when it is so in those too (equal as they are, so equal once shrunk), true of the whole list."""
+    once only when it is so in those too (equal as they are, so equal once shrunk), true of the whole list. A
+    member named as hostshape's envelope (``_hostshape``) stays in the records: a tool's data never writes into
+    the envelope the model reads."""
     objects = [r for r in records if isinstance(r, dict)]
     if len(objects) < 3 or len(objects) < len(records):
         return records
@@ -615,7 +617,7 @@ def _state_once(
     drop: list[str] = []
     room = _SAME_CHARS  # the envelope is never cut: large constants stay in the records, where fit can preview them
     for name, value in first.items():
-        if name == key:
+        if name in (key, KEY):
             continue
         size = len(dumps(value)) + len(str(name))
         if (
@@ -658,16 +660,25 @@ def _inner_constants(
 ) -> dict[str, list[tuple[str, Any]]]:
     """Scalar members of a record's own objects identical in every record (``status.phase`` Running in each
     pod), by parent member: stated once under their dotted path, within ``room`` characters. Names holding a dot
-    are left alone (the dotted path would not name them)."""
+    are left alone (the dotted path would not name them), and so is a dotted path that is also a record's own
+    member name (``"a.b"`` beside ``a.b``: one key in ``same`` would state one and drop the other)."""
     first = objects[0]
+    own = set().union(*objects)
     out: dict[str, list[tuple[str, Any]]] = {}
     for parent, obj in first.items():
-        if parent in dropped or not isinstance(obj, dict) or "." in parent or (key or "").startswith(parent + "."):
+        if (
+            parent in (KEY, *dropped)
+            or not isinstance(obj, dict)
+            or "." in parent
+            or (key or "").startswith(parent + ".")
+        ):
             continue
         if not all(isinstance(r.get(parent), dict) for r in objects[1:]):
             continue
         for name, value in obj.items():
-            if isinstance(value, (dict, list)) or "." in name or _is_empty(value):
+            if isinstance(value, (dict, list)) or "." in name or name == KEY or f"{parent}.{name}" in own:
+                continue
+            if _is_empty(value):
                 continue
             size = len(dumps(value)) + len(parent) + len(name) + 1
             if (

@@ -20,6 +20,7 @@ CHECK = 5000  # shrunk records over which the index checks that its key alone na
 TELL_APART = 500  # records with a repeated identifier read to choose the column that tells them apart
 MAX_KEY_CHARS = 80  # longer values do not identify anything a model would quote back...
 MAX_ID_CHARS = 300  # ...unless a column of them, without blanks, is the only one that tells every record apart (ARNs)
+ID_COLUMNS = 5000  # leading columns searched for an identifier: the search is bounded, not as wide as the records
 CANDIDATES = 32  # best-ranked unique columns compared pairwise (a few records of 4,100 members: all unique)
 
 # A scheme is short (RFC 3986 names none past 30 characters): unbounded, one 50 MB string cost a pass per look.
@@ -441,7 +442,7 @@ def identifiers(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> list[
         return []
     skip = set(exclude)
     found = []
-    for order, path in enumerate(columns(sample, least=len(sample))):
+    for order, path in enumerate(columns(sample, least=len(sample))[:ID_COLUMNS]):
         if path in skip or not _distinct_at_least(sample, path, len(sample)):
             continue
         col = stats(sample, path, order)
@@ -522,7 +523,7 @@ def identifier(records: Sequence[Any], *, exclude: Iterable[str] = ()) -> str | 
         return None
     skip = set(exclude)
     best: tuple[Any, ...] | None = None
-    for order, path in enumerate(columns(sample, least=(len(sample) + 1) // 2)):
+    for order, path in enumerate(columns(sample, least=(len(sample) + 1) // 2)[:ID_COLUMNS]):
         if path in skip or not _distinct_at_least(sample, path, (len(sample) + 1) // 2):
             continue
         col = stats(sample, path, order)
@@ -711,7 +712,7 @@ def _telling_apart(repeats: Sequence[Any], sample: Sequence[Any], key: str) -> s
 
 def _key_like_beside(sample: Sequence[Any], key: str) -> Iterator[tuple[str, Column]]:
     """(path, stats) of each key-like own column but ``key`` present in nine records of ``sample`` in ten."""
-    for order, path in enumerate(columns(sample, depth=1)):
+    for order, path in enumerate(columns(sample, depth=1)[:ID_COLUMNS]):
         if path == key:
             continue
         col = stats(sample, path, order)
