@@ -536,6 +536,27 @@ def score(text: str, t: Truth) -> tuple[int, int]:
     return sum(answer(q, r, t) for q in qs), len(qs)
 
 
+def misses(text: str, p: Payload) -> list[str]:
+    """The questions the reader gets wrong from ``text`` (what hostshape sent for ``p``), each as
+    ``kind@position`` (``:member`` for a member asked): what ``--misses`` lists, to find the causes of misses."""
+    from bench import hostbench
+
+    t = hostbench.truth_for(p)
+    if t is None:
+        return []
+    r = read(text, t)
+    return [f"{q.kind}@{q.k}" + (f":{q.field}" if q.field else "") for q in questions(t) if not answer(q, r, t)]
+
+
+def _hostshape_text(p: Payload, budget: int) -> str:
+    """The text hostshape sends for ``p`` at ``budget``, as the reader reads it."""
+    from bench import hostbench, peers
+
+    tool = peers.HOSTSHAPE
+    out = tool.read(tool.build(tool.user_knob(budget))(tool.prepare(p.text, p.tool)))
+    return hostbench.view(tool.name, out)
+
+
 # --- the table: hostshape against the peers a user would pick instead -------------------------------------------
 
 PEER_NAMES = ("shrinkfit condense", "tooltrim", "terse-mcp")
@@ -556,6 +577,7 @@ def main(argv: list[str] | None = None) -> str:
     ap = argparse.ArgumentParser(prog="bench/tasks.py", description=main.__doc__)
     ap.add_argument("--budgets", type=int, nargs="+", default=[2000, 4000, 8000])
     ap.add_argument("--files", nargs="+", help="payload names (default: every list payload with questions)")
+    ap.add_argument("--misses", action="store_true", help="also list the questions hostshape missed, per cell")
     args = ap.parse_args(argv)
     tools = {t.name: t for t in (*peers.PEERS, *hostpeers.HOST_PEERS)}
     chosen = [peers.HOSTSHAPE] + [tools[n] for n in PEER_NAMES if n in tools]
@@ -565,6 +587,7 @@ def main(argv: list[str] | None = None) -> str:
         "|---|---:|---:|---:|---:|---|",
     ]
     ours = asked = behind = 0
+    missed: list[str] = []
     for p in payloads:
         for budget in args.budgets:
             rows = [hostbench._evaluate(tool, p, budget).row for tool in chosen]
@@ -578,6 +601,10 @@ def main(argv: list[str] | None = None) -> str:
                 f"| {p.name} | {budget:,} | {n} | {mine.tasks_ok} | {best.tasks_ok if best else '-'} | "
                 f"{best.tool if best else '-'} |"
             )
+            if args.misses and (mine.tasks_ok or 0) < n:
+                missed.append(f"{p.name} @{budget}: " + ", ".join(misses(_hostshape_text(p, budget), p)))
+    if missed:
+        lines += ["", "Questions missed (kind@position[:member]):", *missed]
     lines += [
         "",
         f"hostshape answers {ours}/{asked} ({ours / max(1, asked):.0%}); behind the best peer in {behind} cells.",

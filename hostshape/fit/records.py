@@ -326,6 +326,8 @@ class _Last:
     record: Any
     cut: bool
     middle: Any = None
+    most: int = 0  # the tokens the middle record may cost to be shown whole, at the estimate of ...
+    priced: int = 0  # ... which put the last record at this many tokens (the estimate learns as the fit counts)
 
 
 @dataclass(frozen=True)
@@ -425,6 +427,7 @@ class _RecordFit:
                         break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
                         index = fit._restarted(index, k, len(rest) if complete else k + len(index[1]))
+                    fit = fit._middle_again(k)
                 else:
                     break
         return self._shrunk_first()
@@ -520,7 +523,7 @@ class _RecordFit:
     def _spread(self, columns: list[str], k: int, count: int) -> Index:
         """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
         the list's last, both included, each row led by its record's position in the list."""
-        at = _positions(k, len(self.rest), count)
+        at = _positions(k, len(self.rest), count, through=_middle_of(self.rest))
         rows = self.index.rows_at(columns, at)
         assert self.position is not None
         return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
@@ -774,16 +777,35 @@ class _RecordFit:
         last, level, cuts = rest[-1], self.index.level, [0]
         if level is not None and not _all_short(last, level):
             last = cap_strings(last, level, cuts)
-        if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
+        priced = self.ratio.estimate(dumps(last))
+        if priced + _LAST_WRAP > most:
             return None
-        middle, at = None, _middle_of(rest)
-        if k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list)):
-            middle = rest[at]
-            if level is not None and not _all_short(middle, level):
-                middle = cap_strings(middle, level, cuts)
-            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most:
-                middle = None
-        return _Last(last, cuts[0] > 0, middle)
+        middle = self._middle_whole(most, k, cuts)
+        return _Last(last, cuts[0] > 0, middle, most, priced)
+
+    def _middle_whole(self, most: int, k: int, cuts: list[int]) -> Any:
+        """The record midway from the page's first to the last, previewed as the others are (its cuts counted in
+        ``cuts``), when it is past the first ``k`` and not the last, and costs at most ``most`` tokens; else None."""
+        rest, level, at = self.rest, self.index.level, _middle_of(self.rest)
+        if not (k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list))):
+            return None
+        middle = rest[at]
+        if level is not None and not _all_short(middle, level):
+            middle = cap_strings(middle, level, cuts)
+        return None if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most else middle
+
+    def _middle_again(self, k: int) -> _RecordFit:
+        """This fit after its whole records were cut back to ``k``: the middle record, left out while the whole
+        ones reached it, shown whole beside the last again once they no longer do (on the terms it had)."""
+        last = self.last
+        if last is None or last.middle is not None or not last.most or k > _middle_of(self.rest):
+            return self
+        cuts = [0]
+        most = last.most * self.ratio.estimate(dumps(last.record)) // max(1, last.priced)  # at today's estimate
+        middle = self._middle_whole(most, k, cuts)
+        if middle is None:
+            return self
+        return dataclasses.replace(self, last=dataclasses.replace(last, middle=middle, cut=last.cut or cuts[0] > 0))
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -903,15 +925,20 @@ def _noted(facts: Facts, note: str) -> Facts:
     return dataclasses.replace(facts, notes=[*facts.notes, note])
 
 
-def _positions(start: int, end: int, count: int) -> list[int]:
+def _positions(start: int, end: int, count: int, through: int | None = None) -> list[int]:
     """``count`` positions evenly spread from ``start`` to ``end - 1``, both included (every one when ``count``
-    covers them all)."""
+    covers them all); with ``through`` (a position between them), one of them is ``through``: the span is cut
+    there and each part gets its share of the positions, so a spread from the first to the last record also
+    passes through the middle one."""
     span = end - start
     if count >= span:
         return list(range(start, end))
     if count <= 1:
         return [start]
-    return [start + i * (span - 1) // (count - 1) for i in range(count)]
+    if through is None or not start < through < end - 1 or count < 3:
+        return [start + i * (span - 1) // (count - 1) for i in range(count)]
+    before = max(2, min(count - 1, round((count - 1) * (through - start) / (span - 1)) + 1))
+    return _positions(start, through + 1, before) + _positions(through, end, count - before + 1)[1:]
 
 
 def _position_name(columns: list[str], last: Any) -> str:
