@@ -26,6 +26,7 @@ from hostshape.output.envelope import (
     WayBack,
     compacted,
     envelope,
+    index_shared,
     last_shown,
     middle_shown,
     outlined_beside,
@@ -36,6 +37,7 @@ from hostshape.output.envelope import (
 from hostshape.output.previews import cap_strings
 from hostshape.output.render import dumps, dumps_each, with_path
 from hostshape.output.spacing import kept_once
+from hostshape.records.affix import shared_affixes, stripped
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
@@ -522,8 +524,10 @@ class _RecordFit:
 
     def _spread(self, columns: list[str], k: int, count: int) -> Index:
         """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
-        the list's last, both included, each row led by its record's position in the list."""
-        at = _positions(k, len(self.rest), count, through=_middle_of(self.rest))
+        the list's last, both included, each row led by its record's position in the list; through the record
+        midway through the list, unless it is shown whole."""
+        shown = self.last is not None and self.last.middle is not None  # the middle answered by itself
+        at = _positions(k, len(self.rest), count, through=None if shown else _middle_of(self.rest))
         rows = self.index.rows_at(columns, at)
         assert self.position is not None
         return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
@@ -598,7 +602,7 @@ class _RecordFit:
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False)
             elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
                 position = _position_name(columns, last.record if last else None)
-                spreading = dataclasses.replace(self, position=position)
+                spreading = dataclasses.replace(self, position=position, last=last)
                 spread = spreading._spread(columns, k, spreading._spread_within(columns, k, room - used))
                 yield _Plan(k, spread, False, last, position)
             else:  # positions would crowd out the rows: the following ones, and the last whole
@@ -756,7 +760,11 @@ class _RecordFit:
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle), facts
+        index, shared = _affixed(index)
+        if shared:
+            facts = _noted(facts, index_shared(list(shared)))
+        text = records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle, shared)
+        return text, facts
 
     def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
         """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
@@ -903,6 +911,15 @@ def _over_by_block(rows: Iterable[list[Any]], rate: float, room: int, read: list
     return False
 
 
+def _affixed(index: Index | None) -> tuple[Index | None, dict[str, tuple[str, str]]]:
+    """``index`` with the start and end all cells of a column share left out of its rows, and those (by column):
+    long identifiers alike but for a part (ARNs, URLs, prefixed keys) list more rows in the same tokens."""
+    if index is None or len(index[1]) < 2:
+        return index, {}
+    shared = shared_affixes(*index)
+    return ((index[0], stripped(index[0], index[1], shared)), shared) if shared else (index, {})
+
+
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:
     """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
     if last is None:
@@ -927,18 +944,19 @@ def _noted(facts: Facts, note: str) -> Facts:
 
 def _positions(start: int, end: int, count: int, through: int | None = None) -> list[int]:
     """``count`` positions evenly spread from ``start`` to ``end - 1``, both included (every one when ``count``
-    covers them all); with ``through`` (a position between them), one of them is ``through``: the span is cut
-    there and each part gets its share of the positions, so a spread from the first to the last record also
-    passes through the middle one."""
+    covers them all); with ``through`` (a position between them), the position nearest it is moved onto it, so a
+    spread from the first to the last record also passes through the middle one (the others stay where they were)."""
     span = end - start
     if count >= span:
         return list(range(start, end))
     if count <= 1:
         return [start]
-    if through is None or not start < through < end - 1 or count < 3:
-        return [start + i * (span - 1) // (count - 1) for i in range(count)]
-    before = max(2, min(count - 1, round((count - 1) * (through - start) / (span - 1)) + 1))
-    return _positions(start, through + 1, before) + _positions(through, end, count - before + 1)[1:]
+    at = [start + i * (span - 1) // (count - 1) for i in range(count)]
+    if through is not None and start < through < end - 1:
+        nearest = min(range(1, count - 1), key=lambda i: abs(at[i] - through), default=None)
+        if nearest is not None:
+            at[nearest] = through  # between its neighbours: the nearest to it of all
+    return at
 
 
 def _position_name(columns: list[str], last: Any) -> str:
