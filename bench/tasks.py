@@ -17,7 +17,9 @@ A small deterministic reader answers them from the text a tool sent to the model
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
    hostshape's ``_index`` rows, ``_middle`` and ``_last``) is the record at that position, and the records after it
    without one follow it; an object that states its position and carries the identifier is a record wherever it is;
-   what two records at one position say is read together; members an envelope states as built from each record's own
+   what two records at one position say is read together; a table's columns named in its ``shared`` (hostshape's
+   ``_index.shared``: the start and end every cell of the column has, stated once) are read with them joined around
+   each cell; members an envelope states as built from each record's own
    values (hostshape's ``_hostshape.derived``: templates such as ``https://host/{zone}/types/{name}``, syntax in
    hostshape.records.derived) are rebuilt in every record and row that holds their parts, a lossless re-encoding
    decoded as a model told the format would, like terse's codec;
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.corpus import LIST_IDENTIFIERS, Payload
+from hostshape.records.affix import restored
 from hostshape.records.derived import rebuilt
 
 #: file -> (title field, status field), dotted paths into a record; None where the records have none.
@@ -424,6 +427,8 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             return
         if isinstance(node, dict):
             cols, rows = node.get("fields"), node.get("rows")
+            if isinstance(cols, list) and isinstance(rows, list) and isinstance(node.get("shared"), dict):
+                rows = restored(cols, [r for r in rows if isinstance(r, list)], node["shared"])  # as told: ends joined
             if (
                 isinstance(cols, list)
                 and isinstance(rows, list)
@@ -562,6 +567,27 @@ def score(text: str, t: Truth) -> tuple[int, int]:
     return sum(answer(q, r, t) for q in qs), len(qs)
 
 
+def misses(text: str, p: Payload) -> list[str]:
+    """The questions the reader gets wrong from ``text`` (what hostshape sent for ``p``), each as
+    ``kind@position`` (``:member`` for a member asked): what ``--misses`` lists, to find the causes of misses."""
+    from bench import hostbench
+
+    t = hostbench.truth_for(p)
+    if t is None:
+        return []
+    r = read(text, t)
+    return [f"{q.kind}@{q.k}" + (f":{q.field}" if q.field else "") for q in questions(t) if not answer(q, r, t)]
+
+
+def _hostshape_text(p: Payload, budget: int) -> str:
+    """The text hostshape sends for ``p`` at ``budget``, as the reader reads it."""
+    from bench import hostbench, peers
+
+    tool = peers.HOSTSHAPE
+    out = tool.read(tool.build(tool.user_knob(budget))(tool.prepare(p.text, p.tool)))
+    return hostbench.view(tool.name, out)
+
+
 # --- the table: hostshape against the peers a user would pick instead -------------------------------------------
 
 PEER_NAMES = ("shrinkfit condense", "tooltrim", "terse-mcp")
@@ -582,6 +608,7 @@ def main(argv: list[str] | None = None) -> str:
     ap = argparse.ArgumentParser(prog="bench/tasks.py", description=main.__doc__)
     ap.add_argument("--budgets", type=int, nargs="+", default=[2000, 4000, 8000])
     ap.add_argument("--files", nargs="+", help="payload names (default: every list payload with questions)")
+    ap.add_argument("--misses", action="store_true", help="also list the questions hostshape missed, per cell")
     args = ap.parse_args(argv)
     tools = {t.name: t for t in (*peers.PEERS, *hostpeers.HOST_PEERS)}
     chosen = [peers.HOSTSHAPE] + [tools[n] for n in PEER_NAMES if n in tools]
@@ -591,6 +618,7 @@ def main(argv: list[str] | None = None) -> str:
         "|---|---:|---:|---:|---:|---|",
     ]
     ours = asked = behind = 0
+    missed: list[str] = []
     for p in payloads:
         for budget in args.budgets:
             rows = [hostbench._evaluate(tool, p, budget).row for tool in chosen]
@@ -604,6 +632,10 @@ def main(argv: list[str] | None = None) -> str:
                 f"| {p.name} | {budget:,} | {n} | {mine.tasks_ok} | {best.tasks_ok if best else '-'} | "
                 f"{best.tool if best else '-'} |"
             )
+            if args.misses and (mine.tasks_ok or 0) < n:
+                missed.append(f"{p.name} @{budget}: " + ", ".join(misses(_hostshape_text(p, budget), p)))
+    if missed:
+        lines += ["", "Questions missed (kind@position[:member]):", *missed]
     lines += [
         "",
         f"hostshape answers {ours}/{asked} ({ours / max(1, asked):.0%}); behind the best peer in {behind} cells.",

@@ -26,6 +26,7 @@ from hostshape.output.envelope import (
     WayBack,
     compacted,
     envelope,
+    index_shared,
     last_shown,
     middle_shown,
     outlined_beside,
@@ -36,6 +37,7 @@ from hostshape.output.envelope import (
 from hostshape.output.previews import cap_strings
 from hostshape.output.render import dumps, dumps_each, with_path
 from hostshape.output.spacing import kept_once
+from hostshape.records.affix import shared_affixes, stripped
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
@@ -326,6 +328,8 @@ class _Last:
     record: Any
     cut: bool
     middle: Any = None
+    most: int = 0  # the tokens the middle record may cost to be shown whole, at the estimate of ...
+    priced: int = 0  # ... which put the last record at this many tokens (the estimate learns as the fit counts)
 
 
 @dataclass(frozen=True)
@@ -425,6 +429,7 @@ class _RecordFit:
                         break  # short columns would crowd out every whole record: the narrower layout next
                     if index is not None:
                         index = fit._restarted(index, k, len(rest) if complete else k + len(index[1]))
+                    fit = fit._middle_again(k)
                 else:
                     break
         return self._shrunk_first()
@@ -519,8 +524,10 @@ class _RecordFit:
 
     def _spread(self, columns: list[str], k: int, count: int) -> Index:
         """An index of at most ``count`` rows in the layout ``columns`` spread evenly over the records from ``k`` to
-        the list's last, both included, each row led by its record's position in the list."""
-        at = _positions(k, len(self.rest), count)
+        the list's last, both included, each row led by its record's position in the list; through the record
+        midway through the list, unless it is shown whole."""
+        shown = self.last is not None and self.last.middle is not None  # the middle answered by itself
+        at = _positions(k, len(self.rest), count, through=None if shown else _middle_of(self.rest))
         rows = self.index.rows_at(columns, at)
         assert self.position is not None
         return [self.position, *columns], [[self.offset + p, *row] for p, row in zip(at, rows, strict=True)]
@@ -595,7 +602,7 @@ class _RecordFit:
                 yield _Plan(k, (columns, self.index.rows_in(columns, k, end)), False)
             elif width <= per_row * _POSITION_SHARE:  # spread over the whole list: its extent, any record's place
                 position = _position_name(columns, last.record if last else None)
-                spreading = dataclasses.replace(self, position=position)
+                spreading = dataclasses.replace(self, position=position, last=last)
                 spread = spreading._spread(columns, k, spreading._spread_within(columns, k, room - used))
                 yield _Plan(k, spread, False, last, position)
             else:  # positions would crowd out the rows: the following ones, and the last whole
@@ -753,7 +760,11 @@ class _RecordFit:
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle), facts
+        index, shared = _affixed(index)
+        if shared:
+            facts = _noted(facts, index_shared(list(shared)))
+        text = records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle, shared)
+        return text, facts
 
     def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
         """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
@@ -774,16 +785,35 @@ class _RecordFit:
         last, level, cuts = rest[-1], self.index.level, [0]
         if level is not None and not _all_short(last, level):
             last = cap_strings(last, level, cuts)
-        if self.ratio.estimate(dumps(last)) + _LAST_WRAP > most:
+        priced = self.ratio.estimate(dumps(last))
+        if priced + _LAST_WRAP > most:
             return None
-        middle, at = None, _middle_of(rest)
-        if k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list)):
-            middle = rest[at]
-            if level is not None and not _all_short(middle, level):
-                middle = cap_strings(middle, level, cuts)
-            if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most:
-                middle = None
-        return _Last(last, cuts[0] > 0, middle)
+        middle = self._middle_whole(most, k, cuts)
+        return _Last(last, cuts[0] > 0, middle, most, priced)
+
+    def _middle_whole(self, most: int, k: int, cuts: list[int]) -> Any:
+        """The record midway from the page's first to the last, previewed as the others are (its cuts counted in
+        ``cuts``), when it is past the first ``k`` and not the last, and costs at most ``most`` tokens; else None."""
+        rest, level, at = self.rest, self.index.level, _middle_of(self.rest)
+        if not (k <= at < len(rest) - 1 and isinstance(rest[at], (dict, list))):
+            return None
+        middle = rest[at]
+        if level is not None and not _all_short(middle, level):
+            middle = cap_strings(middle, level, cuts)
+        return None if self.ratio.estimate(dumps(middle)) + _LAST_WRAP > most else middle
+
+    def _middle_again(self, k: int) -> _RecordFit:
+        """This fit after its whole records were cut back to ``k``: the middle record, left out while the whole
+        ones reached it, shown whole beside the last again once they no longer do (on the terms it had)."""
+        last = self.last
+        if last is None or last.middle is not None or not last.most or k > _middle_of(self.rest):
+            return self
+        cuts = [0]
+        most = last.most * self.ratio.estimate(dumps(last.record)) // max(1, last.priced)  # at today's estimate
+        middle = self._middle_whole(most, k, cuts)
+        if middle is None:
+            return self
+        return dataclasses.replace(self, last=dataclasses.replace(last, middle=middle, cut=last.cut or cuts[0] > 0))
 
     def _verified(self, text: str, facts: Facts, strategy: str) -> Fitted | None:
         if self.limit.cheap_fit(text):
@@ -881,6 +911,15 @@ def _over_by_block(rows: Iterable[list[Any]], rate: float, room: int, read: list
     return False
 
 
+def _affixed(index: Index | None) -> tuple[Index | None, dict[str, tuple[str, str]]]:
+    """``index`` with the start and end all cells of a column share left out of its rows, and those (by column):
+    long identifiers alike but for a part (ARNs, URLs, prefixed keys) list more rows in the same tokens."""
+    if index is None or len(index[1]) < 2:
+        return index, {}
+    shared = shared_affixes(*index)
+    return ((index[0], stripped(index[0], index[1], shared)), shared) if shared else (index, {})
+
+
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:
     """Estimated tokens of the last record shown whole, and of the middle one with it (0 when it is not)."""
     if last is None:
@@ -903,15 +942,21 @@ def _noted(facts: Facts, note: str) -> Facts:
     return dataclasses.replace(facts, notes=[*facts.notes, note])
 
 
-def _positions(start: int, end: int, count: int) -> list[int]:
+def _positions(start: int, end: int, count: int, through: int | None = None) -> list[int]:
     """``count`` positions evenly spread from ``start`` to ``end - 1``, both included (every one when ``count``
-    covers them all)."""
+    covers them all); with ``through`` (a position between them), the position nearest it is moved onto it, so a
+    spread from the first to the last record also passes through the middle one (the others stay where they were)."""
     span = end - start
     if count >= span:
         return list(range(start, end))
     if count <= 1:
         return [start]
-    return [start + i * (span - 1) // (count - 1) for i in range(count)]
+    at = [start + i * (span - 1) // (count - 1) for i in range(count)]
+    if through is not None and start < through < end - 1:
+        nearest = min(range(1, count - 1), key=lambda i: abs(at[i] - through), default=None)
+        if nearest is not None:
+            at[nearest] = through  # between its neighbours: the nearest to it of all
+    return at
 
 
 def _position_name(columns: list[str], last: Any) -> str:
