@@ -72,6 +72,38 @@ def _framed(line: str) -> str:
     return ""
 
 
+_LEAD = re.compile(r"[ \t]*(?://|#|/\*|\*|@)")  # a comment line, a doc comment's, an annotation
+_QUOTES = '"""'
+MAX_LEAD_LINES = 200
+
+
+def _lead(lines: list[str], number: int) -> int:
+    """The first line of what directly precedes the block opened on line ``number`` and belongs to it: its
+    comments (``//``, ``#``, ``/* */``), annotations and descriptions (a GraphQL ``\"\"\"`` block or ``"..."``
+    line), with no blank line between; ``number`` when there are none. A banner or rule line is not part of it.
+    Looks back at most ``MAX_LEAD_LINES`` lines."""
+    first = number
+    quoted = False  # inside a description block, read upwards
+    for at in range(number - 1, max(0, number - 1 - MAX_LEAD_LINES), -1):
+        line = lines[at - 1][:2000]
+        stripped = line.strip()
+        if quoted:
+            first = at
+            quoted = not stripped.startswith(_QUOTES)
+            continue
+        if not stripped or _RULE.match(line) or _framed(line):
+            break
+        if stripped.endswith(_QUOTES):
+            first = at
+            quoted = not (stripped.startswith(_QUOTES) and len(stripped) >= 6)
+            continue
+        if _LEAD.match(line) or (stripped.startswith('"') and stripped.endswith('"')):
+            first = at
+            continue
+        break
+    return number if quoted else first
+
+
 def outline(text: str) -> Outline | None:
     """Banners, blocks, targets and comment blocks; None when there are none."""
     lines = text.split("\n")
@@ -107,7 +139,7 @@ def outline(text: str) -> Outline | None:
             continue
         found = _BLOCK.match(line) or _TARGET.match(line)
         if found:
-            parts.append(Entry(title_of(found.group("title").rstrip(" \t")), 2, number))
+            parts.append(Entry(title_of(found.group("title").rstrip(" \t")), 2, _lead(lines, number)))
     body_entries = parts or blocks
     entries = sorted([*banners, *body_entries], key=lambda e: (e.start, e.level))
     if not entries:

@@ -80,9 +80,12 @@ class Section:
     @property
     def version(self) -> str:
         """The version a release's title starts with (``7.0.0`` for ``[7.0.0] - 2017-05-06``, ``v2.1.0rc1`` for
-        ``v2.1.0rc1 (2024-01-02)``), when the title says more than it; else empty."""
+        ``v2.1.0rc1 (2024-01-02)``), when the title says more than it; else its name when that is a version alone
+        (an XML ``<changes ver="1.31.4" date=...>`` known by ``1.31.4``); else empty."""
         found = _VERSION_TITLE.match(self.title)
-        return found.group(1) if found and found.group(1) != self.title else ""
+        if found and found.group(1) != self.title:
+            return found.group(1)
+        return self.name if self.name != self.title and _VERSION_NAME.fullmatch(self.name) else ""
 
 
 # a release's title: a version first (bracketed or not, after an optional "v", "version" or "release"), then a
@@ -92,6 +95,7 @@ _VERSION_TITLE = re.compile(
     r"\[?((?:(?:version|release)\s+)?v?\d+(?:\.\d+)+[-.+0-9A-Za-z]*)\]?(?=\s*[-–—:,(\[]|\s+\d{4})",
     re.IGNORECASE,
 )
+_VERSION_NAME = re.compile(r"v?\d+(?:\.\d+)+[-.+0-9A-Za-z]{0,20}")
 
 
 def title_of(text: str, most: int = MAX_TITLE_CHARS) -> str:

@@ -5,7 +5,9 @@ named by its identifying attribute or leaf (``lib``), which a compact outline sh
 leaves (a map of settings) is titled by their count.
 
 Parsed by defusedxml (entity declarations and external references refused: no entity bomb is expanded), or by
-the standard library's expat with the same refusals when defusedxml is not installed. Events are summarised as
+the standard library's expat with the same refusals when defusedxml is not installed. An entity declared in an
+external DTD (which is never fetched: ``&mdash;`` in a changelog naming its DTD) is kept as written, not expanded
+and not an error; an undeclared entity in a document without a DTD is still malformed XML. Events are summarised as
 they come (no tree is kept), so memory follows the nesting, not the size. XML that cannot be parsed is outlined
 from its tag lines, and the outline says why.
 """
@@ -36,6 +38,8 @@ _FAILED = re.compile(r"(?:fail(?:ed|ure)?|error(?:ed)?|timeout|aborted)", re.I)
 # a value that reads as a message: two words of letters (not an id, a number, a date or a path)
 _PROSE = re.compile(r"[^\W\d_]{2,}[ \t]+[^\W\d_]{2,}")
 _SAID_CHARS = 160
+_STATED = 3  # attributes that title an element with no identifying one
+_STATED_CHARS = 40
 
 
 class _Refused(ValueError):
@@ -174,15 +178,16 @@ class _Summary:
                 + (f" {outcome}" if outcome else "")
                 + (f": {clip(said, _SAID_CHARS)}" if said else "")
             )
+        stated = _stated(frame.attrs)  # no identifying attribute, but short ones: as written, to be searched for
         if not frame.children:
-            return title_of(f"{frame.name}: {text}" if text else frame.name)
+            return title_of(f"{frame.name}: {text}" if text else f"{frame.name} {stated}".strip())
         names = {name for name, _ in frame.leaves}
         if len(names) == 1 and len(frame.leaves) == frame.children and frame.children > 1:  # a list of values
             listed = " · ".join(v for _, v in frame.leaves if v)
             return title_of(f"{frame.name} ({frame.children:,}): {listed}", _LIST_TITLE_CHARS)
         values = [v for _, v in frame.leaves if v and len(v) <= 80][:4]
         if not values or len(frame.leaves) > _TITLE_VALUES:
-            return title_of(f"{frame.name} ({frame.children:,})")
+            return title_of(f"{frame.name}{' ' + stated if stated else ''} ({frame.children:,})")
         return title_of(f"{frame.name}: {':'.join(values)}", _VALUES_TITLE_CHARS)
 
     @staticmethod
@@ -193,7 +198,13 @@ class _Summary:
             value = frame.attrs.get(key) or leaves.get(key)
             if value:
                 return title_of(value, 60)
+        if frame.children and not frame.leaves:  # a container titled by its attributes: known by the first
+            return next((title_of(v, 60) for v in frame.attrs.values() if v.strip() and len(v) <= _STATED_CHARS), "")
         return ""
+
+    def skipped(self, name: str, _parameter: bool) -> None:
+        """An entity the parser did not expand (declared in an external DTD it never reads): kept as written."""
+        self.data(f"&{name};")
 
     def close(self) -> None:
         return None
@@ -206,6 +217,13 @@ def _label(attrs: dict[str, str]) -> str:
         if attrs.get(key):
             return attrs[key]
     return next((value for key, value in attrs.items() if key.lower().endswith("name") and value), "")
+
+
+def _stated(attrs: dict[str, str]) -> str:
+    """An element's short attributes as written (``ver="1.31.4" date="2026-08-19"``), else nothing: what tells
+    apart elements that carry no identifying attribute. A long value (a schema location, a message) is left out."""
+    short = [(k, " ".join(v.split())) for k, v in attrs.items() if v.strip() and len(v) <= _STATED_CHARS]
+    return " ".join(f'{k}="{v}"' for k, v in short[:_STATED])
 
 
 def _said(attrs: dict[str, str], label: str = "") -> str:
@@ -298,6 +316,9 @@ def _parse(text: str, target: _Summary) -> None:
         return
     parser = DefusedXMLParser(target=target)
     target.parser = parser.parser
+    # expat reports an entity it cannot expand here (only when the document names an external DTD), ahead of
+    # ElementTree's default handler, which would call it undefined (expat's xmlparse.c, doContent, XML_TOK_ENTITY_REF)
+    parser.parser.SkippedEntityHandler = target.skipped
     try:
         parser.feed(text)
         parser.close()
@@ -319,6 +340,7 @@ def _parse_with_expat(text: str, target: _Summary) -> None:
     parser.StartElementHandler = target.start
     parser.EndElementHandler = target.end
     parser.CharacterDataHandler = target.data
+    parser.SkippedEntityHandler = target.skipped
     target.parser = parser
     parser.Parse(text, True)
 
