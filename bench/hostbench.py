@@ -108,7 +108,8 @@ _HS_HANDLE = re.compile(r"hs_[0-9a-f]{24}")
 
 
 def hostshape_retrieve(prepared: Any, shrunk: Any, original: str) -> bool:
-    """hostshape: the handle in the envelope loads the full original from the spill store."""
+    """hostshape: the handle in the envelope loads the full original from the spill store (JSON is saved as the
+    compact JSON of its value, so the same data, not the same spacing)."""
     from hostshape.policy import Policy
     from hostshape.wayback.spill import store_for
 
@@ -119,7 +120,7 @@ def hostshape_retrieve(prepared: Any, shrunk: Any, original: str) -> bool:
     if not m:
         return False
     loaded = store_for(Path(peers.SPILL_DIR), Policy().spill_max_bytes).load(m.group(0))
-    return loaded is not None and loaded[0] == original
+    return loaded is not None and _same_data(loaded[0], original)
 
 
 RETRIEVE: dict[str, Callable[[Any, Any, str], bool]] = {"hostshape": hostshape_retrieve, **hostpeers.RETRIEVE}

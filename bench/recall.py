@@ -8,9 +8,7 @@ For each payload and budget it reports, for the payload's main record list (corp
 - hostshape: ``shape(text, Policy(budget=B))`` with zero configuration; its output's exact o200k count and its
   identifier recall (the share of the list's records whose identifier appears in the output, see ``Present``; a
   member the envelope states as built from each record's own values, ``_hostshape.derived``, counts as present
-  where a record or row holds its parts, and an index cell whose column's shared start and end are stated once,
-  ``_index.shared``, counts with them joined around it: lossless re-encodings, decoded as a model told the format
-  would);
+  where a record or row holds its parts: a lossless re-encoding, decoded as a model told the format would);
 - the identifier-only floor: the o200k count of a compact JSON list of just the identifiers, and whether it fits
   in 80% of the budget (then a recall of 1.00 is physically possible with room left for an envelope);
 - shrinkfit with ``array_strategy="condense"`` at its most favourable setting: the largest ``max_chars`` whose
@@ -43,7 +41,6 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from bench.spill import fixed_spill  # noqa: E402
-from hostshape.records.affix import restored  # noqa: E402 - needs the repository root on sys.path
 from hostshape.records.derived import rebuilt  # noqa: E402 - needs the repository root on sys.path
 from hostshape.tokens import count_tokens  # noqa: E402 - needs the repository root on sys.path
 
@@ -259,7 +256,6 @@ class Present:
             doc = json.loads(output)
         except ValueError:
             return
-        doc = _joined(doc)
         self.doc = doc
         self.values.update(_derived_values(doc))
         stack = [doc]
@@ -325,21 +321,6 @@ def _derived_values(doc: Any) -> set[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return out
-
-
-def _joined(node: Any) -> Any:
-    """``node`` with the rows of every table whose columns are named in its ``shared`` (hostshape's
-    ``_index.shared``: the start and end each cell of the column has, stated once) read with them joined around
-    each cell: a lossless re-encoding, read as a model told the format would."""
-    if isinstance(node, list):
-        return [_joined(x) for x in node]
-    if not isinstance(node, dict):
-        return node
-    fields, rows, shared = node.get("fields"), node.get("rows"), node.get("shared")
-    if isinstance(fields, list) and isinstance(rows, list) and isinstance(shared, dict):
-        full = restored(fields, [r for r in rows if isinstance(r, list)], shared)
-        return {k: full if k == "rows" else v for k, v in node.items() if k != "shared"}
-    return {k: _joined(v) for k, v in node.items()}
 
 
 ENVELOPE = "_hostshape"

@@ -17,9 +17,7 @@ A small deterministic reader answers them from the text a tool sent to the model
    position in the list (a ``#`` member or column, from 0, as an envelope that spreads an index over the list says:
    hostshape's ``_index`` rows, ``_middle`` and ``_last``) is the record at that position, and the records after it
    without one follow it; an object that states its position and carries the identifier is a record wherever it is;
-   what two records at one position say is read together; a table's columns named in its ``shared`` (hostshape's
-   ``_index.shared``: the start and end every cell of the column has, stated once) are read with them joined around
-   each cell; members an envelope states as built from each record's own
+   what two records at one position say is read together; members an envelope states as built from each record's own
    values (hostshape's ``_hostshape.derived``: templates such as ``https://host/{zone}/types/{name}``, syntax in
    hostshape.records.derived) are rebuilt in every record and row that holds their parts, a lossless re-encoding
    decoded as a model told the format would, like terse's codec;
@@ -41,7 +39,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.corpus import LIST_IDENTIFIERS, Payload
-from hostshape.records.affix import restored
 from hostshape.records.derived import rebuilt
 
 #: file -> (title field, status field), dotted paths into a record; None where the records have none.
@@ -427,8 +424,6 @@ def _json_records(doc: Any, id_field: str, known: frozenset[str] = frozenset()) 
             return
         if isinstance(node, dict):
             cols, rows = node.get("fields"), node.get("rows")
-            if isinstance(cols, list) and isinstance(rows, list) and isinstance(node.get("shared"), dict):
-                rows = restored(cols, [r for r in rows if isinstance(r, list)], node["shared"])  # as told: ends joined
             if (
                 isinstance(cols, list)
                 and isinstance(rows, list)

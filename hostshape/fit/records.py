@@ -26,7 +26,6 @@ from hostshape.output.envelope import (
     WayBack,
     compacted,
     envelope,
-    index_shared,
     last_shown,
     middle_shown,
     outlined_beside,
@@ -37,7 +36,6 @@ from hostshape.output.envelope import (
 from hostshape.output.previews import cap_strings
 from hostshape.output.render import dumps, dumps_each, with_path
 from hostshape.output.spacing import kept_once
-from hostshape.records.affix import shared_affixes, stripped
 from hostshape.tokens import SURELY_OVER_CHARS_PER_TOKEN, counter
 
 Index = tuple[list[str], list[list[Any]]]  # an index's columns and its rows
@@ -760,11 +758,7 @@ class _RecordFit:
         if tabled is not None:
             facts = dataclasses.replace(facts, form=FORM)
         shown = rest[:k] if tabled is None else tabled
-        index, shared = _affixed(index)
-        if shared:
-            facts = _noted(facts, index_shared(list(shared)))
-        text = records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle, shared)
-        return text, facts
+        return records_json(facts, self.way, cursor, self.value, self.path, shown, index, dropped, last, middle), facts
 
     def _spread_noted(self, facts: Facts, rows: list[list[Any]]) -> Facts:
         """``facts`` with the note saying how the index rows ``rows`` (each led by its position) are spread."""
@@ -909,15 +903,6 @@ def _over_by_block(rows: Iterable[list[Any]], rate: float, room: int, read: list
         texts += made
         size, estimated = sizes[-1], estimates[-1]
     return False
-
-
-def _affixed(index: Index | None) -> tuple[Index | None, dict[str, tuple[str, str]]]:
-    """``index`` with the start and end all cells of a column share left out of its rows, and those (by column):
-    long identifiers alike but for a part (ARNs, URLs, prefixed keys) list more rows in the same tokens."""
-    if index is None or len(index[1]) < 2:
-        return index, {}
-    shared = shared_affixes(*index)
-    return ((index[0], stripped(index[0], index[1], shared)), shared) if shared else (index, {})
 
 
 def _last_cost(last: _Last | None, ratio: TokenEstimate) -> int:

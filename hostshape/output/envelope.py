@@ -26,7 +26,6 @@ TEXT_PREFIX = "[hostshape]"
 VALUE, ITEMS, PREVIEW, INDEX = "value", "items", "preview", "_index"
 MIDDLE = "_middle"  # the record midway through the list, shown whole with the last (with its position)
 LAST = "_last"  # the list's last record, shown whole after a spread index (with its position), when room allows
-SHARED = "shared"  # in the index: the start and end the cells of a column share, stated once (records.affix)
 SPILL_OFF = "spill is off"  # why there is no way back, by default
 MAX_OMITTED_NAMES = 12
 MAX_OMITTED_CHARS = 40  # a longer field name (a tool may send any key) is shown by its start
@@ -253,12 +252,6 @@ def spread_index(rows: int, first: int, last: int, step: float, position: str, q
     return f"index: {rows:,} of #{first}-#{last}, {spread}{read}"
 
 
-def index_shared(columns: list[str]) -> str:
-    """The note of an index whose ``columns`` show each cell without the start and end all their cells share."""
-    named = ", ".join(repr(c) for c in columns[:3]) + (f" +{len(columns) - 3} more" if len(columns) > 3 else "")
-    return f"index column {named}: each cell is {INDEX}.{SHARED}'s [start, end] joined around it"
-
-
 def middle_shown(at: int, listed: bool) -> str:
     """The note of the record midway through the list (position ``at``) shown whole (``listed``: the index has
     its row too)."""
@@ -459,7 +452,6 @@ def records_json(
     dropped: int = 0,
     last: tuple[str, int, Any] | None = None,
     middle: tuple[str, int, Any] | None = None,
-    shared: dict[str, tuple[str, str]] | None = None,
 ) -> str:
     """JSON output of a record list: the envelope first, then ``document`` with the ``shown`` records in place of
     its list at ``path`` (``()``: the document is the list, shown as ``items``; a list, or the table of
@@ -467,8 +459,7 @@ def records_json(
     rows) of records not shown whole. With an index, the envelope's ``dropped`` counts the records neither shown nor
     listed. ``last`` (position member, position, record) is a record shown whole after the index, as ``_last``:
     its members after its position (a record that is not an object as ``value``); ``middle``, the same for the
-    record midway through the list, as ``_middle`` before it. ``shared``: the start and end each string cell of a
-    column of the index has, left out of its rows (hostshape.records.affix), stated as the index's ``shared``."""
+    record midway through the list, as ``_middle`` before it."""
     env = envelope(facts, way, cursor)
     if dropped and index is not None:
         env["dropped"] = dropped
@@ -480,10 +471,7 @@ def records_json(
             env["notes"] = [*env.get("notes", []), f"the result's own {key!r} member is shown as {aside!r}"]
     out: dict[str, Any] = {KEY: env, **body}
     if index is not None and index[1]:
-        listing: dict[str, Any] = {"fields": index[0]}
-        if shared:
-            listing[SHARED] = {column: list(ends) for column, ends in shared.items()}
-        out[INDEX] = {**listing, "rows": index[1]}
+        out[INDEX] = {"fields": index[0], "rows": index[1]}
     if middle is not None:
         name, at, record = middle
         out[MIDDLE] = {name: at, **record} if isinstance(record, dict) else {name: at, VALUE: record}
