@@ -44,3 +44,16 @@ def assert_document_fits(path: Path, budget: int, tmp_path: Path) -> str:
     text, _, _ = shaped_document(path.read_text(), budget, tmp_path)
     assert count_tokens(text) <= budget, f"{path.name} at {budget}: {count_tokens(text)} tokens"
     return text
+
+
+def read_policy(tmp_path: Path, budget: int) -> Policy:
+    """A policy at ``budget`` whose spill store is ``tmp_path`` and whose way back is a ``hostshape_read`` tool."""
+    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+
+
+def shown_json(raw: Any, policy: Policy) -> dict[str, Any]:
+    """``raw`` shaped under ``policy``: never an empty answer, within the budget by the real tokenizer, parsed."""
+    text = hostshape.shape(raw, policy=policy).text
+    assert text.strip() and count_tokens(text) <= policy.budget
+    shown: dict[str, Any] = json.loads(text)
+    return shown

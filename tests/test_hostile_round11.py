@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from hostshape import Policy, shape
+from hostshape import shape
 from hostshape.cli.atomic_file import UnsafePath, read_bytes, replace_file
 from hostshape.cli.mcp_config import WRAP_BACKUP, main
 from hostshape.input.host_forms import tool_result
@@ -23,19 +23,10 @@ from hostshape.input.payload import payload_of
 from hostshape.output.render import WideInt, dumps
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
+from tests.answers import read_policy as _policy
+from tests.answers import shown_json as _shown
 
 WIDE = 2**70  # past orjson's 64 bits: orjson.loads reads 1180591620717411303424 as 1.1805916207174113e+21
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
-
-
-def _shown(raw: Any, policy: Policy) -> dict[str, Any]:
-    text = shape(raw, policy=policy).text
-    assert text.strip() and count_tokens(text) <= policy.budget
-    shown: dict[str, Any] = json.loads(text)
-    return shown
 
 
 # ---- integers past 64 bits: exact, never a rounded float -----------------------------------------------------------

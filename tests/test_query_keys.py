@@ -16,6 +16,7 @@ from hostshape import Policy, shape
 from hostshape.output.envelope import query_key, query_of
 from hostshape.records.listing import list_query
 from hostshape.wayback.retrieve import read
+from tests.answers import read_policy as _policy
 
 ODD_KEYS = {
     "a dot": "a.b",
@@ -27,10 +28,6 @@ ODD_KEYS = {
     "a star": "*",
     "brackets": "[0]",
 }
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
 
 
 def _read(handle: str | None, query: str, policy: Policy) -> Any:

@@ -12,23 +12,13 @@ from typing import Any
 
 import pytest
 
-from hostshape import Policy, shape
+from hostshape import shape
 from hostshape.documents.model import MAX_ENTRIES
 from hostshape.records import structure
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
-
-
-def _shown(raw: Any, policy: Policy) -> dict[str, Any]:
-    text = shape(raw, policy=policy).text
-    assert text.strip() and count_tokens(text) <= policy.budget
-    shown: dict[str, Any] = json.loads(text)
-    return shown
-
+from tests.answers import read_policy as _policy
+from tests.answers import shown_json as _shown
 
 # ---- a tool's _hostshape members: data, never the envelope ---------------------------------------------------------
 

@@ -15,12 +15,9 @@ from hostshape import Policy, shape
 from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
+from tests.answers import read_policy as _policy
 
 PARAGRAPH = "Some words in a paragraph that go on for a while and say a few things. " * 6
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
 
 
 def _shaped(raw: Any, policy: Policy) -> str:

@@ -15,12 +15,9 @@ from hostshape.records.structure import is_url
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
 from hostshape.wayback.stores import open_store
+from tests.answers import read_policy as _policy
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "documents"
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
 
 
 def _shaped(raw: Any, policy: Policy) -> str:

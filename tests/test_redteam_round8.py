@@ -20,10 +20,7 @@ from hostshape import Policy, shape
 from hostshape.documents import asciidoc, markdown, notebook, org
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+from tests.answers import read_policy as _policy
 
 
 def _shaped(raw: Any, policy: Policy) -> str:

@@ -15,10 +15,7 @@ from hostshape import Policy
 from hostshape.output.columns import as_records
 from hostshape.tokens import count_tokens
 from hostshape.wayback.retrieve import read
-
-
-def _policy(tmp_path: Path, budget: int) -> Policy:
-    return Policy(budget=budget, spill_dir=tmp_path, retrieval_tool="hostshape_read")
+from tests.answers import read_policy as _policy
 
 
 def _shaped(raw: Any, policy: Policy) -> dict[str, Any]:
