@@ -525,15 +525,12 @@ def _object(obj: dict[str, Any], path: str, depth: int, schema: _Schema, cuts: C
             continue
         child = _child(path, key)
         kept_empty = cuts.keep_empty and not isinstance(member, (dict, list)) and key in schema.filled.get(path, ())
-        if not kept_empty and (member is None or (not member and isinstance(member, (str, list, dict)))):
-            cuts.empty[_label(child)] += 1  # _is_empty(member)
+        if _is_empty(member) and not kept_empty:
+            cuts.empty[_label(child)] += 1
             continue
-        if kind is dict:
-            shrunk = _object(member, child, depth + 1, schema, cuts, root=False)
-        else:
-            shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
-        if not kept_empty and (shrunk is None or (not shrunk and isinstance(shrunk, (str, list, dict)))):
-            cuts.empty[_label(child)] += 1  # _is_empty(shrunk)
+        shrunk = _value(member, child, depth + 1, schema, cuts, root=False)
+        if _is_empty(shrunk) and not kept_empty:
+            cuts.empty[_label(child)] += 1
         else:
             out[key] = shrunk
     return out
@@ -620,11 +617,7 @@ def _state_once(
         if name in (key, KEY):
             continue
         size = len(dumps(value)) + len(str(name))
-        if (
-            size <= room
-            and all(name in r and r[name] == value for r in objects[1:])
-            and _same_in(others, name, raw, None)
-        ):
+        if size <= room and _holds(objects[1:], name, value) and _same_in(others, name, raw):
             cuts.same[name] = value
             drop.append(name)
             room -= size
@@ -635,19 +628,14 @@ def _state_once(
     return [_without(r, drop, inner) for r in objects]
 
 
-def _same_in(others: Sequence[Any], name: str, raw: Any, parent: str | None) -> bool:
-    """Whether every record of ``others`` holds ``raw``'s member ``name`` (of its object ``parent``), equal."""
-    if not others:
-        return True
-    if parent is not None:
-        raw = raw.get(parent)
-        if not isinstance(raw, dict) or not all(isinstance(r.get(parent), dict) for r in others):
-            return False
-        others = [r[parent] for r in others]
-    if name not in raw:
-        return False
-    value = raw[name]
-    return all(name in r and r[name] == value for r in others)
+def _same_in(others: Sequence[dict[str, Any]], name: str, raw: Any) -> bool:
+    """Whether every record of ``others`` holds ``raw``'s member ``name``, equal (true when there are none)."""
+    return not others or (name in raw and _holds(others, name, raw[name]))
+
+
+def _holds(records: Sequence[dict[str, Any]], name: str, value: Any) -> bool:
+    """Whether every one of ``records`` has the member ``name``, equal to ``value``."""
+    return all(name in r and r[name] == value for r in records)
 
 
 def _inner_constants(
@@ -675,17 +663,18 @@ def _inner_constants(
             continue
         if not all(isinstance(r.get(parent), dict) for r in objects[1:]):
             continue
+        theirs = [r[parent] for r in objects[1:]]
+        raw_parent = raw.get(parent) if others else None  # the unshrunk records' objects of this name, if any
+        if others and not (isinstance(raw_parent, dict) and all(isinstance(r.get(parent), dict) for r in others)):
+            continue
+        others_parent = [r[parent] for r in others]
         for name, value in obj.items():
             if isinstance(value, (dict, list)) or "." in name or name == KEY or f"{parent}.{name}" in own:
                 continue
             if _is_empty(value):
                 continue
             size = len(dumps(value)) + len(parent) + len(name) + 1
-            if (
-                size <= room
-                and all(name in r[parent] and r[parent][name] == value for r in objects[1:])
-                and _same_in(others, name, raw, parent)
-            ):
+            if size <= room and _holds(theirs, name, value) and _same_in(others_parent, name, raw_parent):
                 out.setdefault(parent, []).append((name, value))
                 room -= size
     return out
